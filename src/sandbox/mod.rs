@@ -1,0 +1,162 @@
+//! Runs one untrusted program under limits and measures it.
+//!
+//! Owns everything between "here is a command and its limits" and "here is how it ended and what it
+//! cost": process creation, isolation layers, resource limits, the wall-clock watchdog, output caps,
+//! CPU/memory measurement and killing the whole process tree. The engine never spawns untrusted code
+//! any other way.
+//!
+//! Path convention: every path in a [`RunSpec`] is a host path, and the sandboxed program sees it at
+//! the same path (identity mapping), so commands can be written with ordinary absolute paths.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+mod naive;
+
+/// Resource limits of one run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    /// CPU time of the whole process tree (all threads, all children), decided from measurement.
+    pub cpu: Duration,
+    /// Wall-clock time after which the tree is killed (sleepers, stopped processes, blocked reads).
+    pub wall: Duration,
+    /// Memory of the whole tree in bytes (resident; reserved-but-untouched memory does not count).
+    pub memory: u64,
+    /// Stack size in bytes (judges set it as large as the memory limit).
+    pub stack: u64,
+    /// Bytes the program may write to stdout; writing more is "output limit exceeded".
+    pub output: u64,
+    /// Bytes of stderr kept; stderr past this is discarded and never blocks the program.
+    pub stderr: u64,
+    /// Maximum number of processes and threads alive at once in the tree.
+    pub processes: u32,
+}
+
+/// One program to run.
+#[derive(Debug, Clone)]
+pub struct RunSpec {
+    /// Absolute path of the executable.
+    pub program: PathBuf,
+    /// Arguments after argv[0].
+    pub args: Vec<OsString>,
+    /// The complete environment (nothing is inherited from the judge).
+    pub env: Vec<(OsString, OsString)>,
+    /// Working directory: fresh, writable by the program, the only writable place besides a private /tmp.
+    pub workdir: PathBuf,
+    /// File given as stdin, read-only; `None` means /dev/null.
+    pub stdin: Option<PathBuf>,
+    /// File that receives stdout (created or truncated by the sandbox; at most `limits.output` bytes).
+    pub stdout: PathBuf,
+    /// File that receives stderr (at most `limits.stderr` bytes kept).
+    pub stderr: PathBuf,
+    /// Extra host paths (files or directories) the program may read, e.g. a toolchain, the built
+    /// binary, a checker's input files. System directories the runtime needs (/usr, /lib, /bin, ...)
+    /// are always readable.
+    pub readable: Vec<PathBuf>,
+    pub limits: Limits,
+}
+
+/// How the program ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Termination {
+    /// Exited normally with this code.
+    Exited(i32),
+    /// Killed by this signal (also when the sandbox killed it for a limit).
+    Signaled(i32),
+}
+
+/// What one run did and cost. All figures belong to this run's process tree alone.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOutcome {
+    pub termination: Termination,
+    /// CPU time (user + system) of the whole tree.
+    pub cpu_time: Duration,
+    /// Wall-clock time from start to the end of the last process.
+    pub wall_time: Duration,
+    /// Peak memory of the tree in bytes.
+    pub peak_memory: u64,
+    /// Measured CPU time exceeded `limits.cpu` (the tree was killed, or finished too late).
+    pub cpu_limit_exceeded: bool,
+    /// The wall-clock limit expired and the tree was killed.
+    pub wall_limit_exceeded: bool,
+    /// Evidence that the memory limit was hit (OOM kill, failed allocation counter, or peak > limit).
+    pub memory_limit_exceeded: bool,
+    /// The program tried to write more than `limits.output` bytes to stdout.
+    pub output_limit_exceeded: bool,
+    /// Bytes written to the stdout file.
+    pub stdout_bytes: u64,
+}
+
+/// One isolation layer and whether it is in force.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Layer {
+    /// Short name, e.g. "pid namespace", "cgroup memory", "seccomp".
+    pub name: String,
+    pub active: bool,
+    /// Why it is active or missing.
+    pub detail: String,
+    /// How to enable it when missing.
+    pub hint: Option<String>,
+}
+
+/// Overall isolation level, reported in JSON output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum IsolationLevel {
+    /// Every layer active: measurements exact, hostile code contained.
+    Full,
+    /// Some layers missing: runs work, containment or measurement is weaker.
+    Partial,
+    /// Plain processes with rlimits and wait4 only.
+    None,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum SandboxError {
+    #[error("cannot {action}: {source}")]
+    Io {
+        action: String,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("{0}")]
+    Setup(String),
+}
+
+/// A prepared sandbox. Create one per worker and reuse it for many runs; runs through one
+/// `Sandbox` happen one at a time.
+pub struct Sandbox {
+    inner: naive::Naive,
+}
+
+impl Sandbox {
+    /// Probes the machine and prepares the strongest isolation available.
+    pub fn new() -> Result<Sandbox, SandboxError> {
+        Ok(Sandbox {
+            inner: naive::Naive::new(),
+        })
+    }
+
+    /// Runs one program to completion (or to a limit) and reports how it ended.
+    pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
+        self.inner.run(spec)
+    }
+
+    /// Each isolation layer with its status (for `judge doctor`).
+    pub fn layers(&self) -> Vec<Layer> {
+        self.inner.layers()
+    }
+
+    /// Summary of [`Sandbox::layers`].
+    pub fn level(&self) -> IsolationLevel {
+        let layers = self.layers();
+        if layers.iter().all(|l| l.active) {
+            IsolationLevel::Full
+        } else if layers.iter().any(|l| l.active) {
+            IsolationLevel::Partial
+        } else {
+            IsolationLevel::None
+        }
+    }
+}
