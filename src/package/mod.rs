@@ -1,0 +1,482 @@
+//! Problem packages: reading `problems/<slug>/`, validating `problem.toml`, finding the tests.
+//!
+//! Every error names the file (and line and column for TOML) and says how to fix it; nothing is
+//! silently defaulted beyond the defaults the README documents.
+
+mod raw;
+pub mod recipe;
+
+use crate::checker::Builtin;
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+const MIB: u64 = 1024 * 1024;
+
+/// A validated problem package.
+#[derive(Debug, Clone)]
+pub struct Problem {
+    /// Directory name, e.g. `snake`.
+    pub slug: String,
+    pub dir: PathBuf,
+    pub name: String,
+    pub source: Option<String>,
+    pub limits: ProblemLimits,
+    pub checker: CheckerSpec,
+    /// Samples first, then the rest, each group in natural order.
+    pub tests: Vec<TestCase>,
+    /// `validator.<ext>` if the package has one.
+    pub validator: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProblemLimits {
+    pub time: Duration,
+    pub wall: Duration,
+    /// Bytes.
+    pub memory: u64,
+    pub stack: u64,
+    pub output: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckerSpec {
+    Builtin(Builtin),
+    /// Path of the checker's source file (testlib protocol).
+    Custom(PathBuf),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestCase {
+    pub name: String,
+    pub input: PathBuf,
+    pub answer: PathBuf,
+    pub sample: bool,
+}
+
+/// A problem in a package: which file, where, what is wrong, how to fix it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackageError {
+    pub file: PathBuf,
+    /// 1-based line and column, when the problem is at a place in the file.
+    pub position: Option<(usize, usize)>,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl PackageError {
+    pub fn new(file: impl Into<PathBuf>, message: impl Into<String>) -> Self {
+        PackageError {
+            file: file.into(),
+            position: None,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    fn at(mut self, text: &str, offset: usize) -> Self {
+        self.position = Some(line_column(text, offset));
+        self
+    }
+}
+
+impl fmt::Display for PackageError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.file.display())?;
+        if let Some((line, column)) = self.position {
+            write!(f, ":{line}:{column}")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, "\n  hint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PackageError {}
+
+/// 1-based line and column (in characters) of a byte offset.
+pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let offset = offset.min(text.len());
+    let before = &text[..offset];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// Resolves a PROBLEM argument: a directory, or a slug under `./problems`.
+pub fn locate(arg: &str) -> Result<PathBuf, PackageError> {
+    let direct = Path::new(arg);
+    if direct.join("problem.toml").is_file() {
+        return Ok(direct.to_path_buf());
+    }
+    let under = Path::new("problems").join(arg);
+    if under.join("problem.toml").is_file() {
+        return Ok(under);
+    }
+    let tried = if direct.is_dir() {
+        direct.join("problem.toml")
+    } else {
+        under.join("problem.toml")
+    };
+    Err(PackageError::new(tried, format!("no problem package `{arg}` found"))
+        .hint("give a package directory (holding problem.toml) or the slug of a folder under ./problems"))
+}
+
+/// Every package under `root` (folders holding a problem.toml), in natural order.
+pub fn discover(root: &Path) -> Result<Vec<PathBuf>, PackageError> {
+    let entries = std::fs::read_dir(root).map_err(|e| {
+        PackageError::new(root, format!("cannot read the problems folder: {e}"))
+            .hint("run from the repository root, or name the problems to verify")
+    })?;
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.join("problem.toml").is_file())
+        .collect();
+    dirs.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
+    Ok(dirs)
+}
+
+impl Problem {
+    /// Reads and validates the package in `dir`.
+    pub fn load(dir: &Path) -> Result<Problem, PackageError> {
+        let toml_path = dir.join("problem.toml");
+        let text = std::fs::read_to_string(&toml_path).map_err(|e| {
+            PackageError::new(&toml_path, format!("cannot read: {e}"))
+                .hint("every package needs a problem.toml (see README.md, \"Problem packages\")")
+        })?;
+        let raw: raw::Problem =
+            toml::from_str(&text).map_err(|e| toml_error(&toml_path, &text, &e))?;
+        let slug = dir
+            .canonicalize()
+            .ok()
+            .as_deref()
+            .unwrap_or(dir)
+            .file_name()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "problem".into());
+        let err = |offset: usize, msg: String| PackageError::new(&toml_path, msg).at(&text, offset);
+
+        let name = raw.name.get_ref().trim().to_string();
+        if name.is_empty() {
+            return Err(err(raw.name.span().start, "`name` is empty".into())
+                .hint("give the problem a display name"));
+        }
+        let limits = validate_limits(raw.limits.get_ref(), &err)?;
+        let checker = validate_checker(dir, raw.checker.as_ref(), &err)?;
+        let tests = find_tests(dir)?;
+        let validator = find_validator(dir)?;
+        Ok(Problem {
+            slug,
+            dir: dir.to_path_buf(),
+            name,
+            source: raw.source,
+            limits,
+            checker,
+            tests,
+            validator,
+        })
+    }
+}
+
+fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> PackageError {
+    let mut message = e.message().to_string();
+    if message.starts_with("unknown field") {
+        message.push_str(" (check the spelling; README.md lists every key)");
+    }
+    let mut err = PackageError::new(path, message);
+    if let Some(span) = e.span() {
+        err = err.at(text, span.start);
+    }
+    err
+}
+
+fn validate_limits(
+    raw: &raw::Limits,
+    err: &dyn Fn(usize, String) -> PackageError,
+) -> Result<ProblemLimits, PackageError> {
+    let seconds = |v: &toml::Spanned<f64>, key: &str, max: f64| -> Result<Duration, PackageError> {
+        let x = *v.get_ref();
+        if !(x.is_finite() && x > 0.0 && x <= max) {
+            return Err(err(
+                v.span().start,
+                format!("`{key}` = {x} is not a sensible number of seconds"),
+            )
+            .hint(format!("use a positive number up to {max}, e.g. 1.0")));
+        }
+        Ok(Duration::from_secs_f64(x))
+    };
+    let mebibytes = |v: &toml::Spanned<f64>, key: &str, min: f64| -> Result<u64, PackageError> {
+        let x = *v.get_ref();
+        if !(x.is_finite() && x >= min && x <= 65536.0) {
+            return Err(
+                err(v.span().start, format!("`{key}` = {x} MiB is out of range"))
+                    .hint(format!("use a number of MiB between {min} and 65536")),
+            );
+        }
+        Ok((x * MIB as f64) as u64)
+    };
+    let time = seconds(&raw.time_limit, "time_limit", 3600.0)?;
+    let memory = mebibytes(&raw.memory, "memory", 4.0)?;
+    let wall = match &raw.wall_time_limit {
+        Some(w) => {
+            let wall = seconds(w, "wall_time_limit", 3.0 * 3600.0)?;
+            if wall < time {
+                return Err(err(w.span().start, "`wall_time_limit` is shorter than `time_limit`".into())
+                    .hint("the wall-clock limit must be at least the CPU time limit; omit it for 3 x time_limit + 1"));
+            }
+            wall
+        }
+        None => time * 3 + Duration::from_secs(1),
+    };
+    let output = match &raw.output {
+        Some(o) => mebibytes(o, "output", 1.0 / 1024.0)?,
+        None => 64 * MIB,
+    };
+    let stack = match &raw.stack {
+        Some(s) => {
+            let stack = mebibytes(s, "stack", 1.0)?;
+            if stack > memory {
+                return Err(err(s.span().start, "`stack` is larger than `memory`".into())
+                    .hint("the stack counts against the memory limit; omit it to make it equal to memory"));
+            }
+            stack
+        }
+        None => memory,
+    };
+    Ok(ProblemLimits {
+        time,
+        wall,
+        memory,
+        stack,
+        output,
+    })
+}
+
+fn validate_checker(
+    dir: &Path,
+    raw: Option<&toml::Spanned<raw::Checker>>,
+    err: &dyn Fn(usize, String) -> PackageError,
+) -> Result<CheckerSpec, PackageError> {
+    let Some(spanned) = raw else {
+        return Ok(CheckerSpec::Builtin(Builtin::Tokens));
+    };
+    let c = spanned.get_ref();
+    let kind = c
+        .kind
+        .as_ref()
+        .map_or(raw::CheckerKind::Tokens, |k| *k.get_ref());
+    let at = spanned.span().start;
+    if kind != raw::CheckerKind::Float {
+        for (key, v) in [
+            ("float_absolute_tolerance", &c.float_absolute_tolerance),
+            ("float_relative_tolerance", &c.float_relative_tolerance),
+        ] {
+            if let Some(v) = v {
+                return Err(err(
+                    v.span().start,
+                    format!("`{key}` only applies to kind = \"float\""),
+                )
+                .hint("set kind = \"float\" or remove the tolerance"));
+            }
+        }
+    }
+    if kind != raw::CheckerKind::Custom {
+        if let Some(s) = &c.source {
+            return Err(err(
+                s.span().start,
+                "`source` only applies to kind = \"custom\"".into(),
+            )
+            .hint("set kind = \"custom\" or remove `source`"));
+        }
+    }
+    Ok(match kind {
+        raw::CheckerKind::Exact => CheckerSpec::Builtin(Builtin::Exact),
+        raw::CheckerKind::Lines => CheckerSpec::Builtin(Builtin::Lines),
+        raw::CheckerKind::Tokens => CheckerSpec::Builtin(Builtin::Tokens),
+        raw::CheckerKind::Float => {
+            let tol = |v: &Option<toml::Spanned<f64>>, key: &str| -> Result<f64, PackageError> {
+                match v {
+                    None => Ok(0.0),
+                    Some(v)
+                        if v.get_ref().is_finite() && *v.get_ref() >= 0.0 && *v.get_ref() < 1e6 =>
+                    {
+                        Ok(*v.get_ref())
+                    }
+                    Some(v) => Err(err(
+                        v.span().start,
+                        format!("`{key}` must be a finite number >= 0"),
+                    )
+                    .hint("e.g. 1e-6")),
+                }
+            };
+            if c.float_absolute_tolerance.is_none() && c.float_relative_tolerance.is_none() {
+                return Err(err(at, "kind = \"float\" needs a tolerance".into())
+                    .hint("add float_absolute_tolerance and/or float_relative_tolerance (accepted if within either)"));
+            }
+            CheckerSpec::Builtin(Builtin::Float {
+                absolute: tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?,
+                relative: tol(&c.float_relative_tolerance, "float_relative_tolerance")?,
+            })
+        }
+        raw::CheckerKind::Custom => {
+            let Some(source) = &c.source else {
+                return Err(err(at, "kind = \"custom\" needs `source`".into())
+                    .hint("add source = \"checker.rs\" (a file in the package)"));
+            };
+            let path = dir.join(source.get_ref());
+            if !path.is_file() {
+                return Err(err(
+                    source.span().start,
+                    format!("checker source `{}` does not exist", path.display()),
+                )
+                .hint(
+                    "write the checker there, or fix the path (relative to the package folder)",
+                ));
+            }
+            CheckerSpec::Custom(path)
+        }
+    })
+}
+
+fn find_tests(dir: &Path) -> Result<Vec<TestCase>, PackageError> {
+    let tests_dir = dir.join("tests");
+    let entries = std::fs::read_dir(&tests_dir).map_err(|e| {
+        PackageError::new(&tests_dir, format!("cannot read the tests folder: {e}"))
+            .hint("put tests there as NAME.in + NAME.ans pairs (or run `judge gen` to build them)")
+    })?;
+    let mut inputs = Vec::new();
+    let mut answers = std::collections::BTreeSet::new();
+    for entry in entries {
+        let entry = entry.map_err(|e| {
+            PackageError::new(&tests_dir, format!("cannot read the tests folder: {e}"))
+        })?;
+        let path = entry.path();
+        let file_name = entry.file_name().to_string_lossy().into_owned();
+        if file_name.starts_with('.') {
+            continue;
+        }
+        match file_name.rsplit_once('.') {
+            Some((stem, "in")) if !stem.is_empty() => inputs.push(stem.to_string()),
+            Some((stem, "ans")) if !stem.is_empty() => {
+                answers.insert(stem.to_string());
+            }
+            _ => {
+                return Err(PackageError::new(path, "unexpected file in tests/")
+                    .hint("tests/ holds only NAME.in and NAME.ans pairs; move other files elsewhere in the package"))
+            }
+        }
+    }
+    for stem in &answers {
+        if !inputs.contains(stem) {
+            return Err(PackageError::new(
+                tests_dir.join(format!("{stem}.ans")),
+                "answer without an input",
+            )
+            .hint(format!("add tests/{stem}.in or delete the .ans")));
+        }
+    }
+    for stem in &inputs {
+        if !answers.contains(stem) {
+            return Err(PackageError::new(
+                tests_dir.join(format!("{stem}.in")),
+                "input without an answer",
+            )
+            .hint(format!(
+                "add tests/{stem}.ans (`judge gen` writes it from the reference solution)"
+            )));
+        }
+    }
+    if inputs.is_empty() {
+        return Err(PackageError::new(&tests_dir, "no tests").hint(
+            "add at least one NAME.in + NAME.ans pair (names starting with \"sample\" run first)",
+        ));
+    }
+    let mut tests: Vec<TestCase> = inputs
+        .into_iter()
+        .map(|name| TestCase {
+            input: tests_dir.join(format!("{name}.in")),
+            answer: tests_dir.join(format!("{name}.ans")),
+            sample: name.starts_with("sample"),
+            name,
+        })
+        .collect();
+    tests.sort_by(|a, b| {
+        b.sample
+            .cmp(&a.sample)
+            .then_with(|| natural_cmp(&a.name, &b.name))
+    });
+    Ok(tests)
+}
+
+fn find_validator(dir: &Path) -> Result<Option<PathBuf>, PackageError> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(None);
+    };
+    let mut found: Vec<PathBuf> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p.is_file() && p.file_stem().is_some_and(|s| s == "validator"))
+        .collect();
+    found.sort();
+    match found.len() {
+        0 => Ok(None),
+        1 => Ok(found.pop()),
+        _ => Err(
+            PackageError::new(&found[1], "more than one validator in the package")
+                .hint("keep a single validator.<ext>"),
+        ),
+    }
+}
+
+/// Natural order: digit runs compare as numbers, so `test2` sorts before `test10`.
+pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    let (mut a, mut b) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (a.first(), b.first()) {
+            (None, None) => return Ordering::Equal,
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(x), Some(y)) if x.is_ascii_digit() && y.is_ascii_digit() => {
+                let na = a.iter().take_while(|c| c.is_ascii_digit()).count();
+                let nb = b.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (da, db) = (&a[..na], &b[..nb]);
+                let ta = trim_zeros(da);
+                let tb = trim_zeros(db);
+                let ord = ta
+                    .len()
+                    .cmp(&tb.len())
+                    .then_with(|| ta.cmp(tb))
+                    .then_with(|| na.cmp(&nb));
+                if ord != Ordering::Equal {
+                    return ord;
+                }
+                a = &a[na..];
+                b = &b[nb..];
+            }
+            (Some(x), Some(y)) => {
+                if x != y {
+                    return x.cmp(y);
+                }
+                a = &a[1..];
+                b = &b[1..];
+            }
+        }
+    }
+}
+
+fn trim_zeros(d: &[u8]) -> &[u8] {
+    let z = d.iter().take_while(|&&c| c == b'0').count();
+    &d[z..]
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,43 @@
+//! The on-disk shape of `problem.toml`, exactly as serde reads it. Validation into the model lives
+//! in `mod.rs`; keeping the two apart means every default and every range check is written once.
+
+use serde::Deserialize;
+use toml::Spanned;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Problem {
+    pub name: Spanned<String>,
+    pub source: Option<String>,
+    pub limits: Spanned<Limits>,
+    pub checker: Option<Spanned<Checker>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Limits {
+    pub time_limit: Spanned<f64>,
+    pub memory: Spanned<f64>,
+    pub wall_time_limit: Option<Spanned<f64>>,
+    pub output: Option<Spanned<f64>>,
+    pub stack: Option<Spanned<f64>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Checker {
+    pub kind: Option<Spanned<CheckerKind>>,
+    pub float_absolute_tolerance: Option<Spanned<f64>>,
+    pub float_relative_tolerance: Option<Spanned<f64>>,
+    pub source: Option<Spanned<String>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CheckerKind {
+    Exact,
+    Lines,
+    Tokens,
+    Float,
+    Custom,
+}

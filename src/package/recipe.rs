@@ -1,0 +1,155 @@
+//! `tests.toml` (how generated tests are made) and `checker_tests.toml` (tests of a custom checker).
+
+use super::{line_column, PackageError};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRecipe {
+    #[serde(default)]
+    test: Vec<toml::Spanned<RawGenerated>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawGenerated {
+    name: String,
+    generator: String,
+    #[serde(default)]
+    args: Vec<String>,
+}
+
+/// One generated test: `generator args...` prints `tests/<name>.in`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Generated {
+    pub name: String,
+    /// Path of the generator source inside the package.
+    pub generator: PathBuf,
+    pub args: Vec<String>,
+}
+
+/// Reads `tests.toml` of the package in `dir`; no file means no generated tests.
+pub fn load_recipe(dir: &Path) -> Result<Vec<Generated>, PackageError> {
+    let path = dir.join("tests.toml");
+    let Some(text) = read_optional(&path)? else {
+        return Ok(Vec::new());
+    };
+    let raw: RawRecipe = parse(&path, &text)?;
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for entry in raw.test {
+        let at = |msg: String| PackageError::new(&path, msg).at(&text, entry.span().start);
+        let t = entry.get_ref();
+        if t.name.is_empty()
+            || !t
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+        {
+            return Err(
+                at(format!("test name `{}` is not a plain file name", t.name))
+                    .hint("use letters, digits, '-', '_' and '.' only"),
+            );
+        }
+        if !seen.insert(t.name.clone()) {
+            return Err(at(format!("test `{}` is listed twice", t.name))
+                .hint("give each test its own name"));
+        }
+        let generator = dir.join(&t.generator);
+        if !generator.is_file() {
+            return Err(at(format!(
+                "generator `{}` does not exist",
+                generator.display()
+            ))
+            .hint("the path is relative to the package folder"));
+        }
+        out.push(Generated {
+            name: t.name.clone(),
+            generator,
+            args: t.args.clone(),
+        });
+    }
+    Ok(out)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheckerTests {
+    #[serde(default)]
+    case: Vec<toml::Spanned<RawCheckerCase>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCheckerCase {
+    name: String,
+    test: String,
+    output: String,
+    expect: String,
+}
+
+/// A contestant output that the checker must judge as `expect` (AC, WA or PE).
+#[derive(Debug, Clone, PartialEq)]
+pub struct CheckerCase {
+    pub name: String,
+    /// Name of the package test whose .in and .ans are used.
+    pub test: String,
+    pub output: String,
+    pub expect: String,
+}
+
+/// Reads `checker_tests.toml`; no file means no checker tests.
+pub fn load_checker_tests(
+    dir: &Path,
+    test_names: &[&str],
+) -> Result<Vec<CheckerCase>, PackageError> {
+    let path = dir.join("checker_tests.toml");
+    let Some(text) = read_optional(&path)? else {
+        return Ok(Vec::new());
+    };
+    let raw: RawCheckerTests = parse(&path, &text)?;
+    let mut out = Vec::new();
+    for entry in raw.case {
+        let at = |msg: String| PackageError::new(&path, msg).at(&text, entry.span().start);
+        let c = entry.get_ref();
+        if !["AC", "WA", "PE"].contains(&c.expect.as_str()) {
+            return Err(at(format!(
+                "case `{}`: expect = \"{}\" is not AC, WA or PE",
+                c.name, c.expect
+            )));
+        }
+        if !test_names.contains(&c.test.as_str()) {
+            return Err(at(format!(
+                "case `{}`: no test named `{}` in tests/",
+                c.name, c.test
+            ))
+            .hint("`test` names a test of the package whose .in and .ans the checker gets"));
+        }
+        out.push(CheckerCase {
+            name: c.name.clone(),
+            test: c.test.clone(),
+            output: c.output.clone(),
+            expect: c.expect.clone(),
+        });
+    }
+    Ok(out)
+}
+
+fn read_optional(path: &Path) -> Result<Option<String>, PackageError> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(PackageError::new(path, format!("cannot read: {e}"))),
+    }
+}
+
+fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, PackageError> {
+    toml::from_str(text).map_err(|e| {
+        let mut err = PackageError::new(path, e.message().to_string());
+        if let Some(span) = e.span() {
+            err.position = Some(line_column(text, span.start));
+        }
+        err
+    })
+}

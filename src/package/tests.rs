@@ -1,0 +1,172 @@
+use super::*;
+
+fn package(toml: &str, tests: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("problem.toml"), toml).unwrap();
+    std::fs::create_dir(dir.path().join("tests")).unwrap();
+    for (name, content) in tests {
+        std::fs::write(dir.path().join("tests").join(name), content).unwrap();
+    }
+    dir
+}
+
+const PAIR: &[(&str, &str)] = &[("1.in", "1\n"), ("1.ans", "1\n")];
+
+fn error(toml: &str, tests: &[(&str, &str)]) -> String {
+    let p = package(toml, tests);
+    Problem::load(p.path()).unwrap_err().to_string()
+}
+
+#[test]
+fn defaults_are_the_documented_ones() {
+    let p = package(
+        "name = \"X\"\n[limits]\ntime_limit = 2\nmemory = 128\n",
+        PAIR,
+    );
+    let problem = Problem::load(p.path()).unwrap();
+    assert_eq!(problem.limits.time, Duration::from_secs(2));
+    assert_eq!(problem.limits.wall, Duration::from_secs(7));
+    assert_eq!(problem.limits.memory, 128 * MIB);
+    assert_eq!(problem.limits.stack, 128 * MIB);
+    assert_eq!(problem.limits.output, 64 * MIB);
+    assert_eq!(problem.checker, CheckerSpec::Builtin(Builtin::Tokens));
+}
+
+#[test]
+fn tests_run_samples_first_then_in_natural_order() {
+    let files: Vec<(String, String)> = ["10", "2", "sample-2", "1", "sample-1", "a"]
+        .iter()
+        .flat_map(|n| {
+            [
+                (format!("{n}.in"), "x".to_string()),
+                (format!("{n}.ans"), "x".to_string()),
+            ]
+        })
+        .collect();
+    let refs: Vec<(&str, &str)> = files
+        .iter()
+        .map(|(a, b)| (a.as_str(), b.as_str()))
+        .collect();
+    let p = package(
+        "name = \"X\"\n[limits]\ntime_limit = 1\nmemory = 64\n",
+        &refs,
+    );
+    let names: Vec<String> = Problem::load(p.path())
+        .unwrap()
+        .tests
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert_eq!(names, ["sample-1", "sample-2", "1", "2", "10", "a"]);
+}
+
+#[test]
+fn natural_order_compares_numbers() {
+    let mut v = vec!["t10", "t2", "t1", "t02", "b", "a10b", "a9c"];
+    v.sort_by(|a, b| natural_cmp(a, b));
+    assert_eq!(v, ["a9c", "a10b", "b", "t1", "t2", "t02", "t10"]);
+}
+
+#[test]
+fn errors_name_file_line_and_column() {
+    let e = error(
+        "name = \"X\"\n[limits]\ntime_limit = 1\nmemory = 64\ncolour = 1\n",
+        PAIR,
+    );
+    assert!(
+        e.contains("problem.toml:5:1: unknown field `colour`"),
+        "{e}"
+    );
+    let e = error("name = \"X\"\n[limits]\ntime_limit = 1\n", PAIR);
+    assert!(
+        e.contains("problem.toml:2:1: missing field `memory`"),
+        "{e}"
+    );
+    let e = error(
+        "name = \"X\"\n[limits]\ntime_limit = \"fast\"\nmemory = 64\n",
+        PAIR,
+    );
+    assert!(e.contains("problem.toml:3:14"), "{e}");
+}
+
+#[test]
+fn nonsense_limits_are_refused_with_a_hint() {
+    let cases = [
+        (
+            "time_limit = 0\nmemory = 64",
+            "`time_limit` = 0 is not a sensible number of seconds",
+        ),
+        (
+            "time_limit = 1\nmemory = 0.5",
+            "`memory` = 0.5 MiB is out of range",
+        ),
+        (
+            "time_limit = 2\nmemory = 64\nwall_time_limit = 1",
+            "`wall_time_limit` is shorter than `time_limit`",
+        ),
+        (
+            "time_limit = 1\nmemory = 64\nstack = 128",
+            "`stack` is larger than `memory`",
+        ),
+        ("time_limit = nan\nmemory = 64", "is not a sensible number"),
+    ];
+    for (limits, want) in cases {
+        let e = error(&format!("name = \"X\"\n[limits]\n{limits}\n"), PAIR);
+        assert!(e.contains(want), "{limits}: {e}");
+        assert!(e.contains("hint:"), "{e}");
+    }
+}
+
+#[test]
+fn checker_settings_must_fit_the_kind() {
+    let base = "name = \"X\"\n[limits]\ntime_limit = 1\nmemory = 64\n[checker]\n";
+    let e = error(&format!("{base}kind = \"float\"\n"), PAIR);
+    assert!(e.contains("needs a tolerance"), "{e}");
+    let e = error(
+        &format!("{base}kind = \"tokens\"\nfloat_absolute_tolerance = 1e-6\n"),
+        PAIR,
+    );
+    assert!(e.contains("only applies to kind = \"float\""), "{e}");
+    let e = error(&format!("{base}kind = \"custom\"\n"), PAIR);
+    assert!(e.contains("needs `source`"), "{e}");
+    let e = error(
+        &format!("{base}kind = \"custom\"\nsource = \"nope.rs\"\n"),
+        PAIR,
+    );
+    assert!(e.contains("nope.rs` does not exist"), "{e}");
+    let e = error(&format!("{base}kind = \"fuzzy\"\n"), PAIR);
+    assert!(e.contains("unknown variant `fuzzy`"), "{e}");
+    let p = package(
+        &format!("{base}kind = \"float\"\nfloat_relative_tolerance = 1e-9\n"),
+        PAIR,
+    );
+    assert_eq!(
+        Problem::load(p.path()).unwrap().checker,
+        CheckerSpec::Builtin(Builtin::Float {
+            absolute: 0.0,
+            relative: 1e-9
+        })
+    );
+}
+
+#[test]
+fn broken_test_folders_are_named() {
+    let toml = "name = \"X\"\n[limits]\ntime_limit = 1\nmemory = 64\n";
+    let e = error(toml, &[]);
+    assert!(e.contains("tests: no tests"), "{e}");
+    let e = error(toml, &[("1.in", "1"), ("1.ans", "1"), ("2.ans", "2")]);
+    assert!(e.contains("2.ans: answer without an input"), "{e}");
+    let e = error(toml, &[("1.in", "1"), ("1.ans", "1"), ("notes.txt", "")]);
+    assert!(e.contains("notes.txt: unexpected file in tests/"), "{e}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("problem.toml"), toml).unwrap();
+    let e = Problem::load(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("cannot read the tests folder"), "{e}");
+}
+
+#[test]
+fn line_column_counts_characters() {
+    assert_eq!(line_column("ab\ncd", 0), (1, 1));
+    assert_eq!(line_column("ab\ncd", 4), (2, 2));
+    assert_eq!(line_column("é\nx", 3), (2, 1));
+}
