@@ -48,6 +48,11 @@ pub struct Outcome {
 }
 
 /// Compares `output` with `answer` using a built-in checker.
+pub fn testlib_exit(code: Option<i32>, stderr: &str) -> Result<Outcome, String> {
+    let _ = (code, stderr);
+    unimplemented!()
+}
+
 pub fn check(kind: &Builtin, output: &Path, answer: &Path) -> std::io::Result<Outcome> {
     let _ = (kind, output, answer);
     unimplemented!("checker implementation lands with the checker module")

@@ -1,0 +1,201 @@
+//! Building a source file into something runnable, inside the sandbox, under compile limits.
+
+use crate::lang::{self, LangError, Languages};
+use crate::sandbox::{Limits, RunSpec, Sandbox, SandboxError, Termination};
+use crate::verdict::termination_text;
+use serde::Serialize;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Compiler messages kept for the report.
+const MESSAGE_CAP: usize = 8 * 1024;
+
+/// Limits for a compiler run: generous for real code, small enough to stop compiler bombs.
+pub fn compile_limits() -> Limits {
+    Limits {
+        cpu: Duration::from_secs(30),
+        wall: Duration::from_secs(60),
+        memory: 2 << 30,
+        stack: 256 << 20,
+        output: 1 << 20,
+        stderr: 256 << 10,
+        processes: 64,
+    }
+}
+
+/// A built program: what to execute, and what it may read.
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    pub language: String,
+    /// Absolute path of the program to execute, then its arguments.
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// Paths the program must be able to read (the build folder, a runtime's folder).
+    pub readable: Vec<PathBuf>,
+}
+
+/// How compilation went.
+#[derive(Debug, Clone, Serialize)]
+pub struct CompileReport {
+    pub language: String,
+    pub ok: bool,
+    #[serde(rename = "time_ms")]
+    #[serde(serialize_with = "crate::report::ser_ms")]
+    pub time: Duration,
+    /// The compiler's messages (capped), or why the compiler was stopped.
+    pub message: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("cannot read {path}: {source}")]
+    Source {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Lang(#[from] LangError),
+    #[error("cannot prepare the build folder {path}: {source}")]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("sandbox failed while compiling: {0}")]
+    Sandbox(#[from] SandboxError),
+}
+
+/// The environment every sandboxed program gets (nothing is inherited from the judge).
+pub fn base_env(home: &Path) -> Vec<(OsString, OsString)> {
+    vec![
+        ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+        ("HOME".into(), home.as_os_str().to_owned()),
+        ("TMPDIR".into(), "/tmp".into()),
+        ("LANG".into(), "C.UTF-8".into()),
+    ]
+}
+
+/// Compiles `source` in the fresh folder `dir`. `Ok((None, report))` is a compilation error.
+pub fn build(
+    sandbox: &mut Sandbox,
+    languages: &Languages,
+    source: &Path,
+    dir: &Path,
+) -> Result<(Option<Artifact>, CompileReport), BuildError> {
+    let language = languages.for_source(source)?;
+    let bytes = std::fs::read(source).map_err(|e| BuildError::Source {
+        path: source.to_path_buf(),
+        source: e,
+    })?;
+    let folder_err = |e| BuildError::Folder {
+        path: dir.to_path_buf(),
+        source: e,
+    };
+    std::fs::create_dir_all(dir).map_err(folder_err)?;
+    let src = dir.join(&language.source_name);
+    std::fs::write(&src, bytes).map_err(folder_err)?;
+    let exe = dir.join("prog");
+    let expand_all = |words: &[String]| -> Result<Vec<String>, LangError> {
+        words.iter().map(|w| lang::expand(w, &src, &exe)).collect()
+    };
+    let mut readable: Vec<PathBuf> = vec![dir.to_path_buf()];
+    for r in &language.readable {
+        readable.push(PathBuf::from(lang::expand(r, &src, &exe)?));
+    }
+
+    let mut report = CompileReport {
+        language: language.name.clone(),
+        ok: true,
+        time: Duration::ZERO,
+        message: String::new(),
+    };
+    if !language.compile.is_empty() {
+        let words = expand_all(&language.compile)?;
+        let program = lang::resolve_program(&words[0])?;
+        let log_out = dir.join(".compile.out");
+        let log_err = dir.join(".compile.err");
+        let limits = compile_limits();
+        let spec = RunSpec {
+            program,
+            args: words[1..].iter().map(OsString::from).collect(),
+            env: base_env(Path::new("/tmp")),
+            workdir: dir.to_path_buf(),
+            stdin: None,
+            stdout: log_out.clone(),
+            stderr: log_err.clone(),
+            readable: readable.clone(),
+            limits: limits.clone(),
+        };
+        let outcome = sandbox.run(&spec)?;
+        report.time = outcome.cpu_time;
+        let mut message = read_capped(&log_err, MESSAGE_CAP);
+        let stdout = read_capped(&log_out, MESSAGE_CAP);
+        if !stdout.trim().is_empty() {
+            message = format!("{stdout}{message}");
+        }
+        let stopped = if outcome.cpu_limit_exceeded || outcome.wall_limit_exceeded {
+            Some(format!(
+                "the compiler ran out of time ({} s limit)",
+                limits.cpu.as_secs()
+            ))
+        } else if outcome.memory_limit_exceeded {
+            Some(format!(
+                "the compiler ran out of memory ({} limit)",
+                crate::report::mib(limits.memory)
+            ))
+        } else if outcome.output_limit_exceeded {
+            Some("the compiler printed too much".to_string())
+        } else if outcome.termination != Termination::Exited(0) {
+            Some(format!(
+                "the compiler failed ({})",
+                termination_text(outcome.termination)
+            ))
+        } else if !exe.exists() && language.run.iter().any(|w| w.contains("{exe}")) {
+            Some("the compiler produced no executable".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = stopped {
+            report.ok = false;
+            report.message = if message.trim().is_empty() {
+                why
+            } else {
+                format!("{why}\n{}", message.trim_end())
+            };
+            return Ok((None, report));
+        }
+        report.message = message;
+        let _ = std::fs::remove_file(&log_out);
+        let _ = std::fs::remove_file(&log_err);
+    }
+    let run = expand_all(&language.run)?;
+    let program = lang::resolve_program(&run[0])?;
+    Ok((
+        Some(Artifact {
+            language: language.name.clone(),
+            program,
+            args: run[1..].iter().map(OsString::from).collect(),
+            readable,
+        }),
+        report,
+    ))
+}
+
+/// Reads at most `cap` bytes of a file as text, marking the cut.
+pub fn read_capped(path: &Path, cap: usize) -> String {
+    use std::io::Read;
+    let Ok(f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let mut buf = Vec::new();
+    let _ = f.take(cap as u64 + 1).read_to_end(&mut buf);
+    let cut = buf.len() > cap;
+    buf.truncate(cap);
+    let mut s = String::from_utf8_lossy(&buf).into_owned();
+    if cut {
+        s.push_str("\n[… cut]");
+    }
+    s
+}

@@ -1,0 +1,376 @@
+//! The engine: build a solution, run it on every test in the sandbox, check the output, decide the
+//! verdicts. It reports progress through [`Reporter`] and never prints.
+
+use crate::build::{self, Artifact, BuildError, CompileReport};
+use crate::checker::{self, Judgement, Mismatch};
+use crate::lang::Languages;
+use crate::package::{CheckerSpec, Problem, TestCase};
+use crate::sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxError};
+use crate::verdict::{classify_run, termination_text, Verdict};
+use serde::Serialize;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Stderr kept from a solution (for messages) and from checkers and validators.
+const STDERR_CAP: u64 = 64 * 1024;
+
+/// The result of one test.
+#[derive(Debug, Clone, Serialize)]
+pub struct TestResult {
+    pub name: String,
+    pub verdict: Verdict,
+    /// CPU time.
+    #[serde(rename = "time_ms", serialize_with = "crate::report::ser_ms")]
+    pub time: Duration,
+    #[serde(rename = "wall_ms", serialize_with = "crate::report::ser_ms")]
+    pub wall: Duration,
+    /// Peak memory in bytes.
+    #[serde(rename = "memory_kib", serialize_with = "crate::report::ser_kib")]
+    pub memory: u64,
+    pub message: String,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "crate::report::ser_mismatch"
+    )]
+    pub mismatch: Option<Mismatch>,
+}
+
+/// The result of judging one solution.
+#[derive(Debug, Clone, Serialize)]
+pub struct SubmissionReport {
+    pub verdict: Verdict,
+    pub compile: CompileReport,
+    pub tests: Vec<TestResult>,
+}
+
+impl SubmissionReport {
+    /// The first test that did not pass.
+    pub fn first_failure(&self) -> Option<&TestResult> {
+        self.tests.iter().find(|t| t.verdict != Verdict::AC)
+    }
+
+    /// The slowest CPU time over the tests.
+    pub fn max_time(&self) -> Duration {
+        self.tests.iter().map(|t| t.time).max().unwrap_or_default()
+    }
+}
+
+/// Progress events. Every method has a default so reporters implement what they show.
+pub trait Reporter {
+    fn compile_started(&mut self, _source: &Path) {}
+    fn compiled(&mut self, _report: &CompileReport) {}
+    fn test_started(&mut self, _test: &TestCase) {}
+    fn test_finished(&mut self, _result: &TestResult) {}
+}
+
+/// A reporter that shows nothing.
+pub struct Silent;
+impl Reporter for Silent {}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Build(#[from] BuildError),
+    #[error("{0}")]
+    Sandbox(#[from] SandboxError),
+    #[error("cannot create {path}: {source}")]
+    Work {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("the custom checker {path} does not compile:\n{message}\n  hint: fix the checker; no verdict can be trusted without it")]
+    CheckerCompile { path: PathBuf, message: String },
+}
+
+/// A checker ready to judge outputs.
+pub enum Checker {
+    Builtin(checker::Builtin),
+    Custom(Artifact),
+}
+
+/// Options of one judging.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JudgeOptions {
+    /// Run every test instead of stopping at the first failure.
+    pub all: bool,
+}
+
+/// Owns the sandbox, the language table and a private work folder.
+pub struct Engine {
+    pub sandbox: Sandbox,
+    pub languages: Languages,
+    work: PathBuf,
+    counter: u64,
+}
+
+impl Engine {
+    /// `work` is an empty folder that the engine may fill (the caller removes it afterwards).
+    pub fn new(sandbox: Sandbox, languages: Languages, work: PathBuf) -> Engine {
+        Engine {
+            sandbox,
+            languages,
+            work,
+            counter: 0,
+        }
+    }
+
+    /// A new empty folder inside the work folder.
+    pub fn fresh_dir(&mut self, what: &str) -> Result<PathBuf, EngineError> {
+        self.counter += 1;
+        let path = self.work.join(format!("{what}-{}", self.counter));
+        std::fs::create_dir_all(&path).map_err(|source| EngineError::Work {
+            path: path.clone(),
+            source,
+        })?;
+        Ok(path)
+    }
+
+    /// Compiles a source file. `Ok((None, report))` is a compilation error.
+    pub fn build(
+        &mut self,
+        source: &Path,
+    ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        let dir = self.fresh_dir("build")?;
+        Ok(build::build(
+            &mut self.sandbox,
+            &self.languages,
+            source,
+            &dir,
+        )?)
+    }
+
+    /// Builds the problem's checker (only custom checkers need building).
+    pub fn prepare_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
+        match &problem.checker {
+            CheckerSpec::Builtin(b) => Ok(Checker::Builtin(b.clone())),
+            CheckerSpec::Custom(path) => match self.build(path)? {
+                (Some(a), _) => Ok(Checker::Custom(a)),
+                (None, report) => Err(EngineError::CheckerCompile {
+                    path: path.clone(),
+                    message: report.message,
+                }),
+            },
+        }
+    }
+
+    /// Runs a built program once. Returns the outcome and the paths of its stdout and stderr files.
+    pub fn execute(
+        &mut self,
+        artifact: &Artifact,
+        extra_args: &[OsString],
+        stdin: Option<&Path>,
+        readable: &[PathBuf],
+        limits: Limits,
+    ) -> Result<(RunOutcome, PathBuf, PathBuf), EngineError> {
+        let dir = self.fresh_dir("run")?;
+        let io = self.fresh_dir("io")?;
+        let stdout = io.join("stdout");
+        let stderr = io.join("stderr");
+        let mut args = artifact.args.clone();
+        args.extend_from_slice(extra_args);
+        let mut all_readable = artifact.readable.clone();
+        all_readable.extend_from_slice(readable);
+        let spec = RunSpec {
+            program: artifact.program.clone(),
+            args,
+            env: build::base_env(&dir),
+            workdir: dir.clone(),
+            stdin: stdin.map(Path::to_path_buf),
+            stdout: stdout.clone(),
+            stderr: stderr.clone(),
+            readable: all_readable,
+            limits,
+        };
+        let outcome = self.sandbox.run(&spec);
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok((outcome?, stdout, stderr))
+    }
+
+    /// Judges one solution on every test of the problem.
+    pub fn judge(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        source: &Path,
+        options: JudgeOptions,
+        reporter: &mut dyn Reporter,
+    ) -> Result<SubmissionReport, EngineError> {
+        reporter.compile_started(source);
+        let (artifact, compile) = self.build(source)?;
+        reporter.compiled(&compile);
+        let Some(artifact) = artifact else {
+            return Ok(SubmissionReport {
+                verdict: Verdict::CE,
+                compile,
+                tests: Vec::new(),
+            });
+        };
+        let mut tests = Vec::new();
+        let mut verdict = Verdict::AC;
+        for test in &problem.tests {
+            reporter.test_started(test);
+            let result = self.run_test(problem, checker, &artifact, test);
+            reporter.test_finished(&result);
+            let failed = result.verdict != Verdict::AC;
+            if failed && verdict == Verdict::AC {
+                verdict = result.verdict;
+            }
+            tests.push(result);
+            if failed && !options.all {
+                break;
+            }
+        }
+        Ok(SubmissionReport {
+            verdict,
+            compile,
+            tests,
+        })
+    }
+
+    /// Runs one test and decides its verdict. Judge failures become JE, never an error.
+    pub fn run_test(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        artifact: &Artifact,
+        test: &TestCase,
+    ) -> TestResult {
+        let mut result = TestResult {
+            name: test.name.clone(),
+            verdict: Verdict::JE,
+            time: Duration::ZERO,
+            wall: Duration::ZERO,
+            memory: 0,
+            message: String::new(),
+            mismatch: None,
+        };
+        if !test.input.is_file() || !test.answer.is_file() {
+            result.message = format!(
+                "missing test file {}",
+                if test.input.is_file() {
+                    &test.answer
+                } else {
+                    &test.input
+                }
+                .display()
+            );
+            return result;
+        }
+        let limits = solution_limits(problem);
+        let memory_limit = limits.memory;
+        let (run, stdout, stderr) =
+            match self.execute(artifact, &[], Some(&test.input), &[], limits) {
+                Ok(r) => r,
+                Err(e) => {
+                    result.message = format!("could not run the solution: {e}");
+                    return result;
+                }
+            };
+        result.time = run.cpu_time;
+        result.wall = run.wall_time;
+        result.memory = run.peak_memory;
+        if let Some((verdict, message)) = classify_run(&run, memory_limit) {
+            result.verdict = verdict;
+            result.message = message;
+            if verdict == Verdict::RE {
+                let err = build::read_capped(&stderr, 300);
+                if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {
+                    result
+                        .message
+                        .push_str(&format!("; stderr: {}", line.trim()));
+                }
+            }
+        } else {
+            match self.check(checker, &test.input, &stdout, &test.answer) {
+                Ok(outcome) => {
+                    result.verdict = match outcome.judgement {
+                        Judgement::Accepted => Verdict::AC,
+                        Judgement::WrongAnswer => Verdict::WA,
+                        Judgement::PresentationError => Verdict::PE,
+                    };
+                    result.message = outcome.message;
+                    result.mismatch = outcome.mismatch;
+                }
+                Err(why) => {
+                    result.verdict = Verdict::JE;
+                    result.message = why;
+                }
+            }
+        }
+        let _ = std::fs::remove_file(&stdout);
+        let _ = std::fs::remove_file(&stderr);
+        if let Some(io) = stdout.parent() {
+            let _ = std::fs::remove_dir(io);
+        }
+        result
+    }
+
+    /// Checks one output. `Err` is a checker failure (a judge error).
+    pub fn check(
+        &mut self,
+        checker: &Checker,
+        input: &Path,
+        output: &Path,
+        answer: &Path,
+    ) -> Result<checker::Outcome, String> {
+        match checker {
+            Checker::Builtin(kind) => {
+                checker::check(kind, output, answer).map_err(|e| format!("checker failed: {e}"))
+            }
+            Checker::Custom(artifact) => {
+                let files = [
+                    input.to_path_buf(),
+                    output.to_path_buf(),
+                    answer.to_path_buf(),
+                ];
+                let args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
+                let (run, out, err) = self
+                    .execute(artifact, &args, None, &files, checker_limits())
+                    .map_err(|e| format!("could not run the checker: {e}"))?;
+                let stderr = build::read_capped(&err, STDERR_CAP as usize);
+                let _ = (std::fs::remove_file(&out), std::fs::remove_file(&err));
+                if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
+                    return Err("the checker exceeded its limits".to_string());
+                }
+                let code = match run.termination {
+                    crate::sandbox::Termination::Exited(c) => Some(c),
+                    crate::sandbox::Termination::Signaled(_) => None,
+                };
+                checker::testlib_exit(code, &stderr).map_err(|why| {
+                    format!(
+                        "checker failure ({}): {why}",
+                        termination_text(run.termination)
+                    )
+                })
+            }
+        }
+    }
+}
+
+/// The limits a solution runs under.
+pub fn solution_limits(problem: &Problem) -> Limits {
+    Limits {
+        cpu: problem.limits.time,
+        wall: problem.limits.wall,
+        memory: problem.limits.memory,
+        stack: problem.limits.stack,
+        output: problem.limits.output,
+        stderr: STDERR_CAP,
+        processes: 64,
+    }
+}
+
+/// Limits for the jury's own programs (checkers, validators, generators).
+pub fn checker_limits() -> Limits {
+    Limits {
+        cpu: Duration::from_secs(30),
+        wall: Duration::from_secs(60),
+        memory: 2 << 30,
+        stack: 1 << 30,
+        output: 1 << 30,
+        stderr: STDERR_CAP,
+        processes: 64,
+    }
+}
