@@ -1,4 +1,14 @@
-//! judge: a local online judge. See ARCHITECTURE.md for the pipeline.
+//! judge: a local online judge. See ARCHITECTURE.md for the pipeline:
+//! package → build → sandbox → checker → verdict → report.
 
+pub mod build;
 pub mod checker;
+pub mod cli;
+pub mod interrupt;
+pub mod judge;
+pub mod lang;
+pub mod package;
+pub mod report;
 pub mod sandbox;
+pub mod verdict;
+pub mod verify;

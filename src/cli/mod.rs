@@ -1,0 +1,114 @@
+//! Command-line interface: parses arguments and hands each subcommand to its module.
+//! Exit statuses are a contract: see [`exit`].
+
+mod doctor;
+mod run;
+mod verify;
+
+use crate::judge::Engine;
+use crate::lang::Languages;
+use crate::sandbox::Sandbox;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+/// Exit statuses.
+pub mod exit {
+    /// Accepted; every expectation met.
+    pub const OK: i32 = 0;
+    /// Rejected (WA PE TLE MLE OLE RE CE) or an expectation failed.
+    pub const REJECTED: i32 = 1;
+    /// Judge error, bad package or usage error.
+    pub const ERROR: i32 = 2;
+}
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "judge",
+    version,
+    about = "A local online judge: build, run in a sandbox, check, report"
+)]
+pub struct Cli {
+    /// Language table to use instead of the built-in one (also JUDGE_LANGUAGES).
+    #[arg(long, global = true, value_name = "FILE")]
+    languages: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Judge one solution: a verdict per test, time and memory, and where the output went wrong.
+    Run(run::Args),
+    /// Check problem packages and that every solution gets the verdict of its folder.
+    Verify(verify::Args),
+    /// Show which isolation layers are active on this machine, and how to enable the missing ones.
+    Doctor(doctor::Args),
+}
+
+/// Runs the CLI and returns the exit status.
+pub fn main() -> i32 {
+    crate::interrupt::install();
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() {
+                exit::ERROR
+            } else {
+                exit::OK
+            };
+        }
+    };
+    let result = match cli.command {
+        Command::Run(args) => run::run(args, cli.languages.as_deref()),
+        Command::Verify(args) => verify::run(args, cli.languages.as_deref()),
+        Command::Doctor(args) => doctor::run(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            exit::ERROR
+        }
+    }
+}
+
+/// An engine with a fresh work folder that is removed when the session ends (also on Ctrl-C).
+pub struct Session {
+    pub engine: Engine,
+    work: tempfile::TempDir,
+}
+
+impl Session {
+    pub fn new(languages: Option<&std::path::Path>) -> anyhow::Result<Session> {
+        let languages = Languages::load(languages)?;
+        let work = tempfile::Builder::new().prefix("judge-").tempdir()?;
+        crate::interrupt::register(work.path().to_path_buf());
+        let sandbox = Sandbox::new()?;
+        let engine = Engine::new(sandbox, languages, work.path().to_path_buf());
+        Ok(Session { engine, work })
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        crate::interrupt::unregister(self.work.path());
+    }
+}
+
+/// Warns on stderr when runs are not fully isolated.
+pub fn warn_isolation(sandbox: &Sandbox) {
+    let missing: Vec<String> = sandbox
+        .layers()
+        .into_iter()
+        .filter(|l| !l.active)
+        .map(|l| l.name)
+        .collect();
+    if !missing.is_empty() {
+        eprintln!(
+            "warning: isolation is {:?} (missing: {}); hostile code is less contained and measurements may be approximate. Run `judge doctor` for details.",
+            sandbox.level(),
+            missing.join(", ")
+        );
+    }
+}

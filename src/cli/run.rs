@@ -1,0 +1,76 @@
+//! `judge run <PROBLEM> <SOURCE> [--json] [--all]`.
+
+use super::{exit, Session};
+use crate::package::{self, Problem};
+use crate::report::{self, human, json};
+use crate::verdict::Verdict;
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Problem package: a directory, or the slug of a folder under ./problems.
+    problem: String,
+    /// The solution's source file (.cpp .cc .c .rs .py).
+    source: PathBuf,
+    /// Print one JSON object on stdout instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Run every test instead of stopping at the first failure.
+    #[arg(long)]
+    all: bool,
+}
+
+pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
+    let dir = package::locate(&args.problem)?;
+    let problem = Problem::load(&dir)?;
+    if !args.source.is_file() {
+        anyhow::bail!(
+            "{}: no such file\n  hint: give the path of your solution's source file",
+            args.source.display()
+        );
+    }
+    let mut session = Session::new(languages)?;
+    let engine = &mut session.engine;
+    if !args.json {
+        super::warn_isolation(&engine.sandbox);
+    }
+    let checker = engine.prepare_checker(&problem)?;
+    let options = crate::judge::JudgeOptions { all: args.all };
+    let stdout = std::io::stdout();
+    let report = if args.json {
+        engine.judge(
+            &problem,
+            &checker,
+            &args.source,
+            options,
+            &mut crate::judge::Silent,
+        )?
+    } else {
+        let colour = report::use_colour(&stdout);
+        let status_colour = report::use_colour(&std::io::stderr());
+        let mut table =
+            human::TableReporter::new(stdout.lock(), colour, status_colour, &problem.tests);
+        engine.judge(&problem, &checker, &args.source, options, &mut table)?
+    };
+    if args.json {
+        println!(
+            "{}",
+            json::run_document(
+                &problem.slug,
+                &args.source.to_string_lossy(),
+                engine.sandbox.level(),
+                &report
+            )
+        );
+    } else {
+        print!(
+            "{}",
+            human::render_summary(&report, problem.tests.len(), report::use_colour(&stdout))
+        );
+    }
+    Ok(match report.verdict {
+        Verdict::AC => exit::OK,
+        Verdict::JE => exit::ERROR,
+        _ => exit::REJECTED,
+    })
+}
