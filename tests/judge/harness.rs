@@ -1,0 +1,324 @@
+//! A small fluent helper around the `judge` binary: `judge().run("sum", "ac.cpp").json()`.
+//!
+//! Every invocation is contained: the judge runs in its own PID namespace (`unshare --pid --fork
+//! --kill-child`) and in its own cgroup with memory and process caps, so a sandbox bug fails a test
+//! instead of taking the machine down. The judge gets a private TMPDIR; afterwards the test fails if
+//! the judge left anything there or left a cgroup behind. (Processes cannot outlive the PID
+//! namespace; whatever is still in the cgroup is killed all the same.)
+
+use std::ffi::{CString, OsString};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+static COUNTER: AtomicUsize = AtomicUsize::new(0);
+
+/// Memory cap of one contained judge invocation (the judge, its compilers and the program).
+const MEMORY_CAP: u64 = 3 << 30;
+/// Process cap of one contained invocation.
+const PIDS_CAP: u32 = 512;
+
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+pub fn fixture_problem(name: &str) -> PathBuf {
+    root().join("tests/fixtures/problems").join(name)
+}
+
+pub fn program(name: &str) -> PathBuf {
+    root().join("tests/fixtures/programs").join(name)
+}
+
+pub fn judge() -> Judge {
+    Judge {
+        args: Vec::new(),
+        dir: root(),
+    }
+}
+
+pub struct Judge {
+    args: Vec<OsString>,
+    dir: PathBuf,
+}
+
+impl Judge {
+    pub fn arg(mut self, a: impl Into<OsString>) -> Self {
+        self.args.push(a.into());
+        self
+    }
+
+    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, a: I) -> Self {
+        self.args.extend(a.into_iter().map(Into::into));
+        self
+    }
+
+    pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
+        self.dir = dir.as_ref().to_path_buf();
+        self
+    }
+
+    /// `judge run <fixture problem> <fixture program> --json`.
+    pub fn run_fixture(self, problem: &str, prog: &str) -> Finished {
+        self.arg("run")
+            .arg(fixture_problem(problem))
+            .arg(program(prog))
+            .arg("--json")
+            .output()
+    }
+
+    pub fn output(self) -> Finished {
+        let output = contained(env!("CARGO_BIN_EXE_judge"), &self.args, &self.dir);
+        Finished {
+            output,
+            what: format!(
+                "judge {}",
+                self.args
+                    .iter()
+                    .map(|a| a.to_string_lossy())
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            ),
+        }
+    }
+}
+
+pub struct Finished {
+    pub output: Output,
+    what: String,
+}
+
+impl Finished {
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.output.stdout).into_owned()
+    }
+
+    pub fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.output.stderr).into_owned()
+    }
+
+    pub fn code(&self) -> Option<i32> {
+        self.output.status.code()
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "{}\n--- status: {:?}\n--- stdout:\n{}\n--- stderr:\n{}",
+            self.what,
+            self.output.status,
+            self.stdout(),
+            self.stderr()
+        )
+    }
+
+    pub fn expect_code(&self, code: i32) -> &Self {
+        assert_eq!(
+            self.code(),
+            Some(code),
+            "wrong exit status: {}",
+            self.describe()
+        );
+        self
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.stdout())
+            .unwrap_or_else(|e| panic!("stdout is not JSON ({e}): {}", self.describe()))
+    }
+
+    /// Asserts the final verdict of a `--json` run and returns the document.
+    pub fn expect_verdict(&self, verdict: &str) -> serde_json::Value {
+        let doc = self.json();
+        assert_eq!(
+            doc["verdict"],
+            verdict,
+            "wrong verdict: {}",
+            self.describe()
+        );
+        let code = match verdict {
+            "AC" => 0,
+            "JE" => 2,
+            _ => 1,
+        };
+        self.expect_code(code);
+        doc
+    }
+
+    pub fn expect_stderr_contains(&self, text: &str) -> &Self {
+        assert!(
+            self.stderr().contains(text),
+            "stderr lacks {text:?}: {}",
+            self.describe()
+        );
+        self
+    }
+
+    pub fn expect_stdout_contains(&self, text: &str) -> &Self {
+        assert!(
+            self.stdout().contains(text),
+            "stdout lacks {text:?}: {}",
+            self.describe()
+        );
+        self
+    }
+}
+
+/// Runs `program args` in its own PID namespace and capped cgroup; cleans up whatever is left.
+pub fn contained(program: &str, args: &[OsString], dir: &Path) -> Output {
+    let name = format!(
+        "judge-test-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    );
+    let cgroups = Cgroups::create(&name);
+    let mut cmd = if has_unshare() {
+        let mut c = Command::new("unshare");
+        c.args(["--pid", "--fork", "--kill-child", "--"])
+            .arg(program);
+        c
+    } else {
+        Command::new(program)
+    };
+    let tmp = tempfile::tempdir().expect("cannot create a TMPDIR for the judge");
+    cmd.args(args).current_dir(dir).env("TMPDIR", tmp.path());
+    let procs: Vec<CString> = cgroups
+        .dirs
+        .iter()
+        .map(|d| CString::new(d.join("cgroup.procs").to_string_lossy().into_owned()).unwrap())
+        .collect();
+    // SAFETY: between fork and exec only open/write/close on pre-built C strings.
+    unsafe {
+        cmd.pre_exec(move || {
+            for p in &procs {
+                let fd = libc::open(p.as_ptr(), libc::O_WRONLY);
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // "0" means the writing process itself.
+                let r = libc::write(fd, b"0".as_ptr().cast(), 1);
+                libc::close(fd);
+                if r < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
+    }
+    let output = cmd.output().expect("cannot start the judge");
+    let left_cgroups = cgroups.kill_and_remove();
+    assert!(
+        left_cgroups.is_empty(),
+        "the judge left cgroups behind: {left_cgroups:?}"
+    );
+    let left_files: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert!(
+        left_files.is_empty(),
+        "the judge left files in its TMPDIR: {left_files:?}"
+    );
+    output
+}
+
+fn has_unshare() -> bool {
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    root && Path::new("/usr/bin/unshare").exists()
+}
+
+/// The containing cgroups (v1 memory + pids here; a v2 directory elsewhere).
+struct Cgroups {
+    dirs: Vec<PathBuf>,
+}
+
+impl Cgroups {
+    fn create(name: &str) -> Cgroups {
+        let mut dirs = Vec::new();
+        let v1 = [
+            (
+                "/sys/fs/cgroup/memory",
+                vec![("memory.limit_in_bytes", MEMORY_CAP.to_string())],
+            ),
+            (
+                "/sys/fs/cgroup/pids",
+                vec![("pids.max", PIDS_CAP.to_string())],
+            ),
+        ];
+        for (root, settings) in v1 {
+            let dir = Path::new(root).join(name);
+            if Path::new(root).is_dir() && std::fs::create_dir(&dir).is_ok() {
+                for (file, value) in settings {
+                    std::fs::write(dir.join(file), value).expect("cannot cap the test cgroup");
+                }
+                dirs.push(dir);
+            }
+        }
+        if dirs.is_empty() {
+            let root = Path::new("/sys/fs/cgroup");
+            let controllers =
+                std::fs::read_to_string(root.join("cgroup.subtree_control")).unwrap_or_default();
+            if controllers.contains("memory") && controllers.contains("pids") {
+                let dir = root.join(name);
+                if std::fs::create_dir(&dir).is_ok() {
+                    let _ = std::fs::write(dir.join("memory.max"), MEMORY_CAP.to_string());
+                    let _ = std::fs::write(dir.join("pids.max"), PIDS_CAP.to_string());
+                    dirs.push(dir);
+                }
+            }
+        }
+        Cgroups { dirs }
+    }
+
+    /// Kills what is left, removes the cgroups and returns the nested cgroups the judge left.
+    fn kill_and_remove(&self) -> Vec<PathBuf> {
+        let mut left = Vec::new();
+        for dir in &self.dirs {
+            if let Ok(entries) = std::fs::read_dir(dir) {
+                left.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
+            }
+            for _ in 0..100 {
+                let pids = all_pids(dir);
+                if pids.is_empty() {
+                    break;
+                }
+                for pid in pids {
+                    // SAFETY: SIGKILL to a process of this test's own cgroup.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+                std::thread::sleep(std::time::Duration::from_millis(10));
+            }
+            remove_tree(dir);
+        }
+        left
+    }
+}
+
+fn all_pids(dir: &Path) -> Vec<i32> {
+    let mut pids: Vec<i32> = std::fs::read_to_string(dir.join("cgroup.procs"))
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.path().is_dir() {
+                pids.extend(all_pids(&e.path()));
+            }
+        }
+    }
+    pids
+}
+
+fn remove_tree(dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for e in entries.flatten() {
+            if e.path().is_dir() {
+                remove_tree(&e.path());
+            }
+        }
+    }
+    let _ = std::fs::remove_dir(dir);
+}

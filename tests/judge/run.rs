@@ -1,0 +1,235 @@
+//! `judge run`: the right verdict and exit status for every verdict, in every language.
+
+use crate::harness::{fixture_problem, judge, program};
+
+fn expect(prog: &str, verdict: &str) -> serde_json::Value {
+    judge().run_fixture("sum", prog).expect_verdict(verdict)
+}
+
+#[test]
+fn accepted_in_every_language() {
+    for prog in ["ac.cpp", "ac.c", "ac.rs", "ac.py"] {
+        let doc = expect(prog, "AC");
+        assert_eq!(doc["schema"], 1);
+        assert_eq!(doc["compile"]["ok"], true);
+        let tests = doc["tests"].as_array().unwrap();
+        let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
+        assert_eq!(
+            names,
+            ["sample-1", "2", "10"],
+            "samples first, then natural order"
+        );
+        for t in tests {
+            assert_eq!(t["verdict"], "AC");
+            assert!(t["time_ms"].as_f64().unwrap() >= 0.0);
+            assert!(t["wall_ms"].as_f64().unwrap() > 0.0);
+            assert!(t["memory_kib"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn wrong_answers_say_where() {
+    for prog in ["wa.cpp", "wa.c", "wa.rs", "wa.py"] {
+        expect(prog, "WA");
+    }
+    let doc = expect("wa.rs", "WA");
+    let t = &doc["tests"][0];
+    assert_eq!(t["name"], "sample-1");
+    assert_eq!(t["mismatch"]["line"], 1);
+    assert_eq!(t["mismatch"]["expected"], "6");
+    assert_eq!(t["mismatch"]["found"], "42");
+    assert_eq!(
+        doc["tests"].as_array().unwrap().len(),
+        1,
+        "stops at the first failure"
+    );
+}
+
+#[test]
+fn all_runs_every_test() {
+    let doc = judge()
+        .args(["run", "--all", "--json"])
+        .arg(fixture_problem("sum"))
+        .arg(program("wa.c"))
+        .output()
+        .expect_verdict("WA");
+    let verdicts: Vec<&str> = doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        verdicts,
+        ["AC", "AC", "WA"],
+        "int overflow only on the last test"
+    );
+}
+
+#[test]
+fn busy_loops_are_time_limit_exceeded() {
+    for prog in ["tle-loop.cpp", "tle-loop.c", "tle-loop.rs", "tle-loop.py"] {
+        let doc = expect(prog, "TLE");
+        let time = doc["tests"][0]["time_ms"].as_f64().unwrap();
+        assert!(time >= 1000.0, "{prog}: killed after only {time} ms of CPU");
+        assert!(
+            time < 3500.0,
+            "{prog}: the CPU limit was enforced late ({time} ms)"
+        );
+    }
+}
+
+#[test]
+fn sleepers_are_killed_by_the_wall_clock_in_seconds() {
+    for prog in [
+        "tle-sleep.cpp",
+        "tle-sleep.c",
+        "tle-sleep.rs",
+        "tle-sleep.py",
+    ] {
+        let start = std::time::Instant::now();
+        let doc = expect(prog, "TLE");
+        let wall = doc["tests"][0]["wall_ms"].as_f64().unwrap();
+        assert!(wall >= 1000.0 && wall < 20_000.0, "{prog}: wall {wall} ms");
+        assert!(
+            start.elapsed().as_secs() < 50,
+            "{prog}: sleep(60) was not cut short"
+        );
+    }
+}
+
+#[test]
+fn memory_hogs_are_memory_limit_exceeded() {
+    for prog in ["mle.cpp", "mle.c", "mle.rs", "mle.py"] {
+        expect(prog, "MLE");
+    }
+}
+
+#[test]
+fn floods_are_output_limit_exceeded() {
+    for prog in ["ole.cpp", "ole.c", "ole.rs", "ole.py"] {
+        expect(prog, "OLE");
+    }
+}
+
+#[test]
+fn crashes_are_runtime_errors_named() {
+    let doc = expect("re-segv.cpp", "RE");
+    assert_eq!(doc["tests"][0]["message"], "killed by signal 11 (SIGSEGV)");
+    expect("re-segv.c", "RE");
+    let doc = expect("re-exit.cpp", "RE");
+    assert_eq!(doc["tests"][0]["message"], "exit code 3");
+    let doc = expect("re-exit.c", "RE");
+    assert_eq!(doc["tests"][0]["message"], "exit code 7");
+    let doc = expect("re-panic.rs", "RE");
+    assert!(
+        doc["tests"][0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("exit code 101"),
+        "{doc}"
+    );
+    let doc = expect("re-exception.py", "RE");
+    let msg = doc["tests"][0]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with("exit code 1") && msg.contains("ValueError: boom"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn compile_errors_carry_the_compiler_message() {
+    for (prog, needle) in [
+        ("ce.cpp", "undeclared"),
+        ("ce.c", "undeclared"),
+        ("ce.rs", "mismatched types"),
+        ("ce.py", "SyntaxError"),
+    ] {
+        let doc = expect(prog, "CE");
+        assert_eq!(doc["compile"]["ok"], false);
+        let msg = doc["compile"]["message"].as_str().unwrap();
+        assert!(msg.contains(needle), "{prog}: {msg}");
+        assert!(doc["tests"].as_array().unwrap().is_empty());
+    }
+}
+
+#[test]
+fn human_output_has_a_table_and_the_difference() {
+    let f = judge()
+        .arg("run")
+        .arg(fixture_problem("sum"))
+        .arg(program("wa.cpp"))
+        .output();
+    f.expect_code(1);
+    let out = f.stdout();
+    assert!(
+        out.contains("test") && out.contains("verdict") && out.contains("memory"),
+        "{out}"
+    );
+    assert!(out.contains("WA (wrong answer) on test sample-1"), "{out}");
+    assert!(out.contains("expected `6`, found `7`"), "{out}");
+}
+
+#[test]
+fn float_checker_accepts_within_tolerance() {
+    judge()
+        .run_fixture("divide", "divide-ac.py")
+        .expect_verdict("AC");
+    judge()
+        .run_fixture("divide", "divide-close.py")
+        .expect_verdict("AC");
+    judge()
+        .run_fixture("divide", "divide-far.py")
+        .expect_verdict("WA");
+}
+
+#[test]
+fn custom_checker_verdicts_and_a_crashing_checker_is_a_judge_error() {
+    judge()
+        .run_fixture("sum-custom", "ac.cpp")
+        .expect_verdict("AC");
+    // The custom checker accepts any token order of "sum" alone, and rejects a wrong sum.
+    judge()
+        .run_fixture("sum-custom", "wa.c")
+        .expect_verdict("WA");
+    let doc = judge()
+        .run_fixture("broken-checker", "ac.c")
+        .expect_verdict("JE");
+    assert!(
+        doc["tests"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("checker"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn measurements_are_this_runs_own() {
+    let doc = judge()
+        .run_fixture("measure", "tiny.c")
+        .expect_verdict("AC");
+    let kib = doc["tests"][0]["memory_kib"].as_u64().unwrap();
+    assert!(kib < 5 * 1024, "a tiny C program reported {kib} KiB");
+}
+
+#[test]
+fn cpu_time_and_memory_are_measured_exactly() {
+    let doc = judge()
+        .run_fixture("measure", "burn-half-second.c")
+        .expect_verdict("AC");
+    let ms = doc["tests"][0]["time_ms"].as_f64().unwrap();
+    assert!(
+        (450.0..=550.0).contains(&ms),
+        "0.5 s of CPU reported as {ms} ms"
+    );
+    let doc = judge()
+        .run_fixture("measure", "touch-100mib.c")
+        .expect_verdict("AC");
+    let mib = doc["tests"][0]["memory_kib"].as_u64().unwrap() as f64 / 1024.0;
+    assert!(
+        (90.0..=110.0).contains(&mib),
+        "100 MiB touched reported as {mib:.1} MiB"
+    );
+}
