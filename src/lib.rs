@@ -10,5 +10,6 @@ pub mod lang;
 pub mod package;
 pub mod report;
 pub mod sandbox;
+pub mod setter;
 pub mod verdict;
 pub mod verify;

@@ -2,7 +2,7 @@
 //! generated tests are up to date, the checker passes its own tests, and every solution under
 //! `solutions/<slug>/<expected>/` gets its expected verdict.
 
-use crate::judge::{Checker, Engine, EngineError, JudgeOptions, Reporter, SubmissionReport};
+use crate::judge::{Checker, Engine, JudgeOptions, Reporter, SubmissionReport};
 use crate::package::{natural_cmp, recipe, Problem};
 use crate::verdict::Verdict;
 use std::path::{Path, PathBuf};
@@ -150,6 +150,10 @@ pub fn verify_problem(
     };
     reporter.step("validating tests");
     check.errors.extend(validate_tests(engine, &problem));
+    reporter.step("regenerating generated tests");
+    check
+        .errors
+        .extend(crate::setter::gen::stale_tests(engine, &problem));
     let checker = match engine.prepare_checker(&problem) {
         Ok(c) => Some(c),
         Err(e) => {
@@ -374,9 +378,4 @@ fn time_advice(problem: &Problem, solutions: &[SolutionCheck]) -> TimeAdvice {
         advice.kattis_limit = Some(Duration::from_secs_f64(tenths / 10.0));
     }
     advice
-}
-
-/// Turns an engine error into the text shown for a problem.
-pub fn describe(e: &EngineError) -> String {
-    e.to_string()
 }

@@ -2,7 +2,10 @@
 //! Exit statuses are a contract: see [`exit`].
 
 mod doctor;
+mod gen;
+mod new;
 mod run;
+mod stress;
 mod verify;
 
 use crate::judge::Engine;
@@ -41,6 +44,12 @@ enum Command {
     Run(run::Args),
     /// Check problem packages and that every solution gets the verdict of its folder.
     Verify(verify::Args),
+    /// Rebuild generated tests (tests.toml) and every answer from the reference solution.
+    Gen(gen::Args),
+    /// Search for an input on which a solution disagrees with the reference, and shrink it.
+    Stress(stress::Args),
+    /// Create a new problem package that verifies at once.
+    New(new::Args),
     /// Show which isolation layers are active on this machine, and how to enable the missing ones.
     Doctor(doctor::Args),
 }
@@ -63,6 +72,9 @@ pub fn main() -> i32 {
         Command::Run(args) => run::run(args, cli.languages.as_deref()),
         Command::Verify(args) => verify::run(args, cli.languages.as_deref()),
         Command::Doctor(args) => doctor::run(args),
+        Command::Gen(args) => gen::run(args, cli.languages.as_deref()),
+        Command::Stress(args) => stress::run(args, cli.languages.as_deref()),
+        Command::New(args) => new::run(args, cli.languages.as_deref()),
     };
     match result {
         Ok(code) => code,

@@ -147,6 +147,16 @@ pub fn discover(root: &Path) -> Result<Vec<PathBuf>, PackageError> {
 impl Problem {
     /// Reads and validates the package in `dir`.
     pub fn load(dir: &Path) -> Result<Problem, PackageError> {
+        Self::load_with(dir, true)
+    }
+
+    /// Like [`Problem::load`], but tests may lack their `.ans` (and there may be none yet): for
+    /// `judge gen`, which writes them.
+    pub fn load_inputs(dir: &Path) -> Result<Problem, PackageError> {
+        Self::load_with(dir, false)
+    }
+
+    fn load_with(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         let toml_path = dir.join("problem.toml");
         let text = std::fs::read_to_string(&toml_path).map_err(|e| {
             PackageError::new(&toml_path, format!("cannot read: {e}"))
@@ -171,7 +181,7 @@ impl Problem {
         }
         let limits = validate_limits(raw.limits.get_ref(), &err)?;
         let checker = validate_checker(dir, raw.checker.as_ref(), &err)?;
-        let tests = find_tests(dir)?;
+        let tests = find_tests(dir, strict)?;
         let validator = find_validator(dir)?;
         Ok(Problem {
             slug,
@@ -346,8 +356,11 @@ fn validate_checker(
     })
 }
 
-fn find_tests(dir: &Path) -> Result<Vec<TestCase>, PackageError> {
+fn find_tests(dir: &Path, strict: bool) -> Result<Vec<TestCase>, PackageError> {
     let tests_dir = dir.join("tests");
+    if !strict && !tests_dir.exists() {
+        return Ok(Vec::new());
+    }
     let entries = std::fs::read_dir(&tests_dir).map_err(|e| {
         PackageError::new(&tests_dir, format!("cannot read the tests folder: {e}"))
             .hint("put tests there as NAME.in + NAME.ans pairs (or run `judge gen` to build them)")
@@ -383,7 +396,7 @@ fn find_tests(dir: &Path) -> Result<Vec<TestCase>, PackageError> {
             .hint(format!("add tests/{stem}.in or delete the .ans")));
         }
     }
-    for stem in &inputs {
+    for stem in inputs.iter().filter(|_| strict) {
         if !answers.contains(stem) {
             return Err(PackageError::new(
                 tests_dir.join(format!("{stem}.in")),
@@ -394,7 +407,7 @@ fn find_tests(dir: &Path) -> Result<Vec<TestCase>, PackageError> {
             )));
         }
     }
-    if inputs.is_empty() {
+    if inputs.is_empty() && strict {
         return Err(PackageError::new(&tests_dir, "no tests").hint(
             "add at least one NAME.in + NAME.ans pair (names starting with \"sample\" run first)",
         ));

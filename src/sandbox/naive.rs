@@ -29,8 +29,10 @@ impl Naive {
             Some(p) => Stdio::from(File::open(p).map_err(io(format!("open {}", p.display())))?),
             None => Stdio::null(),
         };
-        let stdout = File::create(&spec.stdout).map_err(io(format!("create {}", spec.stdout.display())))?;
-        let stderr = File::create(&spec.stderr).map_err(io(format!("create {}", spec.stderr.display())))?;
+        let stdout =
+            File::create(&spec.stdout).map_err(io(format!("create {}", spec.stdout.display())))?;
+        let stderr =
+            File::create(&spec.stderr).map_err(io(format!("create {}", spec.stderr.display())))?;
         let limits = spec.limits.clone();
         let mut cmd = Command::new(&spec.program);
         cmd.args(&spec.args)
@@ -55,7 +57,9 @@ impl Naive {
             });
         }
         let start = Instant::now();
-        let child = cmd.spawn().map_err(io(format!("start {}", spec.program.display())))?;
+        let child = cmd
+            .spawn()
+            .map_err(io(format!("start {}", spec.program.display())))?;
         let pid = child.id() as libc::pid_t;
         let mut wall_killed = false;
         let (status, usage) = loop {
@@ -91,7 +95,9 @@ impl Naive {
         let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
         let cpu_time = tv(usage.ru_utime) + tv(usage.ru_stime);
         let peak_memory = usage.ru_maxrss as u64 * 1024;
-        let stdout_bytes = std::fs::metadata(&spec.stdout).map(|m| m.len()).unwrap_or(0);
+        let stdout_bytes = std::fs::metadata(&spec.stdout)
+            .map(|m| m.len())
+            .unwrap_or(0);
         Ok(RunOutcome {
             termination,
             cpu_time,

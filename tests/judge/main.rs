@@ -3,4 +3,5 @@
 mod harness;
 mod package_errors;
 mod run;
+mod setter;
 mod verify;

@@ -1,0 +1,406 @@
+//! `judge stress`: feed a solution fresh generated inputs until it disagrees with the reference,
+//! then shrink the input — smaller sizes and seeds first, then dropping lines and tokens — keeping
+//! only candidates that the validator accepts and that still fail.
+
+use super::{reference_solution, run_for_output, Builds, SetterError};
+use crate::build::Artifact;
+use crate::judge::{checker_limits, solution_limits, Checker, Engine};
+use crate::package::{recipe, Problem, TestCase};
+use crate::verdict::Verdict;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Seeds tried per size while shrinking by size.
+const SEEDS_PER_SIZE: u64 = 12;
+/// Generated inputs per size step while searching.
+const TRIES_PER_SIZE: u64 = 5;
+
+pub struct StressOptions {
+    /// Generator arguments with `{seed}` and optionally `{size}`; the first word may name the
+    /// generator file inside the package.
+    pub gen: String,
+    pub time_budget: Duration,
+    pub against: Option<PathBuf>,
+}
+
+/// A failing input and what each side made of it.
+#[derive(Debug, Clone)]
+pub struct Counterexample {
+    pub input: Vec<u8>,
+    pub answer: Vec<u8>,
+    pub output: Vec<u8>,
+    pub verdict: Verdict,
+    pub message: String,
+    /// Inputs tried before the first failure, and shrinking steps that made it smaller.
+    pub tries: u64,
+    pub shrink_steps: u64,
+}
+
+/// The outcome of one candidate input.
+enum Trial {
+    Pass,
+    /// The validator (or the reference) rejects the input.
+    Invalid,
+    Fail {
+        answer: Vec<u8>,
+        verdict: Verdict,
+        message: String,
+    },
+}
+
+struct Stress<'a> {
+    engine: &'a mut Engine,
+    problem: &'a Problem,
+    checker: Checker,
+    validator: Option<Artifact>,
+    reference: Artifact,
+    solution: Artifact,
+    generator: Artifact,
+    template: Vec<String>,
+}
+
+/// Searches for a failing input. `Ok(None)`: none found within the time budget.
+pub fn stress(
+    engine: &mut Engine,
+    problem: &Problem,
+    source: &Path,
+    options: &StressOptions,
+    progress: &mut dyn FnMut(&str),
+) -> Result<Option<Counterexample>, SetterError> {
+    let (generator_path, template) = resolve_generator(problem, &options.gen)?;
+    let mut builds = Builds::default();
+    let reference_path = match &options.against {
+        Some(p) => p.clone(),
+        None => reference_solution(&problem.dir, &problem.slug)?,
+    };
+    progress(&format!("building {}", generator_path.display()));
+    let generator = builds.get(engine, &generator_path, "generator")?;
+    let validator = match &problem.validator {
+        Some(v) => Some(builds.get(engine, v, "validator")?),
+        None => None,
+    };
+    progress(&format!(
+        "building the reference {}",
+        reference_path.display()
+    ));
+    let reference = builds.get(engine, &reference_path, "reference solution")?;
+    progress(&format!("building {}", source.display()));
+    let solution = match engine.build(source)? {
+        (Some(a), _) => a,
+        (None, report) => {
+            return Ok(Some(Counterexample {
+                input: Vec::new(),
+                answer: Vec::new(),
+                output: Vec::new(),
+                verdict: Verdict::CE,
+                message: report.message,
+                tries: 0,
+                shrink_steps: 0,
+            }))
+        }
+    };
+    let checker = engine.prepare_checker(problem)?;
+    let mut s = Stress {
+        engine,
+        problem,
+        checker,
+        validator,
+        reference,
+        solution,
+        generator,
+        template,
+    };
+    let uses_size = s.template.iter().any(|w| w.contains("{size}"));
+    let start = Instant::now();
+    let mut tries = 0u64;
+    let mut found = None;
+    while start.elapsed() < options.time_budget {
+        let seed = tries + 1;
+        let size = 1 + tries / TRIES_PER_SIZE;
+        tries += 1;
+        if tries % 10 == 1 {
+            progress(&format!("tried {} input(s), size {size}", tries - 1));
+        }
+        let input = s.generate(seed, size)?;
+        if let Trial::Fail { .. } = s.trial(&input)? {
+            found = Some((input, seed, size));
+            break;
+        }
+    }
+    let Some((mut input, seed, size)) = found else {
+        progress(&format!("no failure in {tries} input(s)"));
+        return Ok(None);
+    };
+    progress(&format!(
+        "input {tries} fails (seed {seed}, size {size}); shrinking"
+    ));
+    let mut steps = 0;
+    if uses_size {
+        'sizes: for smaller in 1..size {
+            for seed in 1..=SEEDS_PER_SIZE {
+                let candidate = s.generate(seed, smaller)?;
+                if candidate.len() < input.len() || smaller < size {
+                    if let Trial::Fail { .. } = s.trial(&candidate)? {
+                        progress(&format!("size {smaller}, seed {seed} fails too"));
+                        input = candidate;
+                        steps += 1;
+                        break 'sizes;
+                    }
+                }
+            }
+        }
+    }
+    steps += s.shrink_by(&mut input, Unit::Line, progress)?;
+    steps += s.shrink_by(&mut input, Unit::Token, progress)?;
+    let Trial::Fail {
+        answer,
+        verdict,
+        message,
+    } = s.trial(&input)?
+    else {
+        return Err(SetterError::Other(
+            "the failure did not reproduce (is the solution deterministic?)".into(),
+        ));
+    };
+    let output = s.output_of_solution(&input);
+    Ok(Some(Counterexample {
+        input,
+        answer,
+        output,
+        verdict,
+        message,
+        tries,
+        shrink_steps: steps,
+    }))
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Unit {
+    Line,
+    Token,
+}
+
+impl Stress<'_> {
+    fn generate(&mut self, seed: u64, size: u64) -> Result<Vec<u8>, SetterError> {
+        let args: Vec<String> = self
+            .template
+            .iter()
+            .map(|w| {
+                w.replace("{seed}", &seed.to_string())
+                    .replace("{size}", &size.to_string())
+            })
+            .collect();
+        run_for_output(
+            self.engine,
+            &self.generator,
+            &args,
+            None,
+            checker_limits(),
+            "generator",
+        )
+        .map_err(|why| {
+            SetterError::Other(format!(
+                "generator with arguments `{}`: {why}",
+                args.join(" ")
+            ))
+        })
+    }
+
+    fn trial(&mut self, input: &[u8]) -> Result<Trial, SetterError> {
+        let dir = self.engine.fresh_dir("stress")?;
+        let test = TestCase {
+            name: "stress".into(),
+            input: dir.join("input"),
+            answer: dir.join("answer"),
+            sample: false,
+        };
+        let write = |p: &Path, b: &[u8]| {
+            std::fs::write(p, b).map_err(|e| SetterError::Other(format!("{}: {e}", p.display())))
+        };
+        write(&test.input, input)?;
+        let result = (|| {
+            if let Some(v) = &self.validator {
+                if crate::verify::validate_input(self.engine, v, &test.input).is_err() {
+                    return Ok(Trial::Invalid);
+                }
+            }
+            let answer = match run_for_output(
+                self.engine,
+                &self.reference,
+                &[],
+                Some(&test.input),
+                solution_limits(self.problem),
+                "reference solution",
+            ) {
+                Ok(a) => a,
+                // Without a validator, an input the reference cannot handle is not a counterexample.
+                Err(_) if self.validator.is_none() => return Ok(Trial::Invalid),
+                Err(why) => return Err(SetterError::Other(format!("on a valid input, {why}"))),
+            };
+            write(&test.answer, &answer)?;
+            let r = self
+                .engine
+                .run_test(self.problem, &self.checker, &self.solution, &test);
+            Ok(match r.verdict {
+                Verdict::AC => Trial::Pass,
+                Verdict::JE => {
+                    return Err(SetterError::Other(format!("judge error: {}", r.message)))
+                }
+                verdict => Trial::Fail {
+                    answer,
+                    verdict,
+                    message: r.message,
+                },
+            })
+        })();
+        let _ = std::fs::remove_dir_all(&dir);
+        result
+    }
+
+    /// Greedy delta debugging: drop chunks of lines (or single tokens) while the input still fails.
+    fn shrink_by(
+        &mut self,
+        input: &mut Vec<u8>,
+        unit: Unit,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<u64, SetterError> {
+        let mut steps = 0;
+        let text = String::from_utf8_lossy(input).into_owned();
+        let mut lines: Vec<Vec<String>> = text
+            .lines()
+            .map(|l| l.split_whitespace().map(str::to_string).collect())
+            .collect();
+        let render = |lines: &[Vec<String>]| -> Vec<u8> {
+            let mut s = String::new();
+            for l in lines {
+                s.push_str(&l.join(" "));
+                s.push('\n');
+            }
+            s.into_bytes()
+        };
+        // Inputs whose spacing matters (e.g. grids with spaces) are only shrunk by whole lines.
+        if unit == Unit::Token && render(&lines) != *input {
+            return Ok(0);
+        }
+        loop {
+            let mut improved = false;
+            match unit {
+                Unit::Line => {
+                    let mut chunk = (lines.len() / 2).max(1);
+                    while chunk >= 1 {
+                        let mut i = 0;
+                        while i < lines.len() {
+                            let end = (i + chunk).min(lines.len());
+                            let mut candidate = lines.clone();
+                            candidate.drain(i..end);
+                            if candidate.is_empty() {
+                                i += chunk;
+                                continue;
+                            }
+                            if let Trial::Fail { .. } = self.trial(&render(&candidate))? {
+                                lines = candidate;
+                                improved = true;
+                                steps += 1;
+                                progress(&format!("{} line(s) left", lines.len()));
+                            } else {
+                                i += chunk;
+                            }
+                        }
+                        if chunk == 1 {
+                            break;
+                        }
+                        chunk /= 2;
+                    }
+                }
+                Unit::Token => {
+                    let mut li = 0;
+                    while li < lines.len() {
+                        let mut ti = 0;
+                        while ti < lines[li].len() {
+                            let mut candidate = lines.clone();
+                            candidate[li].remove(ti);
+                            if let Trial::Fail { .. } = self.trial(&render(&candidate))? {
+                                lines = candidate;
+                                improved = true;
+                                steps += 1;
+                                progress(&format!(
+                                    "{} token(s) left",
+                                    lines.iter().map(Vec::len).sum::<usize>()
+                                ));
+                            } else {
+                                ti += 1;
+                            }
+                        }
+                        li += 1;
+                    }
+                }
+            }
+            if !improved {
+                break;
+            }
+        }
+        if steps > 0 {
+            *input = render(&lines);
+        }
+        Ok(steps)
+    }
+
+    fn output_of_solution(&mut self, input: &[u8]) -> Vec<u8> {
+        let Ok(dir) = self.engine.fresh_dir("stress") else {
+            return Vec::new();
+        };
+        let path = dir.join("input");
+        if std::fs::write(&path, input).is_err() {
+            return Vec::new();
+        }
+        let limits = solution_limits(self.problem);
+        let out = match self
+            .engine
+            .execute(&self.solution, &[], Some(&path), &[], limits)
+        {
+            Ok((_, out, _)) => crate::build::read_capped(&out, 4096).into_bytes(),
+            Err(_) => Vec::new(),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        out
+    }
+}
+
+/// Picks the generator: the first word of `--gen` when it is a file of the package, else the only
+/// generator named in tests.toml, else `generator.*` in the package.
+fn resolve_generator(problem: &Problem, gen: &str) -> Result<(PathBuf, Vec<String>), SetterError> {
+    let words: Vec<String> = gen.split_whitespace().map(str::to_string).collect();
+    if !gen.contains("{seed}") {
+        return Err(SetterError::Other(format!(
+            "--gen \"{gen}\" has no {{seed}}\n  hint: every input must come from a fresh seed, e.g. --gen \"{{seed}} {{size}}\""
+        )));
+    }
+    if let Some(first) = words.first() {
+        let candidate = problem.dir.join(first);
+        if candidate.is_file() {
+            return Ok((candidate, words[1..].to_vec()));
+        }
+    }
+    let mut named: Vec<PathBuf> = recipe::load_recipe(&problem.dir)?
+        .into_iter()
+        .map(|t| t.generator)
+        .collect();
+    named.sort();
+    named.dedup();
+    if named.len() == 1 {
+        return Ok((named.remove(0), words));
+    }
+    let own: Vec<PathBuf> = std::fs::read_dir(&problem.dir)
+        .map(|e| e.flatten().map(|e| e.path()).collect::<Vec<_>>())
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| p.is_file() && p.file_stem().is_some_and(|s| s == "generator"))
+        .collect();
+    if own.len() == 1 {
+        return Ok((own[0].clone(), words));
+    }
+    Err(SetterError::Other(format!(
+        "{}: cannot tell which generator to use\n  hint: start --gen with the generator's path inside the package, e.g. --gen \"gen/random.py {{seed}} {{size}}\"",
+        problem.dir.display()
+    )))
+}
