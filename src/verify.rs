@@ -148,9 +148,9 @@ pub fn verify_problem(
             return check;
         }
     };
-    reporter.step("validating tests");
+    reporter.step("tests against the validator");
     check.errors.extend(validate_tests(engine, &problem));
-    reporter.step("regenerating generated tests");
+    reporter.step("that generated tests are up to date");
     check
         .errors
         .extend(crate::setter::gen::stale_tests(engine, &problem));
@@ -162,7 +162,7 @@ pub fn verify_problem(
         }
     };
     if let Some(checker) = &checker {
-        reporter.step("checking the checker");
+        reporter.step("the checker against checker_tests.toml");
         check
             .errors
             .extend(run_checker_tests(engine, &problem, checker));

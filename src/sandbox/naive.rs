@@ -3,8 +3,11 @@
 
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
 use std::fs::File;
+use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub struct Naive;
@@ -29,9 +32,9 @@ impl Naive {
             Some(p) => Stdio::from(File::open(p).map_err(io(format!("open {}", p.display())))?),
             None => Stdio::null(),
         };
-        let stdout =
+        let stdout_file =
             File::create(&spec.stdout).map_err(io(format!("create {}", spec.stdout.display())))?;
-        let stderr =
+        let stderr_file =
             File::create(&spec.stderr).map_err(io(format!("create {}", spec.stderr.display())))?;
         let limits = spec.limits.clone();
         let mut cmd = Command::new(&spec.program);
@@ -40,27 +43,33 @@ impl Naive {
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .current_dir(&spec.workdir)
             .stdin(stdin)
-            .stdout(stdout)
-            .stderr(stderr)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .process_group(0);
         let cpu_secs = limits.cpu.as_secs() + 1;
-        let fsize = limits.output.max(limits.stderr) + 1;
         let stack = limits.stack;
         // SAFETY: only async-signal-safe calls (setrlimit) between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
                 set_rlimit(libc::RLIMIT_CPU, cpu_secs, cpu_secs + 1)?;
-                set_rlimit(libc::RLIMIT_FSIZE, fsize, fsize)?;
                 set_rlimit(libc::RLIMIT_STACK, stack, stack)?;
                 set_rlimit(libc::RLIMIT_CORE, 0, 0)?;
                 Ok(())
             });
         }
         let start = Instant::now();
-        let child = cmd
+        let mut child = cmd
             .spawn()
             .map_err(io(format!("start {}", spec.program.display())))?;
         let pid = child.id() as libc::pid_t;
+        let over = Arc::new(AtomicBool::new(false));
+        let out_drain = drain(
+            child.stdout.take(),
+            stdout_file,
+            limits.output,
+            Some((pid, over.clone())),
+        );
+        let err_drain = drain(child.stderr.take(), stderr_file, limits.stderr, None);
         let mut wall_killed = false;
         let (status, usage) = loop {
             let mut status = 0;
@@ -95,9 +104,8 @@ impl Naive {
         let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
         let cpu_time = tv(usage.ru_utime) + tv(usage.ru_stime);
         let peak_memory = usage.ru_maxrss as u64 * 1024;
-        let stdout_bytes = std::fs::metadata(&spec.stdout)
-            .map(|m| m.len())
-            .unwrap_or(0);
+        let stdout_bytes = out_drain.join().unwrap_or(0);
+        let _ = err_drain.join();
         Ok(RunOutcome {
             termination,
             cpu_time,
@@ -106,11 +114,45 @@ impl Naive {
             cpu_limit_exceeded: cpu_time > limits.cpu,
             wall_limit_exceeded: wall_killed,
             memory_limit_exceeded: peak_memory > limits.memory,
-            output_limit_exceeded: stdout_bytes > limits.output
-                || termination == Termination::Signaled(libc::SIGXFSZ),
-            stdout_bytes: stdout_bytes.min(limits.output),
+            output_limit_exceeded: over.load(Ordering::SeqCst),
+            stdout_bytes,
         })
     }
+}
+
+/// Copies a pipe into a file, keeping at most `cap` bytes. Past the cap, stdout (with `over`) kills
+/// the process group and flags OLE; stderr is read and discarded so the program never blocks.
+fn drain<R: Read + Send + 'static>(
+    pipe: Option<R>,
+    mut file: File,
+    cap: u64,
+    over: Option<(libc::pid_t, Arc<AtomicBool>)>,
+) -> std::thread::JoinHandle<u64> {
+    std::thread::spawn(move || {
+        let Some(mut pipe) = pipe else { return 0 };
+        let mut kept = 0u64;
+        let mut buf = vec![0u8; 64 * 1024];
+        loop {
+            let n = match pipe.read(&mut buf) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => n,
+            };
+            let room = cap.saturating_sub(kept) as usize;
+            let take = n.min(room);
+            if take > 0 && file.write_all(&buf[..take]).is_ok() {
+                kept += take as u64;
+            }
+            if n > room {
+                if let Some((pid, flag)) = &over {
+                    flag.store(true, Ordering::SeqCst);
+                    // SAFETY: signalling the run's own process group.
+                    unsafe { libc::killpg(*pid, libc::SIGKILL) };
+                    break;
+                }
+            }
+        }
+        kept
+    })
 }
 
 fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::io::Result<()> {

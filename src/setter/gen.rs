@@ -53,7 +53,7 @@ pub fn generate(
         .map_err(|e| SetterError::Other(format!("{}: {e}", tests_dir.display())))?;
     for t in &recipe {
         let path = tests_dir.join(format!("{}.in", t.name));
-        let key = recipe_key(t)?;
+        let key = recipe_key(dir, t)?;
         let current = std::fs::read(&path).ok().map(|b| fingerprint(&[&b]));
         if let (Some((k, written)), Some(cur)) = (cache.inputs.get(&t.name), &current) {
             if *k == key && written == cur {
@@ -96,7 +96,8 @@ pub fn generate(
     for test in &problem.tests {
         let input = std::fs::read(&test.input)
             .map_err(|e| SetterError::Other(format!("{}: {e}", test.input.display())))?;
-        let key = fingerprint(&[&ref_bytes, reference.as_os_str().as_encoded_bytes(), &input]);
+        let ref_name = reference.file_name().unwrap_or_default().as_encoded_bytes();
+        let key = fingerprint(&[&ref_bytes, ref_name, &input]);
         let current = std::fs::read(&test.answer).ok().map(|b| fingerprint(&[&b]));
         if let (Some((k, written)), Some(cur)) = (cache.answers.get(&test.name), &current) {
             if *k == key && written == cur {
@@ -225,13 +226,16 @@ pub fn stale_tests(engine: &mut Engine, problem: &Problem) -> Vec<String> {
     errors
 }
 
-fn recipe_key(t: &recipe::Generated) -> Result<String, SetterError> {
+/// Fingerprint of what a generated input depends on: the generator's source and name (inside the
+/// package, so the key does not depend on how the package was named) and the arguments.
+fn recipe_key(dir: &Path, t: &recipe::Generated) -> Result<String, SetterError> {
     let src = std::fs::read(&t.generator)
         .map_err(|e| SetterError::Other(format!("{}: {e}", t.generator.display())))?;
+    let name = t.generator.strip_prefix(dir).unwrap_or(&t.generator);
     let args = t.args.join("\0");
     Ok(fingerprint(&[
         &src,
-        t.generator.as_os_str().as_encoded_bytes(),
+        name.as_os_str().as_encoded_bytes(),
         args.as_bytes(),
     ]))
 }
