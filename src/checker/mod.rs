@@ -1,19 +1,24 @@
 //! Built-in output checkers (exact, lines, tokens, float) and the testlib exit-code protocol of
-//! custom checkers. Built-in checkers stream both files, so memory stays constant whatever the size.
+//! custom checkers. Built-in checkers stream both files, so memory stays constant whatever the size:
+//! tokens are compared in lockstep byte by byte, and only a window around the first difference is
+//! re-read for the message and the diff.
 
+mod scan;
+
+use scan::{read_token, read_token_pair, ByteSource, FileBytes, Normalised, Scanner, Token};
 use std::path::Path;
 
 /// A built-in comparison.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Builtin {
-    /// Byte for byte.
+    /// Byte for byte (same tokens with different spacing is a presentation error).
     Exact,
     /// Line by line; trailing spaces on a line and trailing blank lines are ignored.
     Lines,
     /// Whitespace-separated tokens, case-sensitive.
     Tokens,
-    /// Tokens; tokens that parse as numbers in the answer are compared as floats and accepted when
-    /// within either tolerance.
+    /// Tokens; where the answer's token is a number, the output's must be a number within either
+    /// tolerance.
     Float { absolute: f64, relative: f64 },
 }
 
@@ -28,7 +33,7 @@ pub enum Judgement {
 /// Where the output first differs from the answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mismatch {
-    /// 1-based line and column (in characters) in the contestant's output.
+    /// 1-based line and column (in bytes) in the contestant's output.
     pub line: u64,
     pub column: u64,
     /// What the answer has there, and what the output has (each short, capped).
@@ -47,13 +52,365 @@ pub struct Outcome {
     pub mismatch: Option<Mismatch>,
 }
 
-/// Compares `output` with `answer` using a built-in checker.
-pub fn testlib_exit(code: Option<i32>, stderr: &str) -> Result<Outcome, String> {
-    let _ = (code, stderr);
-    unimplemented!()
+impl Outcome {
+    fn accepted() -> Outcome {
+        Outcome {
+            judgement: Judgement::Accepted,
+            message: String::new(),
+            mismatch: None,
+        }
+    }
 }
 
+/// Characters of a token or line shown in messages.
+const SHOW: usize = 60;
+/// Lines of context around the first difference in the diff.
+const CONTEXT: u64 = 3;
+/// Cap on the diff text.
+const DIFF_CAP: usize = 4096;
+
+/// Compares `output` with `answer` using a built-in checker.
 pub fn check(kind: &Builtin, output: &Path, answer: &Path) -> std::io::Result<Outcome> {
-    let _ = (kind, output, answer);
-    unimplemented!("checker implementation lands with the checker module")
+    match kind {
+        Builtin::Tokens => tokens(output, answer, None),
+        Builtin::Float { absolute, relative } => {
+            tokens(output, answer, Some((*absolute, *relative)))
+        }
+        Builtin::Exact => {
+            let mut o = Scanner::new(FileBytes::open(output)?);
+            let mut a = Scanner::new(FileBytes::open(answer)?);
+            bytewise(&mut o, &mut a, output, answer, "")
+        }
+        Builtin::Lines => {
+            let mut o = Scanner::new(Normalised::new(FileBytes::open(output)?));
+            let mut a = Scanner::new(Normalised::new(FileBytes::open(answer)?));
+            bytewise(
+                &mut o,
+                &mut a,
+                output,
+                answer,
+                " (trailing spaces and blank lines aside)",
+            )
+        }
+    }
 }
+
+/// The testlib protocol: exit 0 AC, 1 WA, 2 PE; 3, any other code or a signal is a checker
+/// failure (`Err`, a judge error). The message is the first line of the checker's stderr.
+pub fn testlib_exit(code: Option<i32>, stderr: &str) -> Result<Outcome, String> {
+    let first = stderr
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let message = cap_chars(first, 300);
+    let judgement = match code {
+        Some(0) => Judgement::Accepted,
+        Some(1) => Judgement::WrongAnswer,
+        Some(2) => Judgement::PresentationError,
+        Some(3) => return Err(format!("the checker reports a failure: {message}")),
+        Some(c) => {
+            return Err(format!(
+                "the checker exited with code {c} (testlib codes are 0-3): {message}"
+            ))
+        }
+        None => return Err(format!("the checker was killed: {message}")),
+    };
+    Ok(Outcome {
+        judgement,
+        message,
+        mismatch: None,
+    })
+}
+
+fn tokens(output: &Path, answer: &Path, float: Option<(f64, f64)>) -> std::io::Result<Outcome> {
+    let mut o = Scanner::new(FileBytes::open(output)?);
+    let mut a = Scanner::new(FileBytes::open(answer)?);
+    loop {
+        o.skip_space()?;
+        a.skip_space()?;
+        match (o.peek()?, a.peek()?) {
+            (None, None) => return Ok(Outcome::accepted()),
+            (Some(_), None) => {
+                let extra = read_token(&mut o)?;
+                let msg = format!(
+                    "line {}, column {}: extra output `{}` after the answer ended",
+                    extra.line,
+                    extra.column,
+                    show(&extra)
+                );
+                let expected = "(end of the answer)".to_string();
+                return wrong(msg, &extra, output, answer, a.line, expected, show(&extra));
+            }
+            (None, Some(_)) => {
+                let (line, column) = (o.line, o.column);
+                let missing = read_token(&mut a)?;
+                let msg = format!(
+                    "line {line}, column {column}: the output ends, but the answer continues with `{}`",
+                    show(&missing)
+                );
+                let at = Token {
+                    line,
+                    column,
+                    ..Token::default()
+                };
+                let found = "(end of the output)".to_string();
+                return wrong(
+                    msg,
+                    &at,
+                    output,
+                    answer,
+                    missing.line,
+                    show(&missing),
+                    found,
+                );
+            }
+            (Some(_), Some(_)) => {
+                let (ot, at, equal) = read_token_pair(&mut o, &mut a)?;
+                if equal {
+                    continue;
+                }
+                let mut note = String::new();
+                if let Some((abs, rel)) = float {
+                    if let Some(expected) = parse_number(&at) {
+                        match parse_number(&ot) {
+                            Some(found) if within(found, expected, abs, rel) => continue,
+                            Some(found) => {
+                                note = format!(
+                                    " (difference {:.3e} exceeds the tolerance)",
+                                    (found - expected).abs()
+                                );
+                            }
+                            None => note = " (not a number)".into(),
+                        }
+                    }
+                }
+                let msg = format!(
+                    "line {}, column {}: expected `{}`, found `{}`{note}",
+                    ot.line,
+                    ot.column,
+                    show(&at),
+                    show(&ot)
+                );
+                return wrong(msg, &ot, output, answer, at.line, show(&at), show(&ot));
+            }
+        }
+    }
+}
+
+fn wrong(
+    message: String,
+    at: &Token,
+    output: &Path,
+    answer: &Path,
+    answer_line: u64,
+    expected: String,
+    found: String,
+) -> std::io::Result<Outcome> {
+    Ok(Outcome {
+        judgement: Judgement::WrongAnswer,
+        message,
+        mismatch: Some(Mismatch {
+            line: at.line,
+            column: at.column,
+            expected,
+            found,
+            diff: window_diff(output, at.line, answer, answer_line)?,
+        }),
+    })
+}
+
+/// Byte-for-byte comparison of two (possibly normalised) streams; PE when the tokens agree.
+fn bytewise<A: ByteSource, B: ByteSource>(
+    o: &mut Scanner<A>,
+    a: &mut Scanner<B>,
+    output: &Path,
+    answer: &Path,
+    what: &str,
+) -> std::io::Result<Outcome> {
+    loop {
+        let (x, y) = (o.peek()?, a.peek()?);
+        if x == y {
+            if x.is_none() {
+                return Ok(Outcome::accepted());
+            }
+            o.bump()?;
+            a.bump()?;
+            continue;
+        }
+        let (line, column) = (o.line, o.column);
+        let answer_line = a.line;
+        let expected = rest_of_line(a)?;
+        let found = rest_of_line(o)?;
+        let same_tokens = tokens(output, answer, None)?.judgement == Judgement::Accepted;
+        let (judgement, message) = if same_tokens {
+            (
+                Judgement::PresentationError,
+                format!("line {line}, column {column}: the tokens are right but the spacing differs{what}"),
+            )
+        } else {
+            (
+                Judgement::WrongAnswer,
+                format!("line {line}, column {column}: expected `{expected}`, found `{found}`"),
+            )
+        };
+        return Ok(Outcome {
+            judgement,
+            message,
+            mismatch: Some(Mismatch {
+                line,
+                column,
+                expected,
+                found,
+                diff: window_diff(output, line, answer, answer_line)?,
+            }),
+        });
+    }
+}
+
+/// The rest of the current line (capped), with the end of the line or file made visible.
+fn rest_of_line<S: ByteSource>(s: &mut Scanner<S>) -> std::io::Result<String> {
+    let mut bytes = Vec::new();
+    let mut ended = None;
+    while bytes.len() < SHOW {
+        match s.peek()? {
+            None => {
+                ended = Some("(end of file)");
+                break;
+            }
+            Some(b'\n') => {
+                ended = Some("(end of line)");
+                break;
+            }
+            Some(b) => {
+                bytes.push(b);
+                s.bump()?;
+            }
+        }
+    }
+    let mut text = String::from_utf8_lossy(&bytes).escape_debug().to_string();
+    if let Some(end) = ended {
+        if text.is_empty() {
+            text = end.to_string();
+        }
+    } else {
+        text.push('…');
+    }
+    Ok(text)
+}
+
+fn parse_number(t: &Token) -> Option<f64> {
+    if !t.complete() || t.prefix.len() > 400 {
+        return None;
+    }
+    let s = std::str::from_utf8(&t.prefix).ok()?;
+    let lower = s.to_ascii_lowercase();
+    if lower.contains("inf") || lower.contains("nan") {
+        return None;
+    }
+    s.parse::<f64>().ok().filter(|x| x.is_finite())
+}
+
+fn within(found: f64, expected: f64, abs: f64, rel: f64) -> bool {
+    let diff = (found - expected).abs();
+    diff <= abs || diff <= rel * expected.abs()
+}
+
+fn show(t: &Token) -> String {
+    let text = String::from_utf8_lossy(&t.prefix);
+    let mut s = cap_chars(&text, SHOW);
+    if !t.complete() && !s.ends_with('…') {
+        s.push('…');
+    }
+    s
+}
+
+fn cap_chars(text: &str, cap: usize) -> String {
+    if text.chars().count() > cap {
+        format!("{}…", text.chars().take(cap).collect::<String>())
+    } else {
+        text.to_string()
+    }
+}
+
+/// A unified diff of the lines around `out_line` in the output and `ans_line` in the answer,
+/// each line capped, the whole capped to [`DIFF_CAP`].
+fn window_diff(
+    output: &Path,
+    out_line: u64,
+    answer: &Path,
+    ans_line: u64,
+) -> std::io::Result<String> {
+    let first = out_line.min(ans_line).saturating_sub(CONTEXT).max(1);
+    let last = out_line.max(ans_line) + CONTEXT;
+    let expected = read_lines(answer, first, last)?;
+    let found = read_lines(output, first, last)?;
+    let diff = similar::TextDiff::from_lines(&expected, &found);
+    let mut text = String::new();
+    for group in diff.grouped_ops(CONTEXT as usize) {
+        for op in group {
+            for change in diff.iter_changes(&op) {
+                let sign = match change.tag() {
+                    similar::ChangeTag::Delete => '-',
+                    similar::ChangeTag::Insert => '+',
+                    similar::ChangeTag::Equal => ' ',
+                };
+                text.push(sign);
+                text.push_str(change.value().trim_end_matches('\n'));
+                text.push('\n');
+                if text.len() > DIFF_CAP {
+                    text.truncate(DIFF_CAP);
+                    text.push_str("\n[… cut]\n");
+                    return Ok(text);
+                }
+            }
+        }
+    }
+    Ok(text)
+}
+
+/// Lines `first..=last` (1-based) of a file, each capped at [`SHOW`] characters, joined with '\n'.
+fn read_lines(path: &Path, first: u64, last: u64) -> std::io::Result<String> {
+    let mut s = Scanner::new(FileBytes::open(path)?);
+    let mut out = String::new();
+    let mut current = Vec::new();
+    let mut truncated = false;
+    loop {
+        let b = s.peek()?;
+        let line = s.line;
+        if line > last {
+            break;
+        }
+        match b {
+            None | Some(b'\n') => {
+                if line >= first && (b.is_some() || !current.is_empty()) {
+                    let mut text = String::from_utf8_lossy(&current).into_owned();
+                    if truncated {
+                        text.push('…');
+                    }
+                    out.push_str(&text);
+                    out.push('\n');
+                }
+                current.clear();
+                truncated = false;
+                if b.is_none() {
+                    break;
+                }
+            }
+            Some(c) => {
+                if line >= first {
+                    if current.len() < SHOW {
+                        current.push(c);
+                    } else {
+                        truncated = true;
+                    }
+                }
+            }
+        }
+        s.bump()?;
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;
