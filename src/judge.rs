@@ -171,13 +171,13 @@ impl Engine {
         let mut args = artifact.args.clone();
         args.extend_from_slice(extra_args);
         let mut all_readable = artifact.readable.clone();
-        all_readable.extend_from_slice(readable);
+        all_readable.extend(readable.iter().map(|p| absolute(p)));
         let spec = RunSpec {
             program: artifact.program.clone(),
             args,
             env: build::base_env(&dir),
             workdir: dir.clone(),
-            stdin: stdin.map(Path::to_path_buf),
+            stdin: stdin.map(absolute),
             stdout: stdout.clone(),
             stderr: stderr.clone(),
             readable: all_readable,
@@ -320,11 +320,8 @@ impl Engine {
                 checker::check(kind, output, answer).map_err(|e| format!("checker failed: {e}"))
             }
             Checker::Custom(artifact) => {
-                let files = [
-                    input.to_path_buf(),
-                    output.to_path_buf(),
-                    answer.to_path_buf(),
-                ];
+                // The checker runs in its own working folder: hand it absolute paths.
+                let files = [absolute(input), absolute(output), absolute(answer)];
                 let args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
                 let (run, out, err) = self
                     .execute(artifact, &args, None, &files, checker_limits())
@@ -347,6 +344,10 @@ impl Engine {
             }
         }
     }
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// The limits a solution runs under.

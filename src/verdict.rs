@@ -127,9 +127,9 @@ pub fn classify_run(run: &RunOutcome, memory_limit: u64) -> Option<(Verdict, Str
         return Some((
             Verdict::MLE,
             format!(
-                "peak memory {} over the limit of {}",
-                crate::report::mib(run.peak_memory),
-                crate::report::mib(memory_limit)
+                "hit the memory limit of {} (peak {})",
+                crate::report::mib(memory_limit),
+                crate::report::mib(run.peak_memory)
             ),
         ));
     }

@@ -12,6 +12,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+mod cgroup;
 mod naive;
 
 /// Resource limits of one run.

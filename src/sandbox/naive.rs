@@ -1,6 +1,7 @@
 //! Plain processes: rlimits, a process group, wait4 rusage and a polling watchdog.
 //! The weakest layer; used when nothing better is available.
 
+use super::cgroup::{RunGroup, V1};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
 use std::fs::File;
 use std::io::{Read, Write};
@@ -10,20 +11,51 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-pub struct Naive;
+pub struct Naive {
+    cgroups: Result<V1, String>,
+}
 
 impl Naive {
     pub fn new() -> Naive {
-        Naive
+        Naive {
+            cgroups: V1::probe_system(),
+        }
     }
 
     pub fn layers(&self) -> Vec<Layer> {
-        vec![Layer {
+        let mut layers = vec![Layer {
             name: "rlimits".into(),
             active: true,
-            detail: "CPU, stack and file-size rlimits; wait4 rusage".into(),
+            detail: "CPU-time backstop and stack rlimits".into(),
             hint: None,
-        }]
+        }];
+        for (name, what) in [
+            (
+                "cgroup memory",
+                "memory limit and peak memory of the run's tree",
+            ),
+            (
+                "cgroup cpuacct",
+                "CPU time of the run's tree (threads and children)",
+            ),
+            ("cgroup pids", "process limit; kills the whole tree"),
+        ] {
+            layers.push(match &self.cgroups {
+                Ok(_) => Layer {
+                    name: name.into(),
+                    active: true,
+                    detail: format!("{what} (cgroup v1)"),
+                    hint: None,
+                },
+                Err(why) => Layer {
+                    name: name.into(),
+                    active: false,
+                    detail: why.clone(),
+                    hint: Some("run as root on a machine with cgroup v1 memory, cpuacct and pids hierarchies".into()),
+                },
+            });
+        }
+        layers
     }
 
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
@@ -48,9 +80,31 @@ impl Naive {
             .process_group(0);
         let cpu_secs = limits.cpu.as_secs() + 1;
         let stack = limits.stack;
-        // SAFETY: only async-signal-safe calls (setrlimit) between fork and exec.
+        let group = match &self.cgroups {
+            Ok(v1) => Some(
+                v1.create(limits.memory, limits.processes)
+                    .map_err(SandboxError::Setup)?,
+            ),
+            Err(_) => None,
+        };
+        let procs = group
+            .as_ref()
+            .map(RunGroup::procs_files)
+            .unwrap_or_default();
+        // SAFETY: only async-signal-safe calls (open, write, close, setrlimit) between fork and exec.
         unsafe {
             cmd.pre_exec(move || {
+                for p in &procs {
+                    let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    let r = libc::write(fd, b"0".as_ptr().cast(), 1);
+                    libc::close(fd);
+                    if r < 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                }
                 set_rlimit(libc::RLIMIT_CPU, cpu_secs, cpu_secs + 1)?;
                 set_rlimit(libc::RLIMIT_STACK, stack, stack)?;
                 set_rlimit(libc::RLIMIT_CORE, 0, 0)?;
@@ -71,6 +125,8 @@ impl Naive {
         );
         let err_drain = drain(child.stderr.take(), stderr_file, limits.stderr, None);
         let mut wall_killed = false;
+        let mut cpu_killed = false;
+        let mut polls = 0u64;
         let (status, usage) = loop {
             let mut status = 0;
             // SAFETY: rusage is plain old data; wait4 fills it.
@@ -88,22 +144,42 @@ impl Naive {
             }
             if !wall_killed && start.elapsed() > limits.wall {
                 wall_killed = true;
-                // SAFETY: signalling our own process group.
-                unsafe { libc::killpg(pid, libc::SIGKILL) };
+                kill(pid, group.as_ref());
+            }
+            polls += 1;
+            if let (Some(g), false) = (&group, cpu_killed) {
+                if polls % 4 == 0 && g.cpu_time() > limits.cpu {
+                    cpu_killed = true;
+                    kill(pid, Some(g));
+                }
             }
             std::thread::sleep(Duration::from_millis(1));
         };
         let wall_time = start.elapsed();
-        // SAFETY: kill any leftovers of the group.
-        unsafe { libc::killpg(pid, libc::SIGKILL) };
+        // Daemons and setsid children die with the run.
+        kill(pid, group.as_ref());
         let termination = if libc::WIFSIGNALED(status) {
             Termination::Signaled(libc::WTERMSIG(status))
         } else {
             Termination::Exited(libc::WEXITSTATUS(status))
         };
         let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-        let cpu_time = tv(usage.ru_utime) + tv(usage.ru_stime);
-        let peak_memory = usage.ru_maxrss as u64 * 1024;
+        let (cpu_time, peak_memory, memory_evidence) = match &group {
+            Some(g) => {
+                let (oom, failcnt) = g.memory_evidence();
+                let clean = termination == Termination::Exited(0);
+                (g.cpu_time(), g.peak_memory(), oom || (failcnt && !clean))
+            }
+            None => {
+                let peak = usage.ru_maxrss as u64 * 1024;
+                (
+                    tv(usage.ru_utime) + tv(usage.ru_stime),
+                    peak,
+                    peak > limits.memory,
+                )
+            }
+        };
+        drop(group);
         let stdout_bytes = out_drain.join().unwrap_or(0);
         let _ = err_drain.join();
         Ok(RunOutcome {
@@ -111,12 +187,20 @@ impl Naive {
             cpu_time,
             wall_time,
             peak_memory,
-            cpu_limit_exceeded: cpu_time > limits.cpu,
+            cpu_limit_exceeded: cpu_killed || cpu_time > limits.cpu,
             wall_limit_exceeded: wall_killed,
-            memory_limit_exceeded: peak_memory > limits.memory,
+            memory_limit_exceeded: memory_evidence,
             output_limit_exceeded: over.load(Ordering::SeqCst),
             stdout_bytes,
         })
+    }
+}
+
+fn kill(pid: libc::pid_t, group: Option<&RunGroup>) {
+    // SAFETY: signalling the run's own process group.
+    unsafe { libc::killpg(pid, libc::SIGKILL) };
+    if let Some(g) = group {
+        g.kill_all();
     }
 }
 
