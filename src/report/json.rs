@@ -12,6 +12,8 @@ struct Run<'a> {
     problem: &'a str,
     solution: &'a str,
     isolation: IsolationLevel,
+    /// The judge process's own peak memory, for checking that checkers stream.
+    judge_memory_kib: u64,
     #[serde(flatten)]
     report: &'a SubmissionReport,
 }
@@ -28,7 +30,19 @@ pub fn run_document(
         problem,
         solution,
         isolation,
+        judge_memory_kib: own_peak_kib(),
         report,
     })
     .expect("reports always serialize")
+}
+
+/// Peak resident memory of the judge process itself (not of its children).
+fn own_peak_kib() -> u64 {
+    // SAFETY: rusage is plain data filled by getrusage.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer for the duration of the call.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0;
+    }
+    usage.ru_maxrss.max(0) as u64
 }

@@ -233,3 +233,33 @@ fn cpu_time_and_memory_are_measured_exactly() {
         "100 MiB touched reported as {mib:.1} MiB"
     );
 }
+
+#[test]
+fn a_40_mb_output_is_checked_in_small_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("big");
+    std::fs::create_dir_all(pkg.join("tests")).unwrap();
+    std::fs::write(
+        pkg.join("problem.toml"),
+        "name = \"Big\"\n[limits]\ntime_limit = 10\nmemory = 256\noutput = 64\n",
+    )
+    .unwrap();
+    std::fs::write(pkg.join("tests/1.in"), "5000000\n").unwrap();
+    let answer: String = (0..5_000_000u32)
+        .map(|i| format!("{}\n", i % 10_000_000))
+        .collect();
+    assert!(answer.len() > 38_000_000);
+    std::fs::write(pkg.join("tests/1.ans"), answer).unwrap();
+    let doc = judge()
+        .arg("run")
+        .arg(&pkg)
+        .arg(program("count.c"))
+        .arg("--json")
+        .output()
+        .expect_verdict("AC");
+    let kib = doc["judge_memory_kib"].as_u64().unwrap();
+    assert!(
+        kib > 0 && kib < 64 * 1024,
+        "the judge peaked at {kib} KiB while checking 40 MB"
+    );
+}
