@@ -1,5 +1,6 @@
 //! Integration tests: the `judge` binary driven as a user would, every hostile run contained.
 
+mod crosscheck;
 mod harness;
 mod package_errors;
 mod run;

@@ -15,8 +15,9 @@ seed, n, m, k, wall_pct, mode = sys.argv[1:7]
 rng = random.Random(int(seed))
 n, m, k, wall_pct = int(n), int(m), int(k), int(wall_pct)
 if mode == "tiny":
+    max_n, max_m = n, m
     while True:
-        n, m = rng.randint(1, n), rng.randint(1, m)
+        n, m = rng.randint(1, max_n), rng.randint(1, max_m)
         if n * m >= 4:
             break
     k = rng.randint(3, min(k, n * m - 1))

@@ -1,0 +1,59 @@
+//! Each shipped problem's reference solution agrees with an independent brute force on many small
+//! random inputs (through `judge stress`, so validator, checker and sandbox are all in the loop).
+
+use crate::harness::judge;
+
+fn crosscheck(problem: &str, brute: &str, reference: &str, gen: &str) {
+    let f = judge()
+        .args([
+            "stress",
+            problem,
+            brute,
+            "--against",
+            reference,
+            "--gen",
+            gen,
+            "--seconds",
+            "20",
+        ])
+        .output();
+    f.expect_code(0)
+        .expect_stdout_contains("no failing input found");
+    let tried: u32 = f
+        .stderr()
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix("Stress no failure in ")?
+                .split(' ')
+                .next()?
+                .parse()
+                .ok()
+        })
+        .unwrap_or(0);
+    assert!(
+        tried >= 50,
+        "only {tried} inputs were cross-checked: {}",
+        f.describe()
+    );
+}
+
+#[test]
+fn snake_reference_agrees_with_brute_force() {
+    crosscheck(
+        "snake",
+        "problems/snake/brute.py",
+        "solutions/snake/accepted/bfs-bitset.rs",
+        "gen/random.py {seed} 7 7 9 30 tiny",
+    );
+}
+
+#[test]
+fn black_white_board_reference_agrees_with_brute_force() {
+    crosscheck(
+        "black-white-board",
+        "problems/black-white-board/brute.py",
+        "solutions/black-white-board/accepted/bfs-parents.rs",
+        "gen/boards.py {seed} near:6",
+    );
+}
