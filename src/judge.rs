@@ -276,7 +276,12 @@ impl Engine {
             result.message = message;
             if verdict == Verdict::RE {
                 let err = build::read_capped(&stderr, 300);
-                if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {
+                // The last line says most (Python's exception, C++'s abort message), except for
+                // Rust's hint about backtraces.
+                let useful = |l: &&str| {
+                    !l.trim().is_empty() && !l.starts_with("note: run with `RUST_BACKTRACE")
+                };
+                if let Some(line) = err.lines().rev().find(useful) {
                     result
                         .message
                         .push_str(&format!("; stderr: {}", line.trim()));

@@ -57,3 +57,23 @@ fn black_white_board_reference_agrees_with_brute_force() {
         "gen/boards.py {seed} near:6",
     );
 }
+
+#[test]
+fn huarong_road_reference_agrees_with_brute_force() {
+    crosscheck(
+        "huarong-road",
+        "solutions/huarong-road/time_limit_exceeded/full-bfs-per-game.rs",
+        "solutions/huarong-road/accepted/state-graph-dijkstra.rs",
+        "gen/board.py {seed} 5 6 25 20 mixed",
+    );
+}
+
+#[test]
+fn morning_after_halloween_reference_agrees_with_brute_force() {
+    crosscheck(
+        "morning-after-halloween",
+        "solutions/morning-after-halloween/time_limit_exceeded/iterative-deepening.rs",
+        "solutions/morning-after-halloween/accepted/bfs-numbered-cells.rs",
+        "gen/maze.py {seed} 2 4 8 4 8 0 30 4",
+    );
+}
