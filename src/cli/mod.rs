@@ -108,19 +108,29 @@ impl Drop for Session {
     }
 }
 
-/// Warns on stderr when runs are not fully isolated.
+/// Warns on stderr when runs are not fully isolated, and whether measurements are exact.
 pub fn warn_isolation(sandbox: &Sandbox) {
-    let missing: Vec<String> = sandbox
-        .layers()
-        .into_iter()
+    let layers = sandbox.layers();
+    let missing: Vec<&str> = layers
+        .iter()
         .filter(|l| !l.active)
-        .map(|l| l.name)
+        .map(|l| l.name.as_str())
         .collect();
-    if !missing.is_empty() {
-        eprintln!(
-            "warning: isolation is {:?} (missing: {}); hostile code is less contained and measurements may be approximate. Run `judge doctor` for details.",
-            sandbox.level(),
-            missing.join(", ")
-        );
+    if missing.is_empty() {
+        return;
     }
+    let measured_exactly = layers
+        .iter()
+        .filter(|l| l.name.starts_with("cgroup"))
+        .all(|l| l.active);
+    let measurement = if measured_exactly {
+        "time and memory are still measured exactly (per-run cgroup)"
+    } else {
+        "time and memory measurements are approximate (no per-run cgroup)"
+    };
+    eprintln!(
+        "warning: isolation is {:?} (missing: {}); hostile code is not contained; {measurement}. Run `judge doctor` for details.",
+        sandbox.level(),
+        missing.join(", ")
+    );
 }

@@ -55,6 +55,25 @@ impl Naive {
                 },
             });
         }
+        // Layers of the full sandbox that this build does not provide yet: listed so that
+        // `judge doctor` and the run warning tell the truth.
+        for name in [
+            "pid namespace",
+            "mount namespace and read-only root",
+            "network namespace",
+            "ipc and uts namespaces",
+            "unprivileged user",
+            "no_new_privs",
+            "seccomp filter",
+        ] {
+            layers.push(Layer {
+                name: name.into(),
+                active: false,
+                detail: "not implemented in this build: the program runs as the invoking user"
+                    .into(),
+                hint: Some("do not judge untrusted code until the sandbox issue lands".into()),
+            });
+        }
         layers
     }
 
