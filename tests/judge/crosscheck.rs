@@ -31,8 +31,9 @@ fn crosscheck(problem: &str, brute: &str, reference: &str, gen: &str) {
                 .ok()
         })
         .unwrap_or(0);
+    // About 100-200 inputs fit in 20 s on an idle machine; the floor leaves room for a loaded one.
     assert!(
-        tried >= 50,
+        tried >= 25,
         "only {tried} inputs were cross-checked: {}",
         f.describe()
     );
