@@ -1,13 +1,18 @@
-// TOO BIG: breadth-first search over raw coordinates: a distance table indexed by the row and
-// column of all three ghosts, 16^6 entries of 4 bytes = 64 MiB, before the queue.
+// TOO BIG: breadth-first search over raw coordinates, the table declared like the classic
+// `int dist[17][17][17][17][17][17]` (row and column of all three ghosts): 17^6 entries of 4 bytes
+// = 92 MiB, far over the 64 MiB limit before the queue even starts. Numbering the corridor cells
+// (at most about 150) shrinks the table to a few MiB.
 use std::collections::VecDeque;
 use std::io::Read;
+
+// Cells of a 17 x 17 grid, one ghost's coordinate pair.
+const SIDE: usize = 17 * 17;
 
 fn main() {
     let mut input = String::new();
     std::io::stdin().read_to_string(&mut input).unwrap();
     let mut lines = input.lines();
-    let mut dist = vec![u32::MAX; 1 << 24];
+    let mut dist = vec![u32::MAX; SIDE * SIDE * SIDE];
     while let Some(header) = lines.next() {
         let v: Vec<usize> = header.split_whitespace().map(|t| t.parse().unwrap()).collect();
         let (w, h, n) = (v[0], v[1], v[2]);
@@ -16,32 +21,32 @@ fn main() {
         }
         let rows: Vec<&[u8]> = (0..h).map(|_| lines.next().unwrap().as_bytes()).collect();
         dist.fill(u32::MAX);
-        let mut start = [0usize; 3];
-        let mut goal = [0usize; 3];
+        // Missing ghosts sit on wall cells of their own in the top row and never move.
+        let mut start = [0usize, 1, 2];
+        let mut goal = [0usize, 1, 2];
         for r in 0..h {
             for c in 0..w {
                 let ch = rows[r][c];
                 if ch.is_ascii_lowercase() {
-                    start[(ch - b'a') as usize] = r * 16 + c;
+                    start[(ch - b'a') as usize] = r * 17 + c;
                 } else if ch.is_ascii_uppercase() {
-                    goal[(ch - b'A') as usize] = r * 16 + c;
+                    goal[(ch - b'A') as usize] = r * 17 + c;
                 }
             }
         }
-        // Missing ghosts sit on the wall in the corner and never move.
         let moves = |p: usize, real: bool| -> Vec<usize> {
             if !real {
                 return vec![p];
             }
             let mut v = vec![p];
-            for q in [p - 16, p + 16, p - 1, p + 1] {
-                if rows[q / 16][q % 16] != b'#' {
+            for q in [p - 17, p + 17, p - 1, p + 1] {
+                if rows[q / 17][q % 17] != b'#' {
                     v.push(q);
                 }
             }
             v
         };
-        let enc = |a: usize, b: usize, c: usize| (a << 16) | (b << 8) | c;
+        let enc = |a: usize, b: usize, c: usize| (a * SIDE + b) * SIDE + c;
         dist[enc(start[0], start[1], start[2])] = 0;
         let mut queue = VecDeque::from([(start[0], start[1], start[2])]);
         let mut answer = 0;
