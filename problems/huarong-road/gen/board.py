@@ -6,6 +6,7 @@ MODE: random - E, S, T random open cells (E != S)
       island - T is an open cell walled in by fixed pieces: every game is impossible, so a search
                that does not stop early explores everything
       same   - S = T in every other game, with the blank far away
+      near   - the blank starts next to S in every other game, on T in the others
       mixed  - a mix of all of the above
 Everything random comes from SEED.
 """
@@ -16,6 +17,7 @@ from collections import deque
 seed, n, m, blocked, q, mode = sys.argv[1:7]
 rng = random.Random(int(seed))
 n, m, blocked, q = int(n), int(m), int(blocked), int(q)
+assert n * m >= 2, "a game needs two movable cells: the blank and the piece"
 grid = [[0 if rng.randrange(100) < blocked else 1 for _ in range(m)] for _ in range(n)]
 island = None
 if mode in ("island", "mixed") and n >= 3 and m >= 3:
@@ -60,6 +62,13 @@ for i in range(q):
         far = far_from(s)
         if far != s:
             e = far
+    elif kind == "near":
+        t = rng.choice(open_cells)
+        sides = [c for c in open_cells if abs(c[0] - s[0]) + abs(c[1] - s[1]) == 1]
+        if i % 2 == 0 and sides:
+            e = rng.choice(sides)
+        elif t != s:
+            e = t
     else:
         t = rng.choice(open_cells)
     if e == s:
