@@ -1,78 +1,114 @@
-// Checker for black-white-board (testlib protocol): checker <input> <output> <answer>.
-// Exit 0 AC, 1 WA, 2 PE, 3 when the jury's files are broken. Any optimal sequence is accepted:
-// the count must equal the jury's minimum, every move must swap two edge-adjacent cells on the
-// board, and the moves applied in order must turn the start board into the target.
+//! Checker for black-white-board (testlib protocol): `checker <input> <output> <answer>`.
+//!
+//! Exit 0 AC, 1 WA, 3 when the jury's own files are broken (never because of the contestant).
+//! Many shortest sequences exist, so the contestant's moves are replayed instead of compared:
+//! line 1 must be the jury's minimum k, then exactly k lines `abcd` (swap row a column b with
+//! row c column d, 1-based, the two cells edge-adjacent, either order), and replaying them in
+//! order must turn the start board into the target. Every malformed output is WA, not PE, so a
+//! missing, extra or blank move line is simply a wrong answer.
+//! Like the judge's `lines` checker, trailing spaces (and `\r`) on a line and empty lines at the
+//! very end are ignored; nothing else is.
 use std::process::exit;
 
-fn verdict(code: i32, message: String) -> ! {
+const AC: i32 = 0;
+const WA: i32 = 1;
+const JURY_ERROR: i32 = 3;
+
+fn finish(code: i32, message: &str) -> ! {
     eprintln!("{message}");
     exit(code)
 }
 
 fn read(path: &str) -> Vec<u8> {
-    std::fs::read(path).unwrap_or_else(|e| verdict(3, format!("cannot read {path}: {e}")))
+    std::fs::read(path).unwrap_or_else(|e| finish(JURY_ERROR, &format!("cannot read {path}: {e}")))
+}
+
+/// A printable excerpt of untrusted text, so a huge or binary token cannot flood the message.
+fn excerpt(bytes: &[u8]) -> String {
+    let shown: String = String::from_utf8_lossy(&bytes[..bytes.len().min(20)]).escape_debug().collect();
+    if bytes.len() > 20 {
+        format!("`{shown}`... ({} bytes)", bytes.len())
+    } else {
+        format!("`{shown}`")
+    }
+}
+
+/// Lines without their trailing whitespace, empty lines at the end dropped.
+fn lines(text: &[u8]) -> Vec<&[u8]> {
+    let mut lines: Vec<&[u8]> = text
+        .split(|&b| b == b'\n')
+        .map(|line| {
+            let end = line.iter().rposition(|b| !b" \t\r".contains(b)).map_or(0, |i| i + 1);
+            &line[..end]
+        })
+        .collect();
+    while lines.last().is_some_and(|line| line.is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
+/// Replays a whole output (count line + moves) from `start`. Ok(number of moves) when every line
+/// is well formed and the final board is `target`; Err(reason) otherwise.
+fn replay(text: &[u8], start: [u8; 16], target: [u8; 16]) -> Result<usize, String> {
+    let lines = lines(text);
+    let Some((first, moves)) = lines.split_first() else {
+        return Err("empty output".into());
+    };
+    // At most 9 digits: no overflow, and no sane count is longer.
+    if first.is_empty() || first.len() > 9 || !first.iter().all(u8::is_ascii_digit) {
+        return Err(format!("line 1 must be the number of moves, found {}", excerpt(first)));
+    }
+    let count: usize = std::str::from_utf8(first).unwrap().parse().unwrap();
+    if moves.len() != count {
+        return Err(format!("{count} moves announced but {} move lines follow", moves.len()));
+    }
+    let mut board = start;
+    for (i, mv) in moves.iter().enumerate() {
+        let line = i + 2;
+        if mv.len() != 4 || !mv.iter().all(|b| (b'1'..=b'4').contains(b)) {
+            return Err(format!("line {line}: {} is not a move: four digits 1-4 expected", excerpt(mv)));
+        }
+        let [r1, c1, r2, c2] = [0, 1, 2, 3].map(|k| usize::from(mv[k] - b'1'));
+        if r1.abs_diff(r2) + c1.abs_diff(c2) != 1 {
+            return Err(format!(
+                "line {line}: cells ({}, {}) and ({}, {}) are not edge-adjacent",
+                r1 + 1, c1 + 1, r2 + 1, c2 + 1
+            ));
+        }
+        board.swap(4 * r1 + c1, 4 * r2 + c2);
+    }
+    if board != target {
+        let rows: Vec<String> = board.chunks(4).map(|r| r.iter().map(|d| d.to_string()).collect()).collect();
+        return Err(format!("after the {count} moves the board is {}, not the target", rows.join("/")));
+    }
+    Ok(count)
 }
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() < 4 {
-        verdict(3, "usage: checker <input> <output> <answer>".into());
+        finish(JURY_ERROR, "usage: checker <input> <output> <answer>");
     }
-    let input = read(&args[1]);
-    let output = read(&args[2]);
-    let answer = read(&args[3]);
+    let (input, output, answer) = (read(&args[1]), read(&args[2]), read(&args[3]));
 
-    let digits: Vec<u8> = input.iter().copied().filter(u8::is_ascii_digit).map(|b| b - b'0').collect();
-    if digits.len() != 32 {
-        verdict(3, format!("the input has {} digits, not 32", digits.len()));
+    let digits: Vec<u8> = input.iter().filter(|b| !b.is_ascii_whitespace()).map(|b| b.wrapping_sub(b'0')).collect();
+    if digits.len() != 32 || digits.iter().any(|&d| d > 1) {
+        finish(JURY_ERROR, "the input is not 32 digits 0/1");
     }
-    let mut board: Vec<u8> = digits[..16].to_vec();
-    let target: Vec<u8> = digits[16..].to_vec();
-    let jury: usize = String::from_utf8_lossy(&answer)
-        .split_whitespace()
-        .next()
-        .and_then(|t| t.parse().ok())
-        .unwrap_or_else(|| verdict(3, "the answer file does not start with a move count".into()));
+    let start: [u8; 16] = digits[..16].try_into().unwrap();
+    let target: [u8; 16] = digits[16..].try_into().unwrap();
 
-    let text = String::from_utf8_lossy(&output);
-    let mut tokens = text.split_whitespace();
-    let count_token = tokens.next().unwrap_or_else(|| verdict(1, "empty output".into()));
-    let count: usize = match count_token.parse() {
-        Ok(c) if count_token.bytes().all(|b| b.is_ascii_digit()) => c,
-        _ => verdict(1, format!("the first line must be the number of moves, found `{}`", short(count_token))),
-    };
-    let moves: Vec<&str> = tokens.collect();
-    if moves.len() != count {
-        verdict(1, format!("{count} moves announced but {} move lines follow", moves.len()));
-    }
-    for (i, m) in moves.iter().enumerate() {
-        let b = m.as_bytes();
-        if b.len() != 4 || !b.iter().all(|c| (b'1'..=b'4').contains(c)) {
-            verdict(1, format!("move {}: `{}` is not four digits 1-4 (row, column, row, column)", i + 1, short(m)));
-        }
-        let (r1, c1, r2, c2) = ((b[0] - b'1') as i32, (b[1] - b'1') as i32, (b[2] - b'1') as i32, (b[3] - b'1') as i32);
-        if (r1 - r2).abs() + (c1 - c2).abs() != 1 {
-            verdict(1, format!("move {}: cells ({}, {}) and ({}, {}) are not edge-adjacent", i + 1, r1 + 1, c1 + 1, r2 + 1, c2 + 1));
-        }
-        board.swap((r1 * 4 + c1) as usize, (r2 * 4 + c2) as usize);
-    }
-    if board != target {
-        let shown: Vec<String> = board.chunks(4).map(|r| r.iter().map(|d| d.to_string()).collect()).collect();
-        verdict(1, format!("after the moves the board is {}, not the target", shown.join("/")));
-    }
-    if count > jury {
-        verdict(1, format!("{count} moves is not the minimum ({jury})"));
-    }
-    if count < jury {
-        verdict(3, format!("the contestant found {count} moves, fewer than the jury's {jury}: the answer file is wrong"));
-    }
-    verdict(0, format!("{count} moves"))
-}
-
-fn short(t: &str) -> String {
-    if t.chars().count() > 20 {
-        format!("{}…", t.chars().take(20).collect::<String>())
-    } else {
-        t.to_string()
+    // The jury's answer is replayed too: a broken answer file must never judge a contestant.
+    let jury = replay(&answer, start, target)
+        .unwrap_or_else(|why| finish(JURY_ERROR, &format!("the answer file is wrong: {why}")));
+    match replay(&output, start, target) {
+        Err(why) => finish(WA, &why),
+        Ok(count) if count > jury => finish(WA, &format!("{count} moves, but {jury} are enough")),
+        Ok(count) if count < jury => finish(
+            JURY_ERROR,
+            &format!("the contestant needs only {count} moves, fewer than the jury's {jury}: the answer file is wrong"),
+        ),
+        Ok(count) => finish(AC, &format!("{count} moves, minimal")),
     }
 }
