@@ -55,7 +55,7 @@ fn black_white_board_reference_agrees_with_brute_force() {
         "black-white-board",
         "problems/black-white-board/brute.py",
         "solutions/black-white-board/accepted/bfs-parents.rs",
-        "gen/boards.py {seed} near:6",
+        "gen/boards.py {seed} dist:6",
     );
 }
 
