@@ -164,7 +164,7 @@ impl Finished {
     }
 }
 
-/// Runs `program args` in its own PID namespace and capped cgroup; cleans up whatever is left.
+/// Runs `program args` in its own namespaces and capped cgroup; cleans up whatever is left.
 pub fn contained(program: &str, args: &[OsString], dir: &Path) -> Output {
     let name = format!(
         "judge-test-{}-{}",
@@ -174,8 +174,21 @@ pub fn contained(program: &str, args: &[OsString], dir: &Path) -> Output {
     let cgroups = Cgroups::create(&name);
     let mut cmd = if has_unshare() {
         let mut c = Command::new("unshare");
-        c.args(["--pid", "--fork", "--kill-child", "--"])
-            .arg(program);
+        // Its own PID, mount, network, IPC and UTS namespaces: a sandbox bug that kills, mounts
+        // or listens stays inside the test.
+        c.args([
+            "--pid",
+            "--fork",
+            "--kill-child",
+            "--mount",
+            "--propagation",
+            "private",
+            "--net",
+            "--ipc",
+            "--uts",
+            "--",
+        ])
+        .arg(program);
         c
     } else {
         Command::new(program)
