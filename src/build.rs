@@ -126,6 +126,7 @@ pub fn build(
             stdout: log_out.clone(),
             stderr: log_err.clone(),
             readable: readable.clone(),
+            scratch_workdir: false,
             limits: limits.clone(),
         };
         let outcome = sandbox.run(&spec)?;

@@ -181,6 +181,7 @@ impl Engine {
             stdout: stdout.clone(),
             stderr: stderr.clone(),
             readable: all_readable,
+            scratch_workdir: true,
             limits,
         };
         let outcome = self.sandbox.run(&spec);

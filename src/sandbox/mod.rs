@@ -13,7 +13,12 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 mod cgroup;
+mod isolated;
 mod naive;
+pub mod seccomp;
+mod sys;
+mod wire;
+pub mod worker;
 
 /// Resource limits of one run.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,6 +50,10 @@ pub struct RunSpec {
     pub env: Vec<(OsString, OsString)>,
     /// Working directory: fresh, writable by the program, the only writable place besides a private /tmp.
     pub workdir: PathBuf,
+    /// Give the program an empty private scratch folder (a size- and inode-capped tmpfs counted as
+    /// its memory) at `workdir` instead of the host folder; nothing written there survives the run.
+    /// Builds say false: the executable they write must stay.
+    pub scratch_workdir: bool,
     /// File given as stdin, read-only; `None` means /dev/null.
     pub stdin: Option<PathBuf>,
     /// File that receives stdout (created or truncated by the sandbox; at most `limits.output` bytes).
@@ -128,25 +137,40 @@ pub enum SandboxError {
 /// A prepared sandbox. Create one per worker and reuse it for many runs; runs through one
 /// `Sandbox` happen one at a time.
 pub struct Sandbox {
-    inner: naive::Naive,
+    backend: Backend,
+}
+
+enum Backend {
+    Isolated(Box<isolated::Isolated>),
+    /// Plain processes; the reason the full sandbox is unavailable.
+    Naive(naive::Naive, String),
 }
 
 impl Sandbox {
-    /// Probes the machine and prepares the strongest isolation available.
+    /// Probes the machine and prepares the strongest isolation available: the full sandbox when
+    /// the judge runs as root on Linux, else plain processes under rlimits (and cgroups if usable).
     pub fn new() -> Result<Sandbox, SandboxError> {
-        Ok(Sandbox {
-            inner: naive::Naive::new(),
-        })
+        let backend = match isolated::Isolated::new() {
+            Ok(i) => Backend::Isolated(Box::new(i)),
+            Err(why) => Backend::Naive(naive::Naive::new(), why),
+        };
+        Ok(Sandbox { backend })
     }
 
     /// Runs one program to completion (or to a limit) and reports how it ended.
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
-        self.inner.run(spec)
+        match &mut self.backend {
+            Backend::Isolated(i) => i.run(spec),
+            Backend::Naive(n, _) => n.run(spec),
+        }
     }
 
     /// Each isolation layer with its status (for `judge doctor`).
     pub fn layers(&self) -> Vec<Layer> {
-        self.inner.layers()
+        match &self.backend {
+            Backend::Isolated(i) => i.layers(),
+            Backend::Naive(n, why) => n.layers(why),
+        }
     }
 
     /// Summary of [`Sandbox::layers`].
@@ -160,4 +184,31 @@ impl Sandbox {
             IsolationLevel::None
         }
     }
+}
+
+/// The cgroup layers, active or with the reason they are missing.
+fn cgroup_layers(cgroups: &Result<cgroup::V1, String>) -> Vec<Layer> {
+    [
+        ("cgroup memory", "memory limit and peak memory of the run's tree"),
+        ("cgroup cpuacct", "CPU time of the run's tree (threads and children)"),
+        ("cgroup pids", "process limit; kills the whole tree"),
+    ]
+    .into_iter()
+    .map(|(name, what)| match cgroups {
+        Ok(_) => Layer {
+            name: name.into(),
+            active: true,
+            detail: format!("{what} (cgroup v1)"),
+            hint: None,
+        },
+        Err(why) => Layer {
+            name: name.into(),
+            active: false,
+            detail: why.clone(),
+            hint: Some(
+                "run as root on a machine with cgroup v1 memory, cpuacct and pids hierarchies, or cgroup v2 with those controllers delegated".into(),
+            ),
+        },
+    })
+    .collect()
 }

@@ -22,41 +22,15 @@ impl Naive {
         }
     }
 
-    pub fn layers(&self) -> Vec<Layer> {
+    /// The layers of plain processes; `why` tells why the full sandbox is not in use.
+    pub fn layers(&self, why: &str) -> Vec<Layer> {
         let mut layers = vec![Layer {
             name: "rlimits".into(),
             active: true,
             detail: "CPU-time backstop and stack rlimits".into(),
             hint: None,
         }];
-        for (name, what) in [
-            (
-                "cgroup memory",
-                "memory limit and peak memory of the run's tree",
-            ),
-            (
-                "cgroup cpuacct",
-                "CPU time of the run's tree (threads and children)",
-            ),
-            ("cgroup pids", "process limit; kills the whole tree"),
-        ] {
-            layers.push(match &self.cgroups {
-                Ok(_) => Layer {
-                    name: name.into(),
-                    active: true,
-                    detail: format!("{what} (cgroup v1)"),
-                    hint: None,
-                },
-                Err(why) => Layer {
-                    name: name.into(),
-                    active: false,
-                    detail: why.clone(),
-                    hint: Some("run as root on a machine with cgroup v1 memory, cpuacct and pids hierarchies".into()),
-                },
-            });
-        }
-        // Layers of the full sandbox that this build does not provide yet: listed so that
-        // `judge doctor` and the run warning tell the truth.
+        layers.extend(super::cgroup_layers(&self.cgroups));
         for name in [
             "pid namespace",
             "mount namespace and read-only root",
@@ -69,9 +43,10 @@ impl Naive {
             layers.push(Layer {
                 name: name.into(),
                 active: false,
-                detail: "not implemented in this build: the program runs as the invoking user"
-                    .into(),
-                hint: Some("do not judge untrusted code until the sandbox issue lands".into()),
+                detail: format!("no sandbox worker: {why}; programs run as the invoking user"),
+                hint: Some(
+                    "run the judge as root (e.g. `sudo judge ...`): the sandbox needs to create namespaces, mount a private root and switch to an unprivileged uid".into(),
+                ),
             });
         }
         layers
@@ -136,13 +111,14 @@ impl Naive {
             .map_err(io(format!("start {}", spec.program.display())))?;
         let pid = child.id() as libc::pid_t;
         let over = Arc::new(AtomicBool::new(false));
-        let out_drain = drain(
-            child.stdout.take(),
-            stdout_file,
-            limits.output,
-            Some((pid, over.clone())),
-        );
-        let err_drain = drain(child.stderr.take(), stderr_file, limits.stderr, None);
+        let out_drain = child
+            .stdout
+            .take()
+            .map(|p| drain(p, stdout_file, limits.output, Some(over.clone())));
+        let err_drain = child
+            .stderr
+            .take()
+            .map(|p| drain(p, stderr_file, limits.stderr, None));
         let mut wall_killed = false;
         let mut cpu_killed = false;
         let mut polls = 0u64;
@@ -163,6 +139,9 @@ impl Naive {
             }
             if !wall_killed && start.elapsed() > limits.wall {
                 wall_killed = true;
+                kill(pid, group.as_ref());
+            }
+            if over.load(Ordering::SeqCst) {
                 kill(pid, group.as_ref());
             }
             polls += 1;
@@ -199,8 +178,8 @@ impl Naive {
             }
         };
         drop(group);
-        let stdout_bytes = out_drain.join().unwrap_or(0);
-        let _ = err_drain.join();
+        let stdout_bytes = out_drain.and_then(|d| d.join().ok()).unwrap_or(0);
+        let _ = err_drain.map(|d| d.join());
         Ok(RunOutcome {
             termination,
             cpu_time,
@@ -223,16 +202,16 @@ fn kill(pid: libc::pid_t, group: Option<&RunGroup>) {
     }
 }
 
-/// Copies a pipe into a file, keeping at most `cap` bytes. Past the cap, stdout (with `over`) kills
-/// the process group and flags OLE; stderr is read and discarded so the program never blocks.
-fn drain<R: Read + Send + 'static>(
-    pipe: Option<R>,
+/// Copies a pipe into a file, keeping at most `cap` bytes. Past the cap, stdout (with `over`) flags
+/// OLE and stops reading (the run's watchdog kills the tree); stderr is read and discarded so the
+/// program never blocks.
+pub fn drain<R: Read + Send + 'static>(
+    mut pipe: R,
     mut file: File,
     cap: u64,
-    over: Option<(libc::pid_t, Arc<AtomicBool>)>,
+    over: Option<Arc<AtomicBool>>,
 ) -> std::thread::JoinHandle<u64> {
     std::thread::spawn(move || {
-        let Some(mut pipe) = pipe else { return 0 };
         let mut kept = 0u64;
         let mut buf = vec![0u8; 64 * 1024];
         loop {
@@ -246,10 +225,8 @@ fn drain<R: Read + Send + 'static>(
                 kept += take as u64;
             }
             if n > room {
-                if let Some((pid, flag)) = &over {
+                if let Some(flag) = &over {
                     flag.store(true, Ordering::SeqCst);
-                    // SAFETY: signalling the run's own process group.
-                    unsafe { libc::killpg(*pid, libc::SIGKILL) };
                     break;
                 }
             }

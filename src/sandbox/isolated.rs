@@ -1,0 +1,354 @@
+//! The judge's side of the full sandbox: starts a worker (see `worker.rs`) once, then for each run
+//! prepares the run's cgroup, pipes and detached mounts, hands them to the worker, and watches the
+//! run (CPU time from the cgroup, wall clock, output size) until it ends or must be killed.
+
+use super::cgroup::{RunGroup, V1};
+use super::naive::drain;
+use super::sys;
+use super::wire::{self, Reply, Request};
+use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
+use std::fs::File;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// First uid/gid of sandboxed programs; worker k of a judge uses FIRST_UID + k.
+pub const FIRST_UID: u32 = 60000;
+static WORKERS: AtomicU32 = AtomicU32::new(0);
+
+pub struct Isolated {
+    sock: OwnedFd,
+    worker: Child,
+    /// Folder whose `root` subfolder the worker mounts its prepared root on (in its namespace).
+    base: PathBuf,
+    uid: u32,
+    cgroups: Result<V1, String>,
+    worker_layers: Vec<(String, String)>,
+}
+
+impl Isolated {
+    /// Starts a worker; `Err(why)` when this machine or user cannot have one.
+    pub fn new() -> Result<Isolated, String> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("the judge is not running as root".into());
+        }
+        let exe = std::fs::read_link("/proc/self/exe")
+            .map_err(|e| format!("cannot find the judge's own executable: {e}"))?;
+        let base = tempfile::Builder::new()
+            .prefix("judge-sandbox-")
+            .tempdir()
+            .map_err(|e| format!("cannot create the sandbox folder: {e}"))?
+            .keep();
+        crate::interrupt::register(base.clone());
+        let root = base.join("root");
+        let cleanup = |why: String| {
+            let _ = std::fs::remove_dir_all(&base);
+            crate::interrupt::unregister(&base);
+            why
+        };
+        std::fs::create_dir(&root)
+            .map_err(|e| cleanup(format!("cannot create {}: {e}", root.display())))?;
+        let (mine, theirs) =
+            wire::socket_pair().map_err(|e| cleanup(format!("socketpair: {e}")))?;
+        let mut cmd = Command::new(&exe);
+        cmd.arg("__sandbox-worker")
+            .arg(&root)
+            .env_clear()
+            .stdin(Stdio::from(theirs))
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit());
+        // SAFETY: prctl is async-signal-safe.
+        unsafe {
+            cmd.pre_exec(|| {
+                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                Ok(())
+            });
+        }
+        let worker = cmd.spawn().map_err(|e| {
+            cleanup(format!(
+                "cannot start the sandbox worker {}: {e}",
+                exe.display()
+            ))
+        })?;
+        let mut this = Isolated {
+            sock: mine,
+            worker,
+            base: base.clone(),
+            uid: FIRST_UID + WORKERS.fetch_add(1, Ordering::SeqCst),
+            cgroups: V1::probe_system(),
+            worker_layers: Vec::new(),
+        };
+        match wire::recv_json::<Reply>(&this.sock) {
+            Ok(Some((Reply::Ready { layers }, _))) => this.worker_layers = layers,
+            Ok(Some((Reply::Unavailable { why }, _))) => return Err(why),
+            Ok(_) => return Err("the sandbox worker ended before it was ready".into()),
+            Err(e) => return Err(format!("the sandbox worker did not answer: {e}")),
+        }
+        Ok(this)
+    }
+
+    pub fn layers(&self) -> Vec<Layer> {
+        let active = |name: &str, detail: String| Layer {
+            name: name.into(),
+            active: true,
+            detail,
+            hint: None,
+        };
+        let mut layers = vec![active(
+            "pid namespace",
+            "each run has its own PID namespace; its init reaps everything and the kernel kills what is left when the program ends".into(),
+        )];
+        for (name, detail) in &self.worker_layers {
+            layers.push(active(name, detail.clone()));
+        }
+        layers.push(active(
+            "unprivileged user",
+            format!(
+                "programs and compilers run as uid/gid {} with an empty capability bounding set",
+                self.uid
+            ),
+        ));
+        layers.push(active(
+            "no_new_privs",
+            "set before exec: setuid binaries and file capabilities grant nothing".into(),
+        ));
+        layers.push(active(
+            "seccomp filter",
+            format!(
+                "denies {} system calls with EPERM (ptrace, mount, unshare, setns, bpf, perf_event_open, keyctl, io_uring, kexec, modules, ...), namespace flags of clone, and foreign ABIs",
+                super::seccomp::denied().len()
+            ),
+        ));
+        layers.push(active(
+            "rlimits",
+            "stack = memory limit, CPU-time backstop, file size cap, no core dumps".into(),
+        ));
+        layers.extend(super::cgroup_layers(&self.cgroups));
+        layers
+    }
+
+    pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
+        let io = |action: String| move |source| SandboxError::Io { action, source };
+        let limits = spec.limits.clone();
+        let stdin = match &spec.stdin {
+            Some(p) => File::open(p).map_err(io(format!("open {}", p.display())))?,
+            None => File::open("/dev/null").map_err(io("open /dev/null".into()))?,
+        };
+        let stdout_file =
+            File::create(&spec.stdout).map_err(io(format!("create {}", spec.stdout.display())))?;
+        let stderr_file =
+            File::create(&spec.stderr).map_err(io(format!("create {}", spec.stderr.display())))?;
+        let (out_r, out_w) = sys::pipe().map_err(io("create a pipe".into()))?;
+        let (err_r, err_w) = sys::pipe().map_err(io("create a pipe".into()))?;
+        let group = match &self.cgroups {
+            Ok(v1) => Some(
+                v1.create(limits.memory, limits.processes)
+                    .map_err(SandboxError::Setup)?,
+            ),
+            Err(_) => None,
+        };
+        let mut procs = Vec::new();
+        for p in group
+            .as_ref()
+            .map(RunGroup::procs_files)
+            .unwrap_or_default()
+        {
+            let f = std::fs::OpenOptions::new()
+                .write(true)
+                .open(std::ffi::OsStr::from_bytes(p.as_bytes()))
+                .map_err(io(format!("open {}", p.to_string_lossy())))?;
+            procs.push(OwnedFd::from(f));
+        }
+        // Outer folders first, so a path inside another one is attached on top of it.
+        let mut readable: Vec<&PathBuf> = spec.readable.iter().filter(|p| p.exists()).collect();
+        readable.sort_by_key(|p| p.as_os_str().len());
+        readable.dedup();
+        let mut mounts = Vec::new();
+        for p in &readable {
+            mounts.push(sys::detached_bind(p, false).map_err(|e| {
+                SandboxError::Setup(format!("cannot expose {} to the sandbox: {e}", p.display()))
+            })?);
+        }
+        if !spec.scratch_workdir {
+            std::os::unix::fs::chown(&spec.workdir, Some(self.uid), Some(self.uid)).map_err(io(
+                format!("give {} to the sandbox user", spec.workdir.display()),
+            ))?;
+            mounts.push(sys::detached_bind(&spec.workdir, true).map_err(|e| {
+                SandboxError::Setup(format!(
+                    "cannot expose {} to the sandbox: {e}",
+                    spec.workdir.display()
+                ))
+            })?);
+        }
+        let bytes = |p: &Path| p.as_os_str().as_bytes().to_vec();
+        let request = Request {
+            program: bytes(&spec.program),
+            args: spec.args.iter().map(|a| a.as_bytes().to_vec()).collect(),
+            env: spec
+                .env
+                .iter()
+                .map(|(k, v)| [k.as_bytes(), b"=", v.as_bytes()].concat())
+                .collect(),
+            workdir: bytes(&spec.workdir),
+            scratch_workdir: spec.scratch_workdir,
+            readable: readable.iter().map(|p| bytes(p)).collect(),
+            cgroup_fds: procs.len(),
+            uid: self.uid,
+            gid: self.uid,
+            cpu_backstop_secs: limits.cpu.as_secs() + 1,
+            stack: limits.stack,
+            file_size: limits.output.max(FILE_SIZE),
+            tmpfs_bytes: limits.memory,
+            tmpfs_inodes: TMPFS_INODES,
+            processes: limits.processes as u64,
+        };
+        let mut fds: Vec<RawFd> = vec![stdin.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()];
+        fds.extend(procs.iter().map(|f| f.as_raw_fd()));
+        fds.extend(mounts.iter().map(|f| f.as_raw_fd()));
+        let start = Instant::now();
+        wire::send_json(&self.sock, &request, &fds)
+            .map_err(io("send a run to the sandbox worker".into()))?;
+        drop((stdin, out_w, err_w, procs, mounts));
+        let over = Arc::new(AtomicBool::new(false));
+        let out_drain = drain(
+            File::from(out_r),
+            stdout_file,
+            limits.output,
+            Some(over.clone()),
+        );
+        let err_drain = drain(File::from(err_r), stderr_file, limits.stderr, None);
+
+        let mut pidfd: Option<OwnedFd> = None;
+        let mut wall_killed = false;
+        let mut cpu_killed = false;
+        let mut killed = false;
+        let mut polls = 0u64;
+        let kill = |pidfd: &Option<OwnedFd>| {
+            if let Some(p) = pidfd {
+                sys::pidfd_kill(p.as_raw_fd());
+            }
+            if let Some(g) = &group {
+                g.kill_all();
+            }
+        };
+        let (status, wall_nanos, cpu_nanos, max_rss) = loop {
+            let mut pfd = libc::pollfd {
+                fd: self.sock.as_raw_fd(),
+                events: libc::POLLIN,
+                revents: 0,
+            };
+            // SAFETY: one valid pollfd.
+            let ready = unsafe { libc::poll(&mut pfd, 1, 1) };
+            if ready > 0 {
+                match wire::recv_json::<Reply>(&self.sock) {
+                    Ok(Some((Reply::Started, mut got))) => pidfd = got.pop(),
+                    Ok(Some((
+                        Reply::Finished {
+                            status,
+                            wall_nanos,
+                            cpu_nanos,
+                            max_rss,
+                        },
+                        _,
+                    ))) => break (status, wall_nanos, cpu_nanos, max_rss),
+                    Ok(Some((Reply::Failed { why }, _))) => {
+                        let _ = (out_drain.join(), err_drain.join());
+                        return Err(SandboxError::Setup(why));
+                    }
+                    Ok(Some((other, _))) => {
+                        return Err(SandboxError::Setup(format!(
+                            "unexpected message from the sandbox worker: {other:?}"
+                        )))
+                    }
+                    Ok(None) | Err(_) => {
+                        kill(&pidfd);
+                        return Err(SandboxError::Setup("the sandbox worker died".into()));
+                    }
+                }
+                continue;
+            }
+            if !killed && start.elapsed() > limits.wall {
+                wall_killed = true;
+                killed = true;
+                kill(&pidfd);
+            }
+            if !killed && over.load(Ordering::SeqCst) {
+                killed = true;
+                kill(&pidfd);
+            }
+            polls += 1;
+            if let (Some(g), false) = (&group, killed) {
+                if polls % 2 == 0 && g.cpu_time() > limits.cpu {
+                    cpu_killed = true;
+                    killed = true;
+                    kill(&pidfd);
+                }
+            }
+        };
+        let wall_time = if wall_nanos > 0 {
+            Duration::from_nanos(wall_nanos)
+        } else {
+            start.elapsed()
+        };
+        // Whatever the program left behind dies with it.
+        kill(&pidfd);
+        if group.is_none() && !killed {
+            // Without a cgroup the CPU limit is judged afterwards from rusage.
+            cpu_killed = Duration::from_nanos(cpu_nanos) > limits.cpu;
+        }
+        let termination = if libc::WIFSIGNALED(status) {
+            Termination::Signaled(libc::WTERMSIG(status))
+        } else {
+            Termination::Exited(libc::WEXITSTATUS(status))
+        };
+        let (cpu_time, peak_memory, memory_evidence) = match &group {
+            Some(g) => {
+                let (oom, failcnt) = g.memory_evidence();
+                let clean = termination == Termination::Exited(0);
+                (g.cpu_time(), g.peak_memory(), oom || (failcnt && !clean))
+            }
+            None => (
+                Duration::from_nanos(cpu_nanos),
+                max_rss,
+                max_rss > limits.memory,
+            ),
+        };
+        drop(group);
+        let stdout_bytes = out_drain.join().unwrap_or(0);
+        let _ = err_drain.join();
+        Ok(RunOutcome {
+            termination,
+            cpu_time,
+            wall_time,
+            peak_memory,
+            cpu_limit_exceeded: cpu_killed || cpu_time > limits.cpu,
+            wall_limit_exceeded: wall_killed,
+            memory_limit_exceeded: memory_evidence,
+            output_limit_exceeded: over.load(Ordering::SeqCst),
+            stdout_bytes,
+        })
+    }
+}
+
+/// Largest file a program may write (in its folder or /tmp), unless its output limit is larger.
+const FILE_SIZE: u64 = 256 << 20;
+/// Files a program may create in /tmp or its scratch folder.
+const TMPFS_INODES: u64 = 4096;
+
+impl Drop for Isolated {
+    fn drop(&mut self) {
+        // Closing the socket ends the worker; its namespaces and mounts go with it.
+        // SAFETY: shutting down our own socket.
+        unsafe { libc::shutdown(self.sock.as_raw_fd(), libc::SHUT_RDWR) };
+        let _ = self.worker.kill();
+        let _ = self.worker.wait();
+        let _ = std::fs::remove_dir_all(&self.base);
+        crate::interrupt::unregister(&self.base);
+    }
+}

@@ -1,0 +1,676 @@
+//! The sandbox worker: a separate process (`judge __sandbox-worker ROOT`) that prepares an
+//! isolated world once and then starts runs in it on request.
+//!
+//! Once, at start: new mount, network, IPC and UTS namespaces; a tmpfs at ROOT holding read-only
+//! bind mounts of the system directories (/usr, /bin, /lib*, /etc), a minimal /dev and empty
+//! /proc and /tmp; `pivot_root` into it. This is the expensive part (~15 ms) and is done once per
+//! worker, not per run.
+//!
+//! Per run (cheap): `clone` a run init with a new PID and mount namespace. The init mounts a
+//! private /proc and /tmp, attaches the run's working directory and readable paths (detached
+//! mounts prepared by the judge), makes its root read-only, forks the program and reaps
+//! everything until the program ends. The program joins the run's cgroup, gets its stdio and
+//! rlimits, drops to an unprivileged uid/gid with no capabilities, sets `no_new_privs`, installs
+//! the seccomp filter and execs. When the init exits, the kernel kills whatever is left in its PID
+//! namespace, and the mount namespace with its tmpfs mounts disappears.
+
+use super::seccomp;
+use super::sys::{self, cstr};
+use super::wire::{self, Reply, Request};
+use std::ffi::{CStr, CString, OsStr};
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+/// System directories made visible (read-only) when they exist.
+const SYSTEM_DIRS: [&str; 9] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+];
+/// Device nodes made visible.
+const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
+/// The worker's socket, moved here from stdin at start.
+const SOCKET_FD: RawFd = 3;
+
+/// Entry point of `judge __sandbox-worker ROOT`. The socket to the judge is stdin.
+pub fn main(args: &[String]) -> i32 {
+    // SAFETY: fd juggling at start-up, before any other descriptor exists.
+    unsafe {
+        if libc::dup3(0, SOCKET_FD, libc::O_CLOEXEC) < 0 {
+            return 2;
+        }
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
+        if null >= 0 {
+            libc::dup2(null, 0);
+            libc::close(null);
+        }
+        // The judge going away takes the worker with it.
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+    }
+    // SAFETY: SOCKET_FD was just created above and belongs to this function.
+    let sock = unsafe { OwnedFd::from_raw_fd(SOCKET_FD) };
+    let Some(root) = args.first() else {
+        let _ = wire::send_json(
+            &sock,
+            &Reply::Unavailable {
+                why: "no root folder given".into(),
+            },
+            &[],
+        );
+        return 2;
+    };
+    match prepare(Path::new(root)) {
+        Ok(layers) => {
+            if wire::send_json(&sock, &Reply::Ready { layers }, &[]).is_err() {
+                return 1;
+            }
+        }
+        Err(e) => {
+            let _ = wire::send_json(&sock, &Reply::Unavailable { why: e.to_string() }, &[]);
+            return 1;
+        }
+    }
+    let filter = seccomp::program();
+    serve(&sock, &filter);
+    0
+}
+
+fn prepare(root: &Path) -> io::Result<Vec<(String, String)>> {
+    let mut layers = Vec::new();
+    // SAFETY: unshare/sethostname with constant arguments.
+    unsafe {
+        let flags =
+            libc::CLONE_NEWNS | libc::CLONE_NEWNET | libc::CLONE_NEWIPC | libc::CLONE_NEWUTS;
+        sys::check(libc::unshare(flags) as libc::c_long, || {
+            "unshare mount, network, IPC and UTS namespaces".into()
+        })?;
+        let host = b"judge";
+        libc::sethostname(host.as_ptr().cast(), host.len());
+    }
+    layers.push((
+        "network namespace".into(),
+        "no network: only a loopback device that is down".into(),
+    ));
+    layers.push((
+        "ipc and uts namespaces".into(),
+        "private System V IPC and POSIX queues; hostname `judge`".into(),
+    ));
+    sys::mount(None, c"/", None, libc::MS_REC | libc::MS_PRIVATE, None)?;
+    let r = cstr(root);
+    sys::mount(
+        Some(c"tmpfs"),
+        &r,
+        Some(c"tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(c"size=16m,nr_inodes=4096,mode=0755"),
+    )?;
+    let mut shown = Vec::new();
+    for dir in SYSTEM_DIRS {
+        let host = Path::new(dir);
+        let Ok(meta) = std::fs::symlink_metadata(host) else {
+            continue;
+        };
+        let inside = root.join(dir.trim_start_matches('/'));
+        if meta.file_type().is_symlink() {
+            let target = std::fs::read_link(host)?;
+            std::os::unix::fs::symlink(target, &inside)?;
+        } else if meta.is_dir() {
+            std::fs::create_dir(&inside)?;
+            bind_read_only(host, &inside)?;
+        }
+        shown.push(dir);
+    }
+    // A minimal /dev: the harmless devices only.
+    let dev = root.join("dev");
+    std::fs::create_dir(&dev)?;
+    sys::mount(
+        Some(c"tmpfs"),
+        &cstr(&dev),
+        Some(c"tmpfs"),
+        libc::MS_NOSUID | libc::MS_NOEXEC,
+        Some(c"size=64k,nr_inodes=64,mode=0755"),
+    )?;
+    for d in DEVICES {
+        let inside = dev.join(d);
+        std::fs::File::create(&inside)?;
+        sys::mount(
+            Some(&cstr(&Path::new("/dev").join(d))),
+            &cstr(&inside),
+            None,
+            libc::MS_BIND,
+            None,
+        )?;
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        std::os::unix::fs::symlink(target, dev.join(name))?;
+    }
+    sys::mount(
+        None,
+        &cstr(&dev),
+        None,
+        libc::MS_REMOUNT | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NOEXEC,
+        None,
+    )?;
+    std::fs::create_dir(root.join("proc"))?;
+    std::fs::create_dir(root.join("tmp"))?;
+    // SAFETY: chdir/pivot_root/umount2 on valid C strings.
+    unsafe {
+        sys::check(libc::chdir(r.as_ptr()) as libc::c_long, || {
+            "chdir to the new root".into()
+        })?;
+        let dot = c".";
+        sys::check(
+            libc::syscall(libc::SYS_pivot_root, dot.as_ptr(), dot.as_ptr()),
+            || "pivot_root".into(),
+        )?;
+        sys::check(
+            libc::umount2(dot.as_ptr(), libc::MNT_DETACH) as libc::c_long,
+            || "detach the old root".into(),
+        )?;
+        sys::check(libc::chdir(c"/".as_ptr()) as libc::c_long, || {
+            "chdir /".into()
+        })?;
+    }
+    layers.push((
+        "mount namespace and read-only root".into(),
+        format!(
+            "pivot_root into a tmpfs holding read-only {}, /dev with {}, a private /proc and /tmp per run",
+            shown.join(" "),
+            DEVICES.join(" ")
+        ),
+    ));
+    Ok(layers)
+}
+
+fn bind_read_only(host: &Path, inside: &Path) -> io::Result<()> {
+    let (h, i) = (cstr(host), cstr(inside));
+    sys::mount(Some(&h), &i, None, libc::MS_BIND | libc::MS_REC, None)?;
+    sys::mount(
+        None,
+        &i,
+        None,
+        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+        None,
+    )
+}
+
+/// Serves requests until the judge closes the socket.
+fn serve(sock: &OwnedFd, filter: &[seccomp::Insn]) {
+    loop {
+        reap();
+        let (req, fds) = match wire::recv_json::<Request>(sock) {
+            Ok(Some(m)) => m,
+            Ok(None) | Err(_) => return,
+        };
+        let reply = start(&req, fds, filter, sock);
+        if wire::send_json(sock, &reply, &[]).is_err() {
+            return;
+        }
+    }
+}
+
+/// Collects finished run inits without blocking.
+fn reap() {
+    loop {
+        let mut status = 0;
+        // SAFETY: waitpid on any child, non-blocking.
+        let r = unsafe { libc::waitpid(-1, &mut status, libc::WNOHANG) };
+        if r <= 0 {
+            return;
+        }
+    }
+}
+
+/// What the run init tells the worker through its result pipe.
+#[derive(serde::Serialize, serde::Deserialize)]
+enum InitReport {
+    Finished {
+        status: i32,
+        wall_nanos: u64,
+        cpu_nanos: u64,
+        max_rss: u64,
+    },
+    Failed {
+        why: String,
+    },
+}
+
+fn start(req: &Request, fds: Vec<OwnedFd>, filter: &[seccomp::Insn], sock: &OwnedFd) -> Reply {
+    let fixed = 3 + req.cgroup_fds;
+    let expected = fixed + req.readable.len() + usize::from(!req.scratch_workdir);
+    if fds.len() != expected {
+        return Reply::Failed {
+            why: format!("expected {expected} descriptors, got {}", fds.len()),
+        };
+    }
+    let (result_r, result_w) = match sys::pipe() {
+        Ok(p) => p,
+        Err(e) => return Reply::Failed { why: e.to_string() },
+    };
+    // SAFETY: the worker is single-threaded, so the child may allocate. The raw clone behaves
+    // like fork (no new stack) with a new PID and mount namespace for the child.
+    let pid = unsafe {
+        libc::syscall(
+            libc::SYS_clone,
+            (libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::SIGCHLD) as libc::c_ulong,
+            0usize,
+            0usize,
+            0usize,
+            0usize,
+        )
+    };
+    if pid < 0 {
+        return Reply::Failed {
+            why: format!("clone a run: {}", io::Error::last_os_error()),
+        };
+    }
+    if pid == 0 {
+        drop(result_r);
+        let report = init(req, &fds, filter);
+        let bytes = serde_json::to_vec(&report).unwrap_or_default();
+        // SAFETY: writing a small message to our pipe and leaving without running destructors.
+        unsafe {
+            libc::write(result_w.as_raw_fd(), bytes.as_ptr().cast(), bytes.len());
+            libc::_exit(0);
+        }
+    }
+    let pid = pid as libc::pid_t;
+    drop(result_w);
+    drop(fds);
+    let started = sys::pidfd_open(pid)
+        .and_then(|pidfd| wire::send_json(sock, &Reply::Started, &[pidfd.as_raw_fd()]));
+    if let Err(e) = started {
+        // SAFETY: killing our own child.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
+        return Reply::Failed {
+            why: format!("report the start of a run: {e}"),
+        };
+    }
+    let mut buf = Vec::new();
+    let _ = std::io::Read::read_to_end(&mut std::fs::File::from(result_r), &mut buf);
+    match serde_json::from_slice::<InitReport>(&buf) {
+        Ok(InitReport::Finished {
+            status,
+            wall_nanos,
+            cpu_nanos,
+            max_rss,
+        }) => Reply::Finished {
+            status,
+            wall_nanos,
+            cpu_nanos,
+            max_rss,
+        },
+        Ok(InitReport::Failed { why }) => Reply::Failed { why },
+        // The init was killed (by the judge, for a limit): so was everything in its namespace.
+        Err(_) => Reply::Finished {
+            status: libc::SIGKILL,
+            wall_nanos: 0,
+            cpu_nanos: 0,
+            max_rss: 0,
+        },
+    }
+}
+
+/// The run's init (PID 1 of the run's namespace). Returns what to report.
+fn init(req: &Request, fds: &[OwnedFd], filter: &[seccomp::Insn]) -> InitReport {
+    // SAFETY: plain prctl; if the worker is already gone, leave.
+    unsafe {
+        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+    }
+    match setup_mounts(req, fds) {
+        Ok(()) => {}
+        Err(e) => return InitReport::Failed { why: e.to_string() },
+    }
+    let cstring = |b: &[u8]| {
+        CString::new(b.to_vec()).map_err(|_| "a NUL byte in a path or argument".to_string())
+    };
+    let prepared = (|| -> Result<_, String> {
+        let program = cstring(&req.program)?;
+        let mut argv = vec![program.clone()];
+        for a in &req.args {
+            argv.push(cstring(a)?);
+        }
+        let env = req
+            .env
+            .iter()
+            .map(|e| cstring(e))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((program, argv, env, cstring(&req.workdir)?))
+    })();
+    let (program, argv, env, workdir) = match prepared {
+        Ok(p) => p,
+        Err(why) => return InitReport::Failed { why },
+    };
+    let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
+    argv_p.push(std::ptr::null());
+    let mut env_p: Vec<*const libc::c_char> = env.iter().map(|a| a.as_ptr()).collect();
+    env_p.push(std::ptr::null());
+    let (err_r, err_w) = match sys::pipe() {
+        Ok(p) => p,
+        Err(e) => return InitReport::Failed { why: e.to_string() },
+    };
+    let exec = Exec {
+        program: &program,
+        argv: &argv_p,
+        env: &env_p,
+        workdir: &workdir,
+        stdio: [fds[0].as_raw_fd(), fds[1].as_raw_fd(), fds[2].as_raw_fd()],
+        cgroups: fds[3..3 + req.cgroup_fds]
+            .iter()
+            .map(|f| f.as_raw_fd())
+            .collect(),
+        err_w: err_w.as_raw_fd(),
+        req,
+        filter,
+    };
+    let start = now();
+    // SAFETY: single-threaded process; the child only calls async-signal-safe functions.
+    let pid = unsafe { libc::fork() };
+    if pid < 0 {
+        return InitReport::Failed {
+            why: format!("fork the program: {}", io::Error::last_os_error()),
+        };
+    }
+    if pid == 0 {
+        exec.run();
+    }
+    drop(err_w);
+    // The program alone holds its stdio now.
+    for f in fds {
+        // SAFETY: closing descriptors this process owns; they are not used again.
+        unsafe { libc::close(f.as_raw_fd()) };
+    }
+    let mut errno_bytes = [0u8; 8];
+    let n = loop {
+        // SAFETY: reading into a local buffer.
+        let n = unsafe { libc::read(err_r.as_raw_fd(), errno_bytes.as_mut_ptr().cast(), 8) };
+        if n >= 0 || sys::errno() != libc::EINTR {
+            break n;
+        }
+    };
+    let exec_failure = (n == 8).then(|| {
+        let step = u32::from_ne_bytes(errno_bytes[..4].try_into().unwrap());
+        let errno = i32::from_ne_bytes(errno_bytes[4..].try_into().unwrap());
+        (step, errno)
+    });
+    let mut program_status = None;
+    loop {
+        let mut status = 0;
+        // SAFETY: rusage is plain data filled by wait4.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: waiting for any child of the init (orphans are reparented to it).
+        let r = unsafe { libc::wait4(-1, &mut status, 0, &mut usage) };
+        if r == pid {
+            program_status = Some((status, usage));
+            break;
+        }
+        if r < 0 && sys::errno() != libc::EINTR {
+            break;
+        }
+    }
+    let wall_nanos = now().saturating_sub(start);
+    if let Some((step, errno)) = exec_failure {
+        return InitReport::Failed {
+            why: format!(
+                "cannot start {} ({}): {}",
+                String::from_utf8_lossy(&req.program),
+                STEPS.get(step as usize).unwrap_or(&"?"),
+                io::Error::from_raw_os_error(errno)
+            ),
+        };
+    }
+    let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
+    match program_status {
+        Some((status, usage)) => InitReport::Finished {
+            status,
+            wall_nanos,
+            cpu_nanos: tv(usage.ru_utime) + tv(usage.ru_stime),
+            max_rss: usage.ru_maxrss as u64 * 1024,
+        },
+        None => InitReport::Failed {
+            why: "lost track of the program".into(),
+        },
+    }
+}
+
+fn now() -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: ts is a valid out-parameter.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The run's private mounts, in the init's new mount namespace.
+fn setup_mounts(req: &Request, fds: &[OwnedFd]) -> io::Result<()> {
+    sys::mount(
+        Some(c"proc"),
+        c"/proc",
+        Some(c"proc"),
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        Some(c"hidepid=2"),
+    )?;
+    let tmpfs_opts = |extra: &str| {
+        CString::new(format!(
+            "size={},nr_inodes={}{extra}",
+            req.tmpfs_bytes.max(4096),
+            req.tmpfs_inodes
+        ))
+        .unwrap()
+    };
+    sys::mount(
+        Some(c"tmpfs"),
+        c"/tmp",
+        Some(c"tmpfs"),
+        libc::MS_NOSUID | libc::MS_NODEV,
+        Some(&tmpfs_opts(",mode=1777")),
+    )?;
+    let first = 3 + req.cgroup_fds;
+    for (path, fd) in req.readable.iter().zip(&fds[first..]) {
+        let target = PathBuf::from(OsStr::from_bytes(path));
+        mount_point(&target, is_dir(fd.as_raw_fd()))?;
+        sys::attach(fd.as_raw_fd(), &cstr(&target))?;
+    }
+    let workdir = PathBuf::from(OsStr::from_bytes(&req.workdir));
+    mount_point(&workdir, true)?;
+    if req.scratch_workdir {
+        sys::mount(
+            Some(c"tmpfs"),
+            &cstr(&workdir),
+            Some(c"tmpfs"),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            Some(&tmpfs_opts(&format!(
+                ",mode=0700,uid={},gid={}",
+                req.uid, req.gid
+            ))),
+        )?;
+    } else {
+        sys::attach(fds[fds.len() - 1].as_raw_fd(), &cstr(&workdir))?;
+    }
+    sys::mount(
+        None,
+        c"/",
+        None,
+        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+        None,
+    )
+}
+
+fn is_dir(fd: RawFd) -> bool {
+    // SAFETY: stat is plain data filled by fstat.
+    let mut st: libc::stat = unsafe { std::mem::zeroed() };
+    // SAFETY: fd is open; st is a valid out-parameter.
+    unsafe { libc::fstat(fd, &mut st) == 0 && st.st_mode & libc::S_IFMT == libc::S_IFDIR }
+}
+
+/// Creates `path` (a directory, or an empty file) and its parents as root-owned, world-traversable
+/// mount points, unless it already exists.
+fn mount_point(path: &Path, dir: bool) -> io::Result<()> {
+    if path.symlink_metadata().is_ok() {
+        return Ok(());
+    }
+    let err = |e: io::Error| {
+        io::Error::new(
+            e.kind(),
+            format!("create mount point {}: {e}", path.display()),
+        )
+    };
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(err)?;
+    }
+    if dir {
+        std::fs::create_dir(path).map_err(err)
+    } else {
+        std::fs::File::create(path).map(drop).map_err(err)
+    }
+}
+
+/// Steps of the program's start, named in error messages.
+const STEPS: [&str; 8] = [
+    "join the cgroup",
+    "set up stdio",
+    "set rlimits",
+    "enter the working directory",
+    "drop privileges",
+    "set no_new_privs",
+    "install the seccomp filter",
+    "exec",
+];
+
+/// Everything the program's process needs between fork and exec, prepared beforehand.
+struct Exec<'a> {
+    program: &'a CStr,
+    argv: &'a [*const libc::c_char],
+    env: &'a [*const libc::c_char],
+    workdir: &'a CStr,
+    stdio: [RawFd; 3],
+    cgroups: Vec<RawFd>,
+    err_w: RawFd,
+    req: &'a Request,
+    filter: &'a [seccomp::Insn],
+}
+
+impl Exec<'_> {
+    /// In the forked child: never returns. Only async-signal-safe calls.
+    fn run(&self) -> ! {
+        let fail = |step: u32| -> ! {
+            let errno = sys::errno();
+            let mut b = [0u8; 8];
+            b[..4].copy_from_slice(&step.to_ne_bytes());
+            b[4..].copy_from_slice(&errno.to_ne_bytes());
+            // SAFETY: write + _exit are async-signal-safe.
+            unsafe {
+                libc::write(self.err_w, b.as_ptr().cast(), 8);
+                libc::_exit(127);
+            }
+        };
+        // SAFETY: only async-signal-safe system calls on prepared data follow.
+        unsafe {
+            for &fd in &self.cgroups {
+                if libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                    fail(0);
+                }
+            }
+            // The error pipe goes to fd 3 (close-on-exec); stdio to 0, 1, 2; everything else closes.
+            let [i, o, e] = self.stdio;
+            let moved = [
+                libc::fcntl(i, libc::F_DUPFD_CLOEXEC, 10),
+                libc::fcntl(o, libc::F_DUPFD_CLOEXEC, 10),
+                libc::fcntl(e, libc::F_DUPFD_CLOEXEC, 10),
+            ];
+            let err_w = libc::fcntl(self.err_w, libc::F_DUPFD_CLOEXEC, 10);
+            if moved.iter().any(|&f| f < 0) || err_w < 0 {
+                fail(1);
+            }
+            if libc::dup3(err_w, 3, libc::O_CLOEXEC) < 0 {
+                fail(1);
+            }
+            for (target, &fd) in moved.iter().enumerate() {
+                if libc::dup2(fd, target as RawFd) < 0 {
+                    fail(1);
+                }
+            }
+            let err_fail = |step: u32| -> ! {
+                let errno = sys::errno();
+                let mut b = [0u8; 8];
+                b[..4].copy_from_slice(&step.to_ne_bytes());
+                b[4..].copy_from_slice(&errno.to_ne_bytes());
+                libc::write(3, b.as_ptr().cast(), 8);
+                libc::_exit(127);
+            };
+            libc::syscall(libc::SYS_close_range, 4u32, u32::MAX, 0u32);
+            let r = &self.req;
+            let limits = [
+                (libc::RLIMIT_STACK, r.stack, r.stack),
+                (
+                    libc::RLIMIT_CPU,
+                    r.cpu_backstop_secs,
+                    r.cpu_backstop_secs + 1,
+                ),
+                (libc::RLIMIT_CORE, 0, 0),
+                (libc::RLIMIT_FSIZE, r.file_size, r.file_size),
+            ];
+            for (res, soft, hard) in limits {
+                let lim = libc::rlimit {
+                    rlim_cur: soft,
+                    rlim_max: hard,
+                };
+                if libc::setrlimit(res, &lim) != 0 {
+                    err_fail(2);
+                }
+            }
+            // Without a cgroup, the per-user process limit is the only fork-bomb cap.
+            if self.cgroups.is_empty() {
+                let lim = libc::rlimit {
+                    rlim_cur: r.processes,
+                    rlim_max: r.processes,
+                };
+                if libc::setrlimit(libc::RLIMIT_NPROC, &lim) != 0 {
+                    err_fail(2);
+                }
+            }
+            if libc::chdir(self.workdir.as_ptr()) != 0 {
+                err_fail(3);
+            }
+            // Default signal dispositions and an empty mask (the worker ignores SIGPIPE).
+            for sig in 1..32 {
+                if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+                    libc::signal(sig, libc::SIG_DFL);
+                }
+            }
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+            // No capability can come back: empty bounding set, then the unprivileged ids.
+            for cap in 0..64 {
+                if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0
+                    && sys::errno() == libc::EINVAL
+                {
+                    break;
+                }
+            }
+            if libc::setgroups(0, std::ptr::null()) != 0
+                || libc::setresgid(r.gid, r.gid, r.gid) != 0
+                || libc::setresuid(r.uid, r.uid, r.uid) != 0
+                || libc::getuid() == 0
+            {
+                err_fail(4);
+            }
+            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                err_fail(5);
+            }
+            if seccomp::install(self.filter).is_err() {
+                err_fail(6);
+            }
+            libc::execve(self.program.as_ptr(), self.argv.as_ptr(), self.env.as_ptr());
+            err_fail(7);
+        }
+    }
+}
