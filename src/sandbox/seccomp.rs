@@ -135,9 +135,29 @@ pub fn program() -> Vec<Insn> {
         p.push(jump(BPF_JGE_K, X32_BIT, 0, 1));
         p.push(stmt(BPF_RET_K, eperm));
     }
-    for (_, nr) in denied() {
-        p.push(jump(BPF_JEQ_K, nr as u32, 0, 1));
-        p.push(stmt(BPF_RET_K, eperm));
+    // A binary search over the sorted deny list: a short path per call, and a short emulation
+    // when the kernel precomputes its allow-cache for every syscall number at install time.
+    let mut numbers: Vec<u32> = denied().iter().map(|&(_, nr)| nr as u32).collect();
+    numbers.sort_unstable();
+    numbers.dedup();
+    let tree = search(&numbers);
+    // The tree ends in "matched" (deny) or "no match" (go on) returns, encoded as placeholders.
+    let after = tree.len();
+    for (i, insn) in tree.into_iter().enumerate() {
+        p.push(match insn {
+            Node::Insn(x) => x,
+            Node::Deny => stmt(BPF_RET_K, eperm),
+            Node::Continue => {
+                // Jump to the first instruction after the tree.
+                let skip = (after - i - 1) as u32;
+                Insn {
+                    code: 0x05, // BPF_JMP | BPF_JA
+                    jt: 0,
+                    jf: 0,
+                    k: skip,
+                }
+            }
+        });
     }
     // clone3 passes its flags in memory that a filter cannot read: answer ENOSYS, and the C
     // library falls back to clone, whose flags are checked below.
@@ -149,6 +169,41 @@ pub fn program() -> Vec<Insn> {
     p.push(stmt(BPF_RET_K, eperm));
     p.push(stmt(BPF_RET_K, RET_ALLOW));
     p
+}
+
+enum Node {
+    Insn(Insn),
+    Deny,
+    Continue,
+}
+
+/// Code that, with the syscall number loaded, ends in `Deny` when it is in `sorted` and in
+/// `Continue` otherwise.
+fn search(sorted: &[u32]) -> Vec<Node> {
+    if sorted.len() <= 3 {
+        let mut out = Vec::new();
+        for (i, &nr) in sorted.iter().enumerate() {
+            // Equal: jump to the Deny placed after the remaining tests and the Continue.
+            let remaining = sorted.len() - i - 1;
+            out.push(Node::Insn(jump(BPF_JEQ_K, nr, remaining as u8 + 1, 0)));
+        }
+        out.push(Node::Continue);
+        out.push(Node::Deny);
+        return out;
+    }
+    let mid = sorted.len() / 2;
+    let low = search(&sorted[..mid]);
+    let high = search(&sorted[mid..]);
+    assert!(
+        low.len() <= 255,
+        "the deny list is too long for 8-bit jumps"
+    );
+    let mut out = Vec::with_capacity(low.len() + high.len() + 1);
+    // nr >= sorted[mid]: the high half, placed after the low half.
+    out.push(Node::Insn(jump(BPF_JGE_K, sorted[mid], low.len() as u8, 0)));
+    out.extend(low);
+    out.extend(high);
+    out
 }
 
 /// Installs `program` in the calling thread. Requires `no_new_privs` (or CAP_SYS_ADMIN).
@@ -189,11 +244,70 @@ mod tests {
         let p = program();
         assert!(p.len() < 4096, "a filter has at most 4096 instructions");
         for (i, insn) in p.iter().enumerate() {
-            if insn.code & 0x07 == 0x05 {
+            if insn.code == 0x05 {
+                assert!(i + 1 + (insn.k as usize) < p.len());
+            } else if insn.code & 0x07 == 0x05 {
                 assert!(i + 1 + (insn.jt as usize) < p.len());
                 assert!(i + 1 + (insn.jf as usize) < p.len());
             }
         }
         assert_eq!(p.last().unwrap().k, RET_ALLOW);
+    }
+
+    /// Runs the filter on one syscall (a tiny classic-BPF interpreter for the opcodes we emit).
+    fn verdict(p: &[Insn], nr: u32, arg0: u32) -> u32 {
+        let (mut pc, mut acc) = (0usize, 0u32);
+        loop {
+            let i = p[pc];
+            pc += 1;
+            match i.code {
+                BPF_LD_W_ABS => {
+                    acc = match i.k {
+                        OFF_NR => nr,
+                        OFF_ARCH => AUDIT_ARCH,
+                        OFF_ARG0_LOW => arg0,
+                        _ => panic!("unexpected load"),
+                    }
+                }
+                BPF_RET_K => return i.k,
+                0x05 => pc += i.k as usize,
+                c => {
+                    let taken = match c {
+                        BPF_JEQ_K => acc == i.k,
+                        BPF_JGE_K => acc >= i.k,
+                        BPF_JSET_K => acc & i.k != 0,
+                        _ => panic!("unexpected opcode {c:#x}"),
+                    };
+                    pc += if taken { i.jt } else { i.jf } as usize;
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn denies_exactly_the_listed_calls() {
+        let p = program();
+        let denied: Vec<u32> = denied().iter().map(|&(_, nr)| nr as u32).collect();
+        let eperm = RET_ERRNO | libc::EPERM as u32;
+        for nr in 0..1024u32 {
+            let v = verdict(&p, nr, 0);
+            if denied.contains(&nr) {
+                assert_eq!(v, eperm, "syscall {nr} must be denied");
+            } else if nr == libc::SYS_clone3 as u32 {
+                assert_eq!(v, RET_ERRNO | libc::ENOSYS as u32);
+            } else {
+                assert_eq!(v, RET_ALLOW, "syscall {nr} must be allowed");
+            }
+        }
+        let clone = libc::SYS_clone as u32;
+        assert_eq!(verdict(&p, clone, libc::SIGCHLD as u32), RET_ALLOW);
+        let thread = (libc::CLONE_VM | libc::CLONE_THREAD | libc::CLONE_SIGHAND) as u32;
+        assert_eq!(verdict(&p, clone, thread), RET_ALLOW);
+        assert_eq!(verdict(&p, clone, libc::CLONE_NEWUSER as u32), eperm);
+        assert_eq!(
+            verdict(&p, clone, libc::CLONE_NEWNET as u32 | thread),
+            eperm
+        );
+        assert_eq!(verdict(&p, X32_BIT | 1, 0), eperm);
     }
 }

@@ -71,7 +71,8 @@ pub fn main(args: &[String]) -> i32 {
         }
     }
     let filter = seccomp::program();
-    serve(&sock, &filter);
+    let mut stack = vec![0u8; CHILD_STACK];
+    serve(&sock, &filter, &mut stack);
     0
 }
 
@@ -200,14 +201,14 @@ fn bind_read_only(host: &Path, inside: &Path) -> io::Result<()> {
 }
 
 /// Serves requests until the judge closes the socket.
-fn serve(sock: &OwnedFd, filter: &[seccomp::Insn]) {
+fn serve(sock: &OwnedFd, filter: &[seccomp::Insn], stack: &mut [u8]) {
     loop {
         reap();
         let (req, fds) = match wire::recv_json::<Request>(sock) {
             Ok(Some(m)) => m,
             Ok(None) | Err(_) => return,
         };
-        let reply = start(&req, fds, filter, sock);
+        let reply = start(&req, fds, filter, stack, sock);
         if wire::send_json(sock, &reply, &[]).is_err() {
             return;
         }
@@ -240,7 +241,13 @@ enum InitReport {
     },
 }
 
-fn start(req: &Request, fds: Vec<OwnedFd>, filter: &[seccomp::Insn], sock: &OwnedFd) -> Reply {
+fn start(
+    req: &Request,
+    fds: Vec<OwnedFd>,
+    filter: &[seccomp::Insn],
+    stack: &mut [u8],
+    sock: &OwnedFd,
+) -> Reply {
     let fixed = 3 + req.cgroup_fds;
     let expected = fixed + req.readable.len() + usize::from(!req.scratch_workdir);
     if fds.len() != expected {
@@ -271,8 +278,9 @@ fn start(req: &Request, fds: Vec<OwnedFd>, filter: &[seccomp::Insn], sock: &Owne
     }
     if pid == 0 {
         drop(result_r);
-        let report = init(req, &fds, filter);
-        let bytes = serde_json::to_vec(&report).unwrap_or_default();
+        let report = init(req, &fds, filter, stack);
+        let mut bytes = serde_json::to_vec(&report).unwrap_or_default();
+        bytes.push(b'\n');
         // SAFETY: writing a small message to our pipe and leaving without running destructors.
         unsafe {
             libc::write(result_w.as_raw_fd(), bytes.as_ptr().cast(), bytes.len());
@@ -291,8 +299,18 @@ fn start(req: &Request, fds: Vec<OwnedFd>, filter: &[seccomp::Insn], sock: &Owne
             why: format!("report the start of a run: {e}"),
         };
     }
+    // One line; the init may still be tearing down its namespaces after writing it.
     let mut buf = Vec::new();
-    let _ = std::io::Read::read_to_end(&mut std::fs::File::from(result_r), &mut buf);
+    let mut pipe = std::fs::File::from(result_r);
+    let mut chunk = [0u8; 4096];
+    while !buf.ends_with(b"\n") {
+        match std::io::Read::read(&mut pipe, &mut chunk) {
+            Ok(0) => break,
+            Ok(n) => buf.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(_) => break,
+        }
+    }
     match serde_json::from_slice::<InitReport>(&buf) {
         Ok(InitReport::Finished {
             status,
@@ -317,7 +335,7 @@ fn start(req: &Request, fds: Vec<OwnedFd>, filter: &[seccomp::Insn], sock: &Owne
 }
 
 /// The run's init (PID 1 of the run's namespace). Returns what to report.
-fn init(req: &Request, fds: &[OwnedFd], filter: &[seccomp::Insn]) -> InitReport {
+fn init(req: &Request, fds: &[OwnedFd], filter: &[seccomp::Insn], stack: &mut [u8]) -> InitReport {
     // SAFETY: plain prctl; if the worker is already gone, leave.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
@@ -368,16 +386,31 @@ fn init(req: &Request, fds: &[OwnedFd], filter: &[seccomp::Insn]) -> InitReport 
         req,
         filter,
     };
+    // The program's process starts like posix_spawn does: sharing the init's memory (no page
+    // tables to copy) on its own stack, while the init waits until it has exec'd or failed.
+    extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: arg is the &Exec passed below, alive while the init is suspended (CLONE_VFORK).
+        let exec = unsafe { &*(arg as *const Exec) };
+        exec.run()
+    }
     let start = now();
-    // SAFETY: single-threaded process; the child only calls async-signal-safe functions.
-    let pid = unsafe { libc::fork() };
+    // SAFETY: the stack is ours and large enough; the child only makes async-signal-safe calls
+    // on data prepared beforehand, and ends in execve or _exit.
+    let pid = unsafe {
+        // 16-byte aligned top of the stack (it grows down).
+        let top = stack.as_mut_ptr().add(stack.len() - 64);
+        let top = top.sub(top as usize % 16);
+        libc::clone(
+            child,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            &exec as *const Exec as *mut libc::c_void,
+        )
+    };
     if pid < 0 {
         return InitReport::Failed {
-            why: format!("fork the program: {}", io::Error::last_os_error()),
+            why: format!("start the program: {}", io::Error::last_os_error()),
         };
-    }
-    if pid == 0 {
-        exec.run();
     }
     drop(err_w);
     // The program alone holds its stdio now.
@@ -531,6 +564,9 @@ fn mount_point(path: &Path, dir: bool) -> io::Result<()> {
         std::fs::File::create(path).map(drop).map_err(err)
     }
 }
+
+/// Stack of the program's process between clone and exec.
+const CHILD_STACK: usize = 256 * 1024;
 
 /// Steps of the program's start, named in error messages.
 const STEPS: [&str; 8] = [
