@@ -153,6 +153,7 @@ impl Isolated {
             ),
             Err(_) => None,
         };
+        let cgroup_dirs = registered_cgroups(group.as_ref());
         let mut procs = Vec::new();
         for p in group
             .as_ref()
@@ -320,6 +321,9 @@ impl Isolated {
             ),
         };
         drop(group);
+        for d in &cgroup_dirs {
+            crate::interrupt::unregister_cgroup(d);
+        }
         let stdout_bytes = out_drain.join().unwrap_or(0);
         let _ = err_drain.join();
         Ok(RunOutcome {
@@ -334,6 +338,24 @@ impl Isolated {
             stdout_bytes,
         })
     }
+}
+
+/// Registers the run's cgroup folders for removal if the judge is interrupted; returns them.
+pub fn registered_cgroups(group: Option<&RunGroup>) -> Vec<PathBuf> {
+    let dirs: Vec<PathBuf> = group
+        .map(RunGroup::procs_files)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| {
+            Path::new(std::ffi::OsStr::from_bytes(p.as_bytes()))
+                .parent()
+                .map(Path::to_path_buf)
+        })
+        .collect();
+    for d in &dirs {
+        crate::interrupt::register_cgroup(d.clone());
+    }
+    dirs
 }
 
 /// Largest file a program may write (in its folder or /tmp), unless its output limit is larger.
