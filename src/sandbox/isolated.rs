@@ -29,15 +29,15 @@ pub struct Isolated {
     uid: u32,
     cgroups: Result<V1, String>,
     worker_layers: Vec<(String, String)>,
+    /// Not root: the worker runs in its own user namespace (see worker.rs).
+    userns: bool,
 }
 
 impl Isolated {
     /// Starts a worker; `Err(why)` when this machine or user cannot have one.
     pub fn new() -> Result<Isolated, String> {
         // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            return Err("the judge is not running as root".into());
-        }
+        let userns = unsafe { libc::geteuid() } != 0;
         let exe = std::fs::read_link("/proc/self/exe")
             .map_err(|e| format!("cannot find the judge's own executable: {e}"))?;
         let base = tempfile::Builder::new()
@@ -57,9 +57,11 @@ impl Isolated {
         let (mine, theirs) =
             wire::socket_pair().map_err(|e| cleanup(format!("socketpair: {e}")))?;
         let mut cmd = Command::new(&exe);
-        cmd.arg("__sandbox-worker")
-            .arg(&root)
-            .env_clear()
+        cmd.arg("__sandbox-worker").arg(&root);
+        if userns {
+            cmd.arg("--userns");
+        }
+        cmd.env_clear()
             .stdin(Stdio::from(theirs))
             .stdout(Stdio::null())
             .stderr(Stdio::inherit());
@@ -83,10 +85,19 @@ impl Isolated {
             uid: FIRST_UID + WORKERS.fetch_add(1, Ordering::SeqCst),
             cgroups: V1::probe_system(),
             worker_layers: Vec::new(),
+            userns,
         };
         match wire::recv_json::<Reply>(&this.sock) {
             Ok(Some((Reply::Ready { layers }, _))) => this.worker_layers = layers,
-            Ok(Some((Reply::Unavailable { why }, _))) => return Err(why),
+            Ok(Some((Reply::Unavailable { why }, _))) => {
+                return Err(if userns {
+                    format!(
+                        "the judge is not root, and an unprivileged user namespace failed: {why}"
+                    )
+                } else {
+                    why
+                })
+            }
             Ok(_) => return Err("the sandbox worker ended before it was ready".into()),
             Err(e) => return Err(format!("the sandbox worker did not answer: {e}")),
         }
@@ -107,13 +118,19 @@ impl Isolated {
         for (name, detail) in &self.worker_layers {
             layers.push(active(name, detail.clone()));
         }
-        layers.push(active(
-            "unprivileged user",
-            format!(
-                "programs and compilers run as uid/gid {} with an empty capability bounding set",
-                self.uid
-            ),
-        ));
+        if self.userns {
+            // SAFETY: getuid has no preconditions.
+            let uid = unsafe { libc::getuid() };
+            layers.push(active(
+                "unprivileged user",
+                format!("not root: programs run in a user namespace as the invoking user (uid {uid}), root inside with no capability at all (empty sets, securebits locked); a dedicated uid needs root"),
+            ));
+        } else {
+            layers.push(active(
+                "unprivileged user",
+                format!("programs and compilers run as uid/gid {} with an empty capability bounding set", self.uid),
+            ));
+        }
         layers.push(active(
             "no_new_privs",
             "set before exec: setuid binaries and file capabilities grant nothing".into(),
@@ -171,12 +188,12 @@ impl Isolated {
         readable.sort_by_key(|p| p.as_os_str().len());
         readable.dedup();
         let mut mounts = Vec::new();
-        for p in &readable {
+        for p in readable.iter().filter(|_| !self.userns) {
             mounts.push(sys::detached_bind(p, false).map_err(|e| {
                 SandboxError::Setup(format!("cannot expose {} to the sandbox: {e}", p.display()))
             })?);
         }
-        if !spec.scratch_workdir {
+        if !spec.scratch_workdir && !self.userns {
             std::os::unix::fs::chown(&spec.workdir, Some(self.uid), Some(self.uid)).map_err(io(
                 format!("give {} to the sandbox user", spec.workdir.display()),
             ))?;
@@ -200,8 +217,8 @@ impl Isolated {
             scratch_workdir: spec.scratch_workdir,
             readable: readable.iter().map(|p| bytes(p)).collect(),
             cgroup_fds: procs.len(),
-            uid: self.uid,
-            gid: self.uid,
+            uid: if self.userns { 0 } else { self.uid },
+            gid: if self.userns { 0 } else { self.uid },
             cpu_backstop_secs: limits.cpu.as_secs() + 1,
             stack: limits.stack,
             file_size: limits.output.max(FILE_SIZE),

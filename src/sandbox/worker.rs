@@ -31,6 +31,36 @@ const SYSTEM_DIRS: [&str; 9] = [
 const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
 /// The worker's socket, moved here from stdin at start.
 const SOCKET_FD: RawFd = 3;
+/// Where the host's root stays reachable (root-only) in user-namespace mode, until each run init
+/// has bound what it needs and detaches it.
+const OLD_ROOT: &str = "/.judge/old";
+
+/// Without root, the worker makes its own user namespace (the invoking user becomes root inside,
+/// mapped to itself outside): namespaces and mounts work, but there is no other uid to drop to
+/// and no cgroup.
+static USERNS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+fn userns() -> bool {
+    USERNS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Enters a new user namespace mapping the invoking user and group to root inside.
+fn enter_userns() -> io::Result<()> {
+    // SAFETY: getuid/getgid/unshare with constant arguments.
+    let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
+    // SAFETY: unshare with a constant flag.
+    let r = unsafe { libc::unshare(libc::CLONE_NEWUSER) };
+    sys::check(r as libc::c_long, || {
+        "unshare a user namespace (unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1 or user.max_user_namespaces)".into()
+    })?;
+    let write = |file: &str, text: String| {
+        std::fs::write(file, text).map_err(|e| io::Error::new(e.kind(), format!("{file}: {e}")))
+    };
+    write("/proc/self/setgroups", "deny".into())?;
+    write("/proc/self/uid_map", format!("0 {uid} 1"))?;
+    write("/proc/self/gid_map", format!("0 {gid} 1"))?;
+    Ok(())
+}
 
 /// Entry point of `judge __sandbox-worker ROOT`. The socket to the judge is stdin.
 pub fn main(args: &[String]) -> i32 {
@@ -49,6 +79,13 @@ pub fn main(args: &[String]) -> i32 {
     }
     // SAFETY: SOCKET_FD was just created above and belongs to this function.
     let sock = unsafe { OwnedFd::from_raw_fd(SOCKET_FD) };
+    if args.get(1).map(String::as_str) == Some("--userns") {
+        USERNS.store(true, std::sync::atomic::Ordering::Relaxed);
+        if let Err(e) = enter_userns() {
+            let _ = wire::send_json(&sock, &Reply::Unavailable { why: e.to_string() }, &[]);
+            return 1;
+        }
+    }
     let Some(root) = args.first() else {
         let _ = wire::send_json(
             &sock,
@@ -159,20 +196,38 @@ fn prepare(root: &Path) -> io::Result<Vec<(String, String)>> {
     )?;
     std::fs::create_dir(root.join("proc"))?;
     std::fs::create_dir(root.join("tmp"))?;
+    if userns() {
+        // The judge cannot hand over detached mounts without privileges: keep the host reachable
+        // for the run inits (mode 0700), which bind what they need and then detach it.
+        let hidden = root.join(OLD_ROOT.trim_start_matches('/'));
+        std::fs::create_dir_all(&hidden)?;
+        std::fs::set_permissions(
+            hidden.parent().unwrap(),
+            std::os::unix::fs::PermissionsExt::from_mode(0o700),
+        )?;
+    }
     // SAFETY: chdir/pivot_root/umount2 on valid C strings.
     unsafe {
         sys::check(libc::chdir(r.as_ptr()) as libc::c_long, || {
             "chdir to the new root".into()
         })?;
         let dot = c".";
-        sys::check(
-            libc::syscall(libc::SYS_pivot_root, dot.as_ptr(), dot.as_ptr()),
-            || "pivot_root".into(),
-        )?;
-        sys::check(
-            libc::umount2(dot.as_ptr(), libc::MNT_DETACH) as libc::c_long,
-            || "detach the old root".into(),
-        )?;
+        if userns() {
+            let old = cstr(Path::new(OLD_ROOT.trim_start_matches('/')));
+            sys::check(
+                libc::syscall(libc::SYS_pivot_root, dot.as_ptr(), old.as_ptr()),
+                || "pivot_root".into(),
+            )?;
+        } else {
+            sys::check(
+                libc::syscall(libc::SYS_pivot_root, dot.as_ptr(), dot.as_ptr()),
+                || "pivot_root".into(),
+            )?;
+            sys::check(
+                libc::umount2(dot.as_ptr(), libc::MNT_DETACH) as libc::c_long,
+                || "detach the old root".into(),
+            )?;
+        }
         sys::check(libc::chdir(c"/".as_ptr()) as libc::c_long, || {
             "chdir /".into()
         })?;
@@ -189,13 +244,37 @@ fn prepare(root: &Path) -> io::Result<Vec<(String, String)>> {
 }
 
 fn bind_read_only(host: &Path, inside: &Path) -> io::Result<()> {
+    bind(host, inside, false)
+}
+
+/// Binds `host` at `inside`, read-only unless `writable`, never setuid or devices. Flags the
+/// source mount already has (noexec...) are kept: a user namespace may not drop them.
+fn bind(host: &Path, inside: &Path, writable: bool) -> io::Result<()> {
     let (h, i) = (cstr(host), cstr(inside));
     sys::mount(Some(&h), &i, None, libc::MS_BIND | libc::MS_REC, None)?;
+    // SAFETY: statvfs is plain data filled by the call.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: i is a valid path; st a valid out-parameter.
+    let kept = if unsafe { libc::statvfs(i.as_ptr(), &mut st) } == 0 {
+        let f = st.f_flag;
+        [
+            (libc::ST_NOEXEC, libc::MS_NOEXEC),
+            (libc::ST_NOATIME, libc::MS_NOATIME),
+            (libc::ST_NODIRATIME, libc::MS_NODIRATIME),
+            (libc::ST_RELATIME, libc::MS_RELATIME),
+        ]
+        .iter()
+        .filter(|(st_flag, _)| f & st_flag != 0)
+        .fold(0, |acc, (_, ms)| acc | ms)
+    } else {
+        0
+    };
+    let ro = if writable { 0 } else { libc::MS_RDONLY };
     sys::mount(
         None,
         &i,
         None,
-        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+        libc::MS_REMOUNT | libc::MS_BIND | ro | libc::MS_NOSUID | libc::MS_NODEV | kept,
         None,
     )
 }
@@ -249,7 +328,11 @@ fn start(
     sock: &OwnedFd,
 ) -> Reply {
     let fixed = 3 + req.cgroup_fds;
-    let expected = fixed + req.readable.len() + usize::from(!req.scratch_workdir);
+    let expected = if userns() {
+        fixed
+    } else {
+        fixed + req.readable.len() + usize::from(!req.scratch_workdir)
+    };
     if fds.len() != expected {
         return Reply::Failed {
             why: format!("expected {expected} descriptors, got {}", fds.len()),
@@ -385,6 +468,7 @@ fn init(req: &Request, fds: &[OwnedFd], filter: &[seccomp::Insn], stack: &mut [u
         err_w: err_w.as_raw_fd(),
         req,
         filter,
+        userns: userns(),
     };
     // The program's process starts like posix_spawn does: sharing the init's memory (no page
     // tables to copy) on its own stack, while the init waits until it has exec'd or failed.
@@ -506,13 +590,29 @@ fn setup_mounts(req: &Request, fds: &[OwnedFd]) -> io::Result<()> {
         Some(&tmpfs_opts(",mode=1777")),
     )?;
     let first = 3 + req.cgroup_fds;
-    for (path, fd) in req.readable.iter().zip(&fds[first..]) {
-        let target = PathBuf::from(OsStr::from_bytes(path));
-        mount_point(&target, is_dir(fd.as_raw_fd()))?;
-        sys::attach(fd.as_raw_fd(), &cstr(&target))?;
-    }
     let workdir = PathBuf::from(OsStr::from_bytes(&req.workdir));
-    mount_point(&workdir, true)?;
+    if userns() {
+        let host = |p: &Path| Path::new(OLD_ROOT).join(p.strip_prefix("/").unwrap_or(p));
+        for path in &req.readable {
+            let target = PathBuf::from(OsStr::from_bytes(path));
+            mount_point(&target, host(&target).is_dir())?;
+            bind(&host(&target), &target, false)?;
+        }
+        mount_point(&workdir, true)?;
+        if !req.scratch_workdir {
+            bind(&host(&workdir), &workdir, true)?;
+        }
+        // SAFETY: umount2 on a valid path; the host disappears from this run's view.
+        let r = unsafe { libc::umount2(cstr(Path::new(OLD_ROOT)).as_ptr(), libc::MNT_DETACH) };
+        sys::check(r as libc::c_long, || format!("detach {OLD_ROOT}"))?;
+    } else {
+        for (path, fd) in req.readable.iter().zip(&fds[first..]) {
+            let target = PathBuf::from(OsStr::from_bytes(path));
+            mount_point(&target, is_dir(fd.as_raw_fd()))?;
+            sys::attach(fd.as_raw_fd(), &cstr(&target))?;
+        }
+        mount_point(&workdir, true)?;
+    }
     if req.scratch_workdir {
         sys::mount(
             Some(c"tmpfs"),
@@ -524,7 +624,7 @@ fn setup_mounts(req: &Request, fds: &[OwnedFd]) -> io::Result<()> {
                 req.uid, req.gid
             ))),
         )?;
-    } else {
+    } else if !userns() {
         sys::attach(fds[fds.len() - 1].as_raw_fd(), &cstr(&workdir))?;
     }
     sys::mount(
@@ -591,6 +691,7 @@ struct Exec<'a> {
     err_w: RawFd,
     req: &'a Request,
     filter: &'a [seccomp::Insn],
+    userns: bool,
 }
 
 impl Exec<'_> {
@@ -692,7 +793,45 @@ impl Exec<'_> {
                     break;
                 }
             }
-            if libc::setgroups(0, std::ptr::null()) != 0
+            if self.userns {
+                // uid 0 of the user namespace is the invoking user outside; make sure it can
+                // never hold a capability: no root fix-ups, and all capability sets emptied.
+                // NOROOT, NOROOT_LOCKED, NO_SETUID_FIXUP, NO_SETUID_FIXUP_LOCKED, KEEP_CAPS_LOCKED.
+                const SECBITS: libc::c_ulong = 0x01 | 0x02 | 0x04 | 0x08 | 0x20;
+                #[repr(C)]
+                struct CapHeader {
+                    version: u32,
+                    pid: i32,
+                }
+                #[repr(C)]
+                struct CapData {
+                    effective: u32,
+                    permitted: u32,
+                    inheritable: u32,
+                }
+                let header = CapHeader {
+                    version: 0x2008_0522,
+                    pid: 0,
+                };
+                let data = [
+                    CapData {
+                        effective: 0,
+                        permitted: 0,
+                        inheritable: 0,
+                    },
+                    CapData {
+                        effective: 0,
+                        permitted: 0,
+                        inheritable: 0,
+                    },
+                ];
+                if libc::prctl(libc::PR_SET_SECUREBITS, SECBITS, 0, 0, 0) != 0
+                    || libc::syscall(libc::SYS_capset, &header as *const CapHeader, data.as_ptr())
+                        != 0
+                {
+                    err_fail(4);
+                }
+            } else if libc::setgroups(0, std::ptr::null()) != 0
                 || libc::setresgid(r.gid, r.gid, r.gid) != 0
                 || libc::setresuid(r.uid, r.uid, r.uid) != 0
                 || libc::getuid() == 0
