@@ -3,8 +3,8 @@
 //! Every invocation is contained: the judge runs in its own PID namespace (`unshare --pid --fork
 //! --kill-child`) and in its own cgroup with memory and process caps, so a sandbox bug fails a test
 //! instead of taking the machine down. The judge gets a private TMPDIR; afterwards the test fails if
-//! the judge left anything there or left a cgroup behind. (Processes cannot outlive the PID
-//! namespace; whatever is still in the cgroup is killed all the same.)
+//! the judge left anything there or left a cgroup behind, or if any process outlived the judge
+//! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
 
 use std::ffi::{CString, OsString};
 use std::os::unix::process::CommandExt;
@@ -181,12 +181,16 @@ pub fn contained(program: &str, args: &[OsString], dir: &Path) -> Output {
             "--fork",
             "--kill-child",
             "--mount",
+            "--mount-proc",
             "--propagation",
             "private",
             "--net",
             "--ipc",
             "--uts",
             "--",
+            "/usr/bin/python3",
+            "-c",
+            SURVIVORS,
         ])
         .arg(program);
         c
@@ -219,6 +223,11 @@ pub fn contained(program: &str, args: &[OsString], dir: &Path) -> Output {
         });
     }
     let output = cmd.output().expect("cannot start the judge");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        !stderr.contains(SURVIVORS_MARK),
+        "processes outlived the judge: {stderr}"
+    );
     let left_cgroups = cgroups.kill_and_remove();
     assert!(
         left_cgroups.is_empty(),
@@ -235,6 +244,35 @@ pub fn contained(program: &str, args: &[OsString], dir: &Path) -> Output {
     );
     output
 }
+
+const SURVIVORS_MARK: &str = "HARNESS: processes outlived the judge";
+
+/// PID 1 of the test's PID namespace: runs the judge, then reaps and lists what is left (with
+/// its own /proc, from `--mount-proc`). Anything still alive 1 s after the judge exited is
+/// reported on stderr (and killed with the namespace).
+const SURVIVORS: &str = r#"
+import os, subprocess, sys, time
+code = subprocess.call(sys.argv[1:])
+left = []
+for _ in range(100):
+    try:
+        while os.waitpid(-1, os.WNOHANG)[0] > 0:
+            pass
+    except ChildProcessError:
+        pass
+    left = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
+    if not left:
+        break
+    time.sleep(0.01)
+if left:
+    def name(p):
+        try:
+            return open(f"/proc/{p}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            return "?"
+    sys.stderr.write("HARNESS: processes outlived the judge: " + "; ".join(f"{p} {name(p)}" for p in left) + "\n")
+sys.exit(code if code >= 0 else 128 - code)
+"#;
 
 fn has_unshare() -> bool {
     // SAFETY: geteuid has no preconditions.

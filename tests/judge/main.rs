@@ -1,5 +1,6 @@
 //! Integration tests: the `judge` binary driven as a user would, every hostile run contained.
 
+mod attacks;
 mod crosscheck;
 mod harness;
 mod package_errors;
