@@ -35,12 +35,18 @@ pub fn judge() -> Judge {
     Judge {
         args: Vec::new(),
         dir: root(),
+        program: PathBuf::from(env!("CARGO_BIN_EXE_judge")),
+        user: None,
+        interrupt_after: None,
     }
 }
 
 pub struct Judge {
     args: Vec<OsString>,
     dir: PathBuf,
+    program: PathBuf,
+    user: Option<u32>,
+    interrupt_after: Option<f64>,
 }
 
 impl Judge {
@@ -51,6 +57,24 @@ impl Judge {
 
     pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, a: I) -> Self {
         self.args.extend(a.into_iter().map(Into::into));
+        self
+    }
+
+    /// Runs this judge executable instead of the one cargo built (e.g. a copy others can read).
+    pub fn program(mut self, path: impl AsRef<Path>) -> Self {
+        self.program = path.as_ref().to_path_buf();
+        self
+    }
+
+    /// Runs the judge as this unprivileged uid/gid (through `setpriv`).
+    pub fn as_user(mut self, uid: u32) -> Self {
+        self.user = Some(uid);
+        self
+    }
+
+    /// Sends SIGINT to the judge after this many seconds.
+    pub fn interrupt_after(mut self, seconds: f64) -> Self {
+        self.interrupt_after = Some(seconds);
         self
     }
 
@@ -69,7 +93,28 @@ impl Judge {
     }
 
     pub fn output(self) -> Finished {
-        let output = contained(env!("CARGO_BIN_EXE_judge"), &self.args, &self.dir);
+        let mut args = self.args.clone();
+        let mut program = self.program.clone().into_os_string();
+        if let Some(uid) = self.user {
+            let mut wrapped: Vec<OsString> = [
+                format!("--reuid={uid}"),
+                format!("--regid={uid}"),
+                "--clear-groups".into(),
+            ]
+            .into_iter()
+            .map(OsString::from)
+            .collect();
+            wrapped.push(program);
+            wrapped.extend(args);
+            args = wrapped;
+            program = "setpriv".into();
+        }
+        let output = contained(
+            &program.to_string_lossy(),
+            &args,
+            &self.dir,
+            self.interrupt_after,
+        );
         Finished {
             output,
             what: format!(
@@ -165,7 +210,12 @@ impl Finished {
 }
 
 /// Runs `program args` in its own namespaces and capped cgroup; cleans up whatever is left.
-pub fn contained(program: &str, args: &[OsString], dir: &Path) -> Output {
+pub fn contained(
+    program: &str,
+    args: &[OsString],
+    dir: &Path,
+    interrupt_after: Option<f64>,
+) -> Output {
     let name = format!(
         "judge-test-{}-{}",
         std::process::id(),
@@ -198,7 +248,16 @@ pub fn contained(program: &str, args: &[OsString], dir: &Path) -> Output {
         Command::new(program)
     };
     let tmp = tempfile::tempdir().expect("cannot create a TMPDIR for the judge");
+    // World-writable like /tmp, so a judge run as another user can use it too.
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
+    )
+    .unwrap();
     cmd.args(args).current_dir(dir).env("TMPDIR", tmp.path());
+    if let Some(seconds) = interrupt_after {
+        cmd.env("HARNESS_SIGINT_AFTER", seconds.to_string());
+    }
     let procs: Vec<CString> = cgroups
         .dirs
         .iter()
@@ -251,8 +310,16 @@ const SURVIVORS_MARK: &str = "HARNESS: processes outlived the judge";
 /// its own /proc, from `--mount-proc`). Anything still alive 1 s after the judge exited is
 /// reported on stderr (and killed with the namespace).
 const SURVIVORS: &str = r#"
-import os, subprocess, sys, time
-code = subprocess.call(sys.argv[1:])
+import os, signal, subprocess, sys, time
+env = dict(os.environ)
+after = env.pop("HARNESS_SIGINT_AFTER", None)
+judge = subprocess.Popen(sys.argv[1:], env=env)
+if after is not None:
+    try:
+        judge.wait(timeout=float(after))
+    except subprocess.TimeoutExpired:
+        judge.send_signal(signal.SIGINT)
+code = judge.wait()
 left = []
 for _ in range(100):
     try:

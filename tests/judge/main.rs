@@ -5,5 +5,6 @@ mod crosscheck;
 mod harness;
 mod package_errors;
 mod run;
+mod sandbox;
 mod setter;
 mod verify;

@@ -1,0 +1,120 @@
+//! The sandbox as users meet it: `judge doctor` as root and without root, the unprivileged
+//! fallback still judging, and Ctrl-C in the middle of a run leaving nothing behind.
+
+use crate::harness::{self, fixture_problem, program};
+use std::os::unix::fs::PermissionsExt;
+
+#[test]
+fn doctor_shows_every_layer_active_as_root() {
+    let doc = harness::judge().args(["doctor", "--json"]).output().json();
+    assert_eq!(doc["isolation"], "full", "{doc}");
+    let layers = doc["layers"].as_array().unwrap();
+    for name in [
+        "pid namespace",
+        "mount namespace and read-only root",
+        "network namespace",
+        "ipc and uts namespaces",
+        "unprivileged user",
+        "no_new_privs",
+        "seccomp filter",
+        "cgroup memory",
+        "cgroup cpuacct",
+        "cgroup pids",
+    ] {
+        let layer = layers
+            .iter()
+            .find(|l| l["name"] == name)
+            .unwrap_or_else(|| panic!("no layer {name}: {doc}"));
+        assert_eq!(layer["active"], true, "{layer}");
+    }
+}
+
+#[test]
+fn interrupting_the_judge_mid_run_kills_the_run_and_leaves_nothing() {
+    // The harness fails this test if any process outlives the judge, a cgroup is left behind
+    // or the judge's TMPDIR is not empty afterwards.
+    let run = harness::judge()
+        .interrupt_after(1.5)
+        .run_fixture("measure", "sleep-with-daemon.c");
+    assert_eq!(run.code(), Some(128 + libc::SIGINT), "{}", run.describe());
+    run.expect_stderr_contains("interrupted");
+    assert!(
+        !run.stdout().contains("verdict"),
+        "an interrupted run must not report a verdict: {}",
+        run.describe()
+    );
+}
+
+/// A copy of the judge, a problem and a solution that an unprivileged user can read.
+fn public_copy() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), PermissionsExt::from_mode(0o755)).unwrap();
+    let copy = |from: &std::path::Path, to: &std::path::Path| {
+        std::fs::copy(from, to).unwrap();
+    };
+    copy(
+        std::path::Path::new(env!("CARGO_BIN_EXE_judge")),
+        &dir.path().join("judge"),
+    );
+    let problem = dir.path().join("sum");
+    std::fs::create_dir_all(problem.join("tests")).unwrap();
+    let from = fixture_problem("sum");
+    copy(&from.join("problem.toml"), &problem.join("problem.toml"));
+    for e in std::fs::read_dir(from.join("tests")).unwrap().flatten() {
+        copy(&e.path(), &problem.join("tests").join(e.file_name()));
+    }
+    copy(&program("ac.c"), &dir.path().join("ac.c"));
+    for e in walk(dir.path()) {
+        let mode = if e.is_dir() || e.ends_with("judge") {
+            0o755
+        } else {
+            0o644
+        };
+        std::fs::set_permissions(&e, PermissionsExt::from_mode(mode)).unwrap();
+    }
+    dir
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut all = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            all.extend(walk(&p));
+        }
+        all.push(p);
+    }
+    all
+}
+
+const NOBODY: u32 = 65534;
+
+#[test]
+fn without_root_doctor_explains_and_the_judge_still_runs_with_a_warning() {
+    let copy = public_copy();
+    let judge = || {
+        harness::judge()
+            .program(copy.path().join("judge"))
+            .as_user(NOBODY)
+            .current_dir(copy.path())
+    };
+    let doctor = judge().arg("doctor").output();
+    doctor.expect_code(0);
+    let text = doctor.stdout();
+    assert!(text.contains("isolation: Partial"), "{}", doctor.describe());
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("cgroup memory") && l.contains("MISSING")),
+        "{}",
+        doctor.describe()
+    );
+    assert!(text.contains("hint: run as root"), "{}", doctor.describe());
+
+    let run = judge().args(["run", "sum", "ac.c"]).output();
+    run.expect_code(0)
+        .expect_stderr_contains("warning: isolation is Partial")
+        .expect_stderr_contains("measurements are approximate");
+    let json = judge().args(["run", "sum", "ac.c", "--json"]).output();
+    let doc = json.expect_verdict("AC");
+    assert_eq!(doc["isolation"], "partial", "{}", json.describe());
+}
