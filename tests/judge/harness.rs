@@ -67,7 +67,7 @@ impl Judge {
     }
 
     /// Runs the judge as this unprivileged uid/gid (through `setpriv`).
-    pub fn as_user(mut self, uid: u32) -> Self {
+    pub fn user(mut self, uid: u32) -> Self {
         self.user = Some(uid);
         self
     }

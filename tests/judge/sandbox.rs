@@ -95,7 +95,7 @@ fn without_root_doctor_explains_and_the_judge_still_runs_with_a_warning() {
     let judge = || {
         harness::judge()
             .program(copy.path().join("judge"))
-            .as_user(NOBODY)
+            .user(NOBODY)
             .current_dir(copy.path())
     };
     let doctor = judge().arg("doctor").output();
