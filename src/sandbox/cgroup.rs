@@ -1,8 +1,9 @@
-//! Per-run cgroups (v1 hierarchies memory, cpuacct and pids): limit memory and process count,
-//! measure CPU time and peak memory of exactly one run's process tree, and kill that tree.
+//! Per-run cgroups, v1 (hierarchies memory, cpuacct and pids) or v2 (one unified tree): limit
+//! memory and process count, measure CPU time and peak memory of exactly one run's process tree,
+//! and kill that tree.
 //!
-//! Run cgroups are created below the judge's own cgroup in each hierarchy (read from
-//! /proc/self/cgroup), so a judge that is itself confined (e.g. by a test harness) stays confined.
+//! Run cgroups are created below the judge's own cgroup (read from /proc/self/cgroup), so a judge
+//! that is itself confined (e.g. by a test harness) stays confined.
 
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
@@ -10,6 +11,120 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// The cgroup flavour this machine offers.
+#[derive(Debug, Clone)]
+pub enum Cgroups {
+    V1(V1),
+    V2(V2),
+}
+
+impl Cgroups {
+    /// v2 when /sys/fs/cgroup is a cgroup2 mount (pure v2 systems), else the v1 hierarchies.
+    pub fn probe_system() -> Result<Cgroups, String> {
+        let own = std::fs::read_to_string("/proc/self/cgroup")
+            .map_err(|e| format!("/proc/self/cgroup: {e}"))?;
+        let root = Path::new("/sys/fs/cgroup");
+        if root.join("cgroup.controllers").exists() {
+            V2::probe(root, &own, std::process::id()).map(Cgroups::V2)
+        } else {
+            V1::probe(root, &own).map(Cgroups::V1)
+        }
+    }
+
+    pub fn version(&self) -> u8 {
+        match self {
+            Cgroups::V1(_) => 1,
+            Cgroups::V2(_) => 2,
+        }
+    }
+
+    pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
+        match self {
+            Cgroups::V1(v1) => v1.create(memory, processes),
+            Cgroups::V2(v2) => v2.create(memory, processes),
+        }
+    }
+}
+
+/// A unique name for a run's cgroup. The pid alone is not unique: judges in separate PID
+/// namespaces may all be pid 1.
+fn run_name() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.subsec_nanos());
+    format!(
+        "judge-{}-{nanos:08x}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+fn write(dir: &Path, file: &str, value: &str) -> Result<(), String> {
+    std::fs::write(dir.join(file), value)
+        .map_err(|e| format!("cannot write `{value}` to {}/{file}: {e}", dir.display()))
+}
+
+/// Where the judge sits in a cgroup2 tree; run cgroups are created in `parent`.
+#[derive(Debug, Clone)]
+pub struct V2 {
+    parent: PathBuf,
+}
+
+impl V2 {
+    /// `mount` is the cgroup2 mount, `proc_self_cgroup` the text of /proc/self/cgroup, `pid` the
+    /// process to move into a leaf if the judge's own cgroup must be freed for children (the
+    /// "no internal processes" rule: a cgroup with processes cannot give controllers to children).
+    pub fn probe(mount: &Path, proc_self_cgroup: &str, pid: u32) -> Result<V2, String> {
+        let rel = proc_self_cgroup
+            .lines()
+            .find_map(|l| l.strip_prefix("0::"))
+            .ok_or("no cgroup v2 entry (`0::/...`) in /proc/self/cgroup")?;
+        let own = mount.join(rel.trim_start_matches('/'));
+        let read = |file: &str| std::fs::read_to_string(own.join(file)).unwrap_or_default();
+        let available = read("cgroup.controllers");
+        for needed in ["memory", "pids"] {
+            if !available.split_whitespace().any(|c| c == needed) {
+                return Err(format!(
+                    "the `{needed}` controller is not available in {}/cgroup.controllers: run as root, or delegate it (e.g. `systemd-run --scope -p Delegate=yes judge ...`)",
+                    own.display()
+                ));
+            }
+        }
+        let enabled = read("cgroup.subtree_control");
+        let wanted: Vec<&str> = ["memory", "pids", "cpu"]
+            .into_iter()
+            .filter(|c| available.split_whitespace().any(|a| a == *c))
+            .filter(|c| !enabled.split_whitespace().any(|e| e == *c))
+            .collect();
+        if !wanted.is_empty() {
+            if !read("cgroup.procs").trim().is_empty() {
+                // Move the judge into a leaf of its own; it stays there until it exits.
+                let leaf = own.join(format!("judge-{pid}-self"));
+                std::fs::create_dir_all(&leaf)
+                    .map_err(|e| format!("cannot create {}: {e}", leaf.display()))?;
+                write(&leaf, "cgroup.procs", &pid.to_string())?;
+            }
+            let change: Vec<String> = wanted.iter().map(|c| format!("+{c}")).collect();
+            write(&own, "cgroup.subtree_control", &change.join(" "))?;
+        }
+        Ok(V2 { parent: own })
+    }
+
+    pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
+        let dir = self.parent.join(run_name());
+        std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        let group = RunGroup {
+            kind: Kind::V2 { dir: dir.clone() },
+        };
+        write(&dir, "memory.max", &memory.to_string())?;
+        if dir.join("memory.swap.max").exists() {
+            write(&dir, "memory.swap.max", "0")?;
+        }
+        write(&dir, "pids.max", &processes.to_string())?;
+        Ok(group)
+    }
+}
 
 /// Where the v1 controllers are mounted and where the judge sits in them.
 #[derive(Debug, Clone)]
@@ -60,28 +175,15 @@ impl V1 {
         })
     }
 
-    /// Probes the machine's real hierarchies.
-    pub fn probe_system() -> Result<V1, String> {
-        let own = std::fs::read_to_string("/proc/self/cgroup")
-            .map_err(|e| format!("/proc/self/cgroup: {e}"))?;
-        V1::probe(Path::new("/sys/fs/cgroup"), &own)
-    }
-
     /// A fresh cgroup for one run with the given limits.
     pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
-        // The pid alone is not unique: judges in separate PID namespaces may all be pid 1.
-        let nanos = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.subsec_nanos());
-        let name = format!(
-            "judge-{}-{nanos:08x}-{}",
-            std::process::id(),
-            COUNTER.fetch_add(1, Ordering::SeqCst)
-        );
+        let name = run_name();
         let g = RunGroup {
-            memory: self.memory.join(&name),
-            cpuacct: self.cpuacct.join(&name),
-            pids: self.pids.join(&name),
+            kind: Kind::V1 {
+                memory: self.memory.join(&name),
+                cpuacct: self.cpuacct.join(&name),
+                pids: self.pids.join(&name),
+            },
         };
         for d in g.dirs() {
             std::fs::create_dir(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
@@ -90,27 +192,44 @@ impl V1 {
             std::fs::write(dir.join(file), value)
                 .map_err(|e| format!("cannot set {}/{file}: {e}", dir.display()))
         };
-        set(&g.memory, "memory.limit_in_bytes", memory.to_string())?;
-        if g.memory.join("memory.memsw.limit_in_bytes").exists() {
-            set(&g.memory, "memory.memsw.limit_in_bytes", memory.to_string())?;
+        let (mem, pids) = (self.memory.join(&name), self.pids.join(&name));
+        set(&mem, "memory.limit_in_bytes", memory.to_string())?;
+        if mem.join("memory.memsw.limit_in_bytes").exists() {
+            set(&mem, "memory.memsw.limit_in_bytes", memory.to_string())?;
         }
         // Swap would hide memory use and slow the machine down.
-        let _ = set(&g.memory, "memory.swappiness", "0".into());
-        set(&g.pids, "pids.max", processes.to_string())?;
+        let _ = set(&mem, "memory.swappiness", "0".into());
+        set(&pids, "pids.max", processes.to_string())?;
         Ok(g)
     }
 }
 
 /// The cgroups of one run; removed on drop (after killing whatever is left).
 pub struct RunGroup {
-    memory: PathBuf,
-    cpuacct: PathBuf,
-    pids: PathBuf,
+    kind: Kind,
+}
+
+enum Kind {
+    V1 {
+        memory: PathBuf,
+        cpuacct: PathBuf,
+        pids: PathBuf,
+    },
+    V2 {
+        dir: PathBuf,
+    },
 }
 
 impl RunGroup {
-    fn dirs(&self) -> [&PathBuf; 3] {
-        [&self.memory, &self.cpuacct, &self.pids]
+    fn dirs(&self) -> Vec<&PathBuf> {
+        match &self.kind {
+            Kind::V1 {
+                memory,
+                cpuacct,
+                pids,
+            } => vec![memory, cpuacct, pids],
+            Kind::V2 { dir } => vec![dir],
+        }
     }
 
     /// `cgroup.procs` paths, for the child to join between fork and exec.
@@ -125,33 +244,69 @@ impl RunGroup {
     }
 
     pub fn cpu_time(&self) -> Duration {
-        Duration::from_nanos(read_u64(&self.cpuacct.join("cpuacct.usage")).unwrap_or(0))
+        match &self.kind {
+            Kind::V1 { cpuacct, .. } => {
+                Duration::from_nanos(read_u64(&cpuacct.join("cpuacct.usage")).unwrap_or(0))
+            }
+            Kind::V2 { dir } => {
+                Duration::from_micros(read_key(&dir.join("cpu.stat"), "usage_usec").unwrap_or(0))
+            }
+        }
     }
 
     pub fn peak_memory(&self) -> u64 {
-        read_u64(&self.memory.join("memory.max_usage_in_bytes")).unwrap_or(0)
+        match &self.kind {
+            Kind::V1 { memory, .. } => {
+                read_u64(&memory.join("memory.max_usage_in_bytes")).unwrap_or(0)
+            }
+            // memory.peak exists since Linux 5.19; before that only the current usage is known.
+            Kind::V2 { dir } => read_u64(&dir.join("memory.peak"))
+                .or_else(|| read_u64(&dir.join("memory.current")))
+                .unwrap_or(0),
+        }
     }
 
     /// The OOM killer struck, or an allocation hit the limit.
     pub fn memory_evidence(&self) -> (bool, bool) {
-        let oom = std::fs::read_to_string(self.memory.join("memory.oom_control"))
-            .ok()
-            .and_then(|t| {
-                t.lines().find_map(|l| {
-                    l.strip_prefix("oom_kill ")
-                        .and_then(|n| n.trim().parse::<u64>().ok())
-                })
-            })
-            .unwrap_or(0);
-        let failcnt = read_u64(&self.memory.join("memory.failcnt")).unwrap_or(0);
-        (oom > 0, failcnt > 0)
+        match &self.kind {
+            Kind::V1 { memory, .. } => {
+                let oom = read_key(&memory.join("memory.oom_control"), "oom_kill").unwrap_or(0);
+                let failcnt = read_u64(&memory.join("memory.failcnt")).unwrap_or(0);
+                (oom > 0, failcnt > 0)
+            }
+            Kind::V2 { dir } => {
+                let events = dir.join("memory.events");
+                let oom = read_key(&events, "oom_kill").unwrap_or(0);
+                let max = read_key(&events, "max").unwrap_or(0);
+                (oom > 0, max > 0)
+            }
+        }
+    }
+
+    /// Pids of the run's processes (in the judge's PID namespace).
+    pub fn pids(&self) -> Vec<i32> {
+        let procs = match &self.kind {
+            Kind::V1 { pids, .. } => pids.join("cgroup.procs"),
+            Kind::V2 { dir } => dir.join("cgroup.procs"),
+        };
+        std::fs::read_to_string(procs)
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
     }
 
     /// Kills every process of the run until none is left.
     pub fn kill_all(&self) {
+        if let Kind::V2 { dir } = &self.kind {
+            // cgroup.kill (Linux 5.14) kills the whole subtree atomically, forks included.
+            let kill = dir.join("cgroup.kill");
+            if kill.exists() {
+                let _ = std::fs::write(kill, "1");
+            }
+        }
         for _ in 0..1000 {
-            let pids = std::fs::read_to_string(self.pids.join("cgroup.procs")).unwrap_or_default();
-            let pids: Vec<i32> = pids.lines().filter_map(|l| l.trim().parse().ok()).collect();
+            let pids = self.pids();
             if pids.is_empty() {
                 return;
             }
@@ -182,6 +337,14 @@ fn read_u64(path: &Path) -> Option<u64> {
     std::fs::read_to_string(path).ok()?.trim().parse().ok()
 }
 
+/// The value of `key` in a flat-keyed file such as cpu.stat or memory.events.
+fn read_key(path: &Path, key: &str) -> Option<u64> {
+    std::fs::read_to_string(path).ok()?.lines().find_map(|l| {
+        let (k, v) = l.split_once(' ')?;
+        (k == key).then(|| v.trim().parse().ok()).flatten()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -202,5 +365,115 @@ mod tests {
         let missing = tempfile::tempdir().unwrap();
         let err = V1::probe(missing.path(), own).unwrap_err();
         assert!(err.contains("no cgroup v1 `memory` hierarchy"), "{err}");
+    }
+
+    /// A pid that cannot exist (above the kernel's maximum), so nothing real is ever signalled.
+    const FAKE_PID: u32 = 4_194_999;
+
+    /// A fake cgroup2 tree: the judge sits in /outer/judge with the given files.
+    fn fake_v2(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
+        let root = tempfile::tempdir().unwrap();
+        std::fs::write(
+            root.path().join("cgroup.controllers"),
+            "cpuset cpu io memory pids\n",
+        )
+        .unwrap();
+        let own = root.path().join("outer/judge");
+        std::fs::create_dir_all(&own).unwrap();
+        for (file, text) in files {
+            std::fs::write(own.join(file), text).unwrap();
+        }
+        (root, own)
+    }
+
+    #[test]
+    fn v2_enables_controllers_and_moves_the_judge_into_a_leaf() {
+        let (root, own) = fake_v2(&[
+            ("cgroup.controllers", "cpu io memory pids\n"),
+            ("cgroup.subtree_control", ""),
+            ("cgroup.procs", "1234\n5678\n"),
+        ]);
+        let v2 = V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap();
+        assert_eq!(v2.parent, own);
+        let leaf = own.join(format!("judge-{FAKE_PID}-self"));
+        assert_eq!(
+            std::fs::read_to_string(leaf.join("cgroup.procs")).unwrap(),
+            FAKE_PID.to_string()
+        );
+        assert_eq!(
+            std::fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
+            "+memory +pids +cpu"
+        );
+    }
+
+    #[test]
+    fn v2_leaves_a_ready_cgroup_alone() {
+        let (root, own) = fake_v2(&[
+            ("cgroup.controllers", "memory pids\n"),
+            ("cgroup.subtree_control", "memory pids\n"),
+            ("cgroup.procs", "1234\n"),
+        ]);
+        V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap();
+        assert!(!own.join(format!("judge-{FAKE_PID}-self")).exists());
+        assert_eq!(
+            std::fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
+            "memory pids\n"
+        );
+    }
+
+    #[test]
+    fn v2_without_the_memory_controller_says_how_to_fix_it() {
+        let (root, _) = fake_v2(&[("cgroup.controllers", "cpu pids\n")]);
+        let err = V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap_err();
+        assert!(
+            err.contains("`memory` controller is not available"),
+            "{err}"
+        );
+        assert!(err.contains("cgroup.controllers"), "{err}");
+        assert!(err.contains("Delegate=yes"), "{err}");
+        let err = V2::probe(root.path(), "12:pids:/x\n", FAKE_PID).unwrap_err();
+        assert!(err.contains("0::"), "{err}");
+    }
+
+    #[test]
+    fn v2_run_groups_set_limits_and_read_the_v2_files() {
+        let (root, own) = fake_v2(&[
+            ("cgroup.controllers", "memory pids\n"),
+            ("cgroup.subtree_control", "memory pids\n"),
+        ]);
+        let v2 = V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap();
+        let group = v2.create(64 << 20, 32).unwrap();
+        let Kind::V2 { dir } = &group.kind else {
+            panic!("a v2 group expected");
+        };
+        assert_eq!(dir.parent().unwrap(), own);
+        let read = |f: &str| std::fs::read_to_string(dir.join(f)).unwrap();
+        assert_eq!(read("memory.max"), (64u64 << 20).to_string());
+        assert_eq!(read("pids.max"), "32");
+        assert_eq!(group.procs_files().len(), 1);
+        // What the kernel would report after a run.
+        let put = |f: &str, text: &str| std::fs::write(dir.join(f), text).unwrap();
+        put(
+            "cpu.stat",
+            "usage_usec 503912\nuser_usec 500000\nsystem_usec 3912\n",
+        );
+        put("memory.peak", "105267200\n");
+        put("memory.events", "low 0\nhigh 0\nmax 3\noom 1\noom_kill 1\n");
+        assert_eq!(group.cpu_time(), Duration::from_micros(503_912));
+        assert_eq!(group.peak_memory(), 105_267_200);
+        assert_eq!(group.memory_evidence(), (true, true));
+        std::fs::remove_file(dir.join("memory.peak")).unwrap();
+        put("memory.current", "4096\n");
+        assert_eq!(
+            group.peak_memory(),
+            4096,
+            "falls back to memory.current before 5.19"
+        );
+        // kill_all uses cgroup.kill when the kernel has it.
+        put("cgroup.kill", "0");
+        group.kill_all();
+        assert_eq!(read("cgroup.kill"), "1");
+        // A fake tree cannot be rmdir'ed like a real one: do not wait for it on drop.
+        std::mem::forget(group);
     }
 }

@@ -2,7 +2,7 @@
 //! prepares the run's cgroup, pipes and detached mounts, hands them to the worker, and watches the
 //! run (CPU time from the cgroup, wall clock, output size) until it ends or must be killed.
 
-use super::cgroup::{RunGroup, V1};
+use super::cgroup::{Cgroups, RunGroup};
 use super::naive::drain;
 use super::sys;
 use super::wire::{self, Reply, Request};
@@ -27,7 +27,7 @@ pub struct Isolated {
     /// Folder whose `root` subfolder the worker mounts its prepared root on (in its namespace).
     base: PathBuf,
     uid: u32,
-    cgroups: Result<V1, String>,
+    cgroups: Result<Cgroups, String>,
     worker_layers: Vec<(String, String)>,
     /// Not root: the worker runs in its own user namespace (see worker.rs).
     userns: bool,
@@ -83,7 +83,7 @@ impl Isolated {
             worker,
             base: base.clone(),
             uid: FIRST_UID + WORKERS.fetch_add(1, Ordering::SeqCst),
-            cgroups: V1::probe_system(),
+            cgroups: Cgroups::probe_system(),
             worker_layers: Vec::new(),
             userns,
         };
@@ -164,8 +164,9 @@ impl Isolated {
         let (out_r, out_w) = sys::pipe().map_err(io("create a pipe".into()))?;
         let (err_r, err_w) = sys::pipe().map_err(io("create a pipe".into()))?;
         let group = match &self.cgroups {
-            Ok(v1) => Some(
-                v1.create(limits.memory, limits.processes)
+            Ok(cgroups) => Some(
+                cgroups
+                    .create(limits.memory, limits.processes)
                     .map_err(SandboxError::Setup)?,
             ),
             Err(_) => None,

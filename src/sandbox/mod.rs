@@ -187,7 +187,7 @@ impl Sandbox {
 }
 
 /// The cgroup layers, active or with the reason they are missing.
-fn cgroup_layers(cgroups: &Result<cgroup::V1, String>) -> Vec<Layer> {
+fn cgroup_layers(cgroups: &Result<cgroup::Cgroups, String>) -> Vec<Layer> {
     [
         ("cgroup memory", "memory limit and peak memory of the run's tree"),
         ("cgroup cpuacct", "CPU time of the run's tree (threads and children)"),
@@ -195,10 +195,10 @@ fn cgroup_layers(cgroups: &Result<cgroup::V1, String>) -> Vec<Layer> {
     ]
     .into_iter()
     .map(|(name, what)| match cgroups {
-        Ok(_) => Layer {
+        Ok(c) => Layer {
             name: name.into(),
             active: true,
-            detail: format!("{what} (cgroup v1)"),
+            detail: format!("{what} (cgroup v{})", c.version()),
             hint: None,
         },
         Err(why) => Layer {

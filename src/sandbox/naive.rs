@@ -1,7 +1,7 @@
 //! Plain processes: rlimits, a process group, wait4 rusage and a polling watchdog.
 //! The weakest layer; used when nothing better is available.
 
-use super::cgroup::{RunGroup, V1};
+use super::cgroup::{Cgroups, RunGroup};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
 use std::fs::File;
 use std::io::{Read, Write};
@@ -12,13 +12,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub struct Naive {
-    cgroups: Result<V1, String>,
+    cgroups: Result<Cgroups, String>,
 }
 
 impl Naive {
     pub fn new() -> Naive {
         Naive {
-            cgroups: V1::probe_system(),
+            cgroups: Cgroups::probe_system(),
         }
     }
 
@@ -75,8 +75,9 @@ impl Naive {
         let cpu_secs = limits.cpu.as_secs() + 1;
         let stack = limits.stack;
         let group = match &self.cgroups {
-            Ok(v1) => Some(
-                v1.create(limits.memory, limits.processes)
+            Ok(cgroups) => Some(
+                cgroups
+                    .create(limits.memory, limits.processes)
                     .map_err(SandboxError::Setup)?,
             ),
             Err(_) => None,
