@@ -48,8 +48,8 @@ fn attack_source(name: &str, sentinel: &Path, dir: &Path) -> PathBuf {
     path
 }
 
-/// Judges one attack and checks the verdict and the after-checks.
-fn attack(name: &str, verdict: &str) -> serde_json::Value {
+/// Judges one attack and checks the verdict (one of `verdicts`) and the after-checks.
+fn attack(name: &str, verdicts: &[&str]) -> serde_json::Value {
     require_full_isolation();
     let dir = tempfile::tempdir().unwrap();
     let sentinel = dir.path().join("sentinel");
@@ -66,7 +66,8 @@ fn attack(name: &str, verdict: &str) -> serde_json::Value {
         .arg(&source)
         .arg("--json")
         .output();
-    let doc = run.expect_verdict(verdict);
+    let doc = run.expect_verdict_among(verdicts);
+    let verdict = doc["verdict"].as_str().unwrap_or_default();
     assert_eq!(doc["isolation"], "full", "{}", run.describe());
     assert_eq!(
         std::fs::read_to_string(&sentinel).unwrap(),
@@ -86,11 +87,11 @@ fn attack(name: &str, verdict: &str) -> serde_json::Value {
 }
 
 macro_rules! attacks {
-    ($($test:ident: $file:literal => $verdict:literal;)*) => {
+    ($($test:ident: $file:literal => $($verdict:literal)|+;)*) => {
         $(
             #[test]
             fn $test() {
-                attack($file, $verdict);
+                attack($file, &[$($verdict),+]);
             }
         )*
 
@@ -119,10 +120,14 @@ attacks! {
     c_threads_burn_cpu: "threads-burn-cpu.c" => "TLE";
     c_children_burn_cpu: "children-burn-cpu.c" => "TLE";
     rust_threads_burn_cpu: "threads-burn-cpu.rs" => "TLE";
-    // Fork and thread bombs.
-    c_fork_bomb: "fork-bomb.c" => "TLE";
+    // Fork and thread bombs. A fork bomb ends on whichever limit trips first: CPU time (TLE) or
+    // memory (MLE). With the process limit holding, its memory is mostly kernel memory (measured
+    // here: 21 of 23 MiB for 64 processes), and every failed fork charges the run for a task and
+    // an address space the kernel frees only after an RCU grace period, so on a loaded machine
+    // the memory limit can come first. Either verdict means the bomb was contained.
+    c_fork_bomb: "fork-bomb.c" => "TLE" | "MLE";
     cpp_thread_bomb: "thread-bomb.cpp" => "AC";
-    python_fork_bomb: "fork-bomb.py" => "TLE";
+    python_fork_bomb: "fork-bomb.py" => "TLE" | "MLE";
     // Memory.
     c_heap_bomb: "heap-bomb.c" => "MLE";
     c_static_array_bomb: "static-array-bomb.c" => "MLE";

@@ -174,11 +174,16 @@ impl Finished {
 
     /// Asserts the final verdict of a `--json` run and returns the document.
     pub fn expect_verdict(&self, verdict: &str) -> serde_json::Value {
+        self.expect_verdict_among(&[verdict])
+    }
+
+    /// Asserts that the final verdict of a `--json` run is one of `verdicts`.
+    pub fn expect_verdict_among(&self, verdicts: &[&str]) -> serde_json::Value {
         let doc = self.json();
-        assert_eq!(
-            doc["verdict"],
-            verdict,
-            "wrong verdict: {}",
+        let verdict = doc["verdict"].as_str().unwrap_or_default();
+        assert!(
+            verdicts.contains(&verdict),
+            "wrong verdict: {verdict:?}, expected one of {verdicts:?}: {}",
             self.describe()
         );
         let code = match verdict {
