@@ -13,13 +13,74 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// First uid/gid of sandboxed programs; worker k of a judge uses FIRST_UID + k.
+/// First uid/gid of sandboxed programs: a worker runs its programs as FIRST_UID + k, for the
+/// first k that no other worker on this machine holds (see [`UidLease`]).
 pub const FIRST_UID: u32 = 60000;
-static WORKERS: AtomicU32 = AtomicU32::new(0);
+/// How many sandbox uids there are: as many workers can run at once on one machine.
+pub const UIDS: u32 = 1000;
+/// Where the uid leases live: one lock file per uid, shared by every judge on the machine.
+const LEASE_DIRS: [&str; 2] = ["/run/judge", "/tmp/judge-uids"];
+
+/// A sandbox uid held by this worker alone: an exclusive `flock` on `<dir>/uid-<uid>.lock`,
+/// released by the kernel when the file closes (also when the judge is killed). Two judges
+/// running at the same time therefore never run programs under the same uid, so even a hole in
+/// the other layers would not let one run signal, trace or read files of another.
+pub struct UidLease {
+    uid: u32,
+    _lock: File,
+}
+
+impl UidLease {
+    pub fn take() -> Result<UidLease, String> {
+        let mut last = String::new();
+        for dir in LEASE_DIRS {
+            match Self::take_in(Path::new(dir)) {
+                Ok(lease) => return Ok(lease),
+                Err(why) => last = why,
+            }
+        }
+        Err(last)
+    }
+
+    /// The first free uid whose lock file in `dir` this process can lock.
+    pub fn take_in(dir: &Path) -> Result<UidLease, String> {
+        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        for k in 0..UIDS {
+            let uid = FIRST_UID + k;
+            let path = dir.join(format!("uid-{uid}.lock"));
+            let lock = std::fs::OpenOptions::new()
+                .create(true)
+                .truncate(false)
+                .write(true)
+                .mode(0o600)
+                .custom_flags(libc::O_CLOEXEC)
+                .open(&path)
+                .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+            // SAFETY: flock on a descriptor we own.
+            if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(UidLease { uid, _lock: lock });
+            }
+        }
+        Err(format!(
+            "all {UIDS} sandbox uids ({FIRST_UID}..{}) are in use by other judges (lock files in {})",
+            FIRST_UID + UIDS - 1,
+            dir.display()
+        ))
+    }
+
+    pub fn uid(&self) -> u32 {
+        self.uid
+    }
+}
 
 pub struct Isolated {
     sock: OwnedFd,
@@ -27,6 +88,8 @@ pub struct Isolated {
     /// Folder whose `root` subfolder the worker mounts its prepared root on (in its namespace).
     base: PathBuf,
     uid: u32,
+    /// Keeps `uid` this worker's alone while it lives (root only; None in a user namespace).
+    _lease: Option<UidLease>,
     cgroups: Result<Cgroups, String>,
     worker_layers: Vec<(String, String)>,
     /// Not root: the worker runs in its own user namespace (see worker.rs).
@@ -38,6 +101,11 @@ impl Isolated {
     pub fn new() -> Result<Isolated, String> {
         // SAFETY: geteuid has no preconditions.
         let userns = unsafe { libc::geteuid() } != 0;
+        let lease = if userns {
+            None
+        } else {
+            Some(UidLease::take()?)
+        };
         let exe = std::fs::read_link("/proc/self/exe")
             .map_err(|e| format!("cannot find the judge's own executable: {e}"))?;
         let base = tempfile::Builder::new()
@@ -82,7 +150,8 @@ impl Isolated {
             sock: mine,
             worker,
             base: base.clone(),
-            uid: FIRST_UID + WORKERS.fetch_add(1, Ordering::SeqCst),
+            uid: lease.as_ref().map_or(0, UidLease::uid),
+            _lease: lease,
             cgroups: Cgroups::probe_system(),
             worker_layers: Vec::new(),
             userns,
@@ -128,7 +197,7 @@ impl Isolated {
         } else {
             layers.push(active(
                 "unprivileged user",
-                format!("programs and compilers run as uid/gid {} with an empty capability bounding set", self.uid),
+                format!("programs and compilers run as uid/gid {}, held by this judge alone while it runs, with an empty capability bounding set", self.uid),
             ));
         }
         layers.push(active(
@@ -390,5 +459,23 @@ impl Drop for Isolated {
         let _ = self.worker.wait();
         let _ = std::fs::remove_dir_all(&self.base);
         crate::interrupt::unregister(&self.base);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uid_leases_are_exclusive_and_released_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = UidLease::take_in(dir.path()).unwrap();
+        let second = UidLease::take_in(dir.path()).unwrap();
+        assert_eq!(first.uid(), FIRST_UID);
+        assert_eq!(second.uid(), FIRST_UID + 1);
+        drop(first);
+        let again = UidLease::take_in(dir.path()).unwrap();
+        assert_eq!(again.uid(), FIRST_UID, "a dropped lease is free again");
+        assert_ne!(again.uid(), second.uid());
     }
 }

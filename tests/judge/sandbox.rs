@@ -118,3 +118,54 @@ fn without_root_doctor_explains_and_the_judge_still_runs_with_a_warning() {
     let doc = json.expect_verdict("AC");
     assert_eq!(doc["isolation"], "partial", "{}", json.describe());
 }
+
+/// One neighbours.c report: (uid, from ms, to ms, the rest of the line).
+fn neighbour_report(doc: &serde_json::Value) -> (u32, u64, u64, String) {
+    let message = doc["tests"][0]["message"].as_str().unwrap_or_default();
+    let report = message
+        .split("stderr: ")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no report in {doc}"));
+    let field = |name: &str| -> u64 {
+        report
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix(name)?.parse().ok())
+            .unwrap_or_else(|| panic!("no {name} in {report:?}"))
+    };
+    (
+        field("uid=") as u32,
+        field("from="),
+        field("to="),
+        report.to_string(),
+    )
+}
+
+#[test]
+fn runs_at_the_same_time_cannot_see_each_other_and_have_their_own_uid() {
+    // Two judges at once, each running a program that leaves marks in /tmp and its folder,
+    // sleeps 4 s, then lists whatever else it can see there and in /proc.
+    let judges: Vec<_> = (0..2)
+        .map(|_| std::thread::spawn(|| harness::judge().run_fixture("measure", "neighbours.c")))
+        .collect();
+    let reports: Vec<_> = judges
+        .into_iter()
+        .map(|j| {
+            let run = j.join().unwrap();
+            let doc = run.expect_verdict("RE");
+            assert_eq!(doc["isolation"], "full", "{}", run.describe());
+            neighbour_report(&doc)
+        })
+        .collect();
+    for (_, _, _, report) in &reports {
+        assert!(report.ends_with("alone"), "a run saw another: {report}");
+    }
+    let (a, b) = (&reports[0], &reports[1]);
+    assert!(
+        a.1 < b.2 && b.1 < a.2,
+        "the two runs did not overlap in time, so this test proved nothing: {reports:?}"
+    );
+    assert_ne!(
+        a.0, b.0,
+        "two judges ran programs as the same uid: {reports:?}"
+    );
+}
