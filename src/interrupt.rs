@@ -6,6 +6,11 @@ use std::sync::Mutex;
 
 static FOLDERS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 static CGROUPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+/// Held by the cleanup for good once it starts (it ends with `_exit`), and taken by the main
+/// thread before it exits: so the process never exits in the middle of a cleanup.
+static EXIT: Mutex<()> = Mutex::new(());
+/// Set when cleanup starts: no cgroup is created after that.
+static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Blocks SIGINT, SIGTERM and SIGHUP in this thread (call before any other thread starts, so all
 /// inherit the mask) and starts a thread that waits for them, cleans up and exits with 128 + signal.
@@ -63,6 +68,23 @@ pub fn register_cgroup(path: PathBuf) {
     }
 }
 
+/// Runs `make`, which creates cgroup folders and returns them with its result, with the registry
+/// locked, and registers the folders before unlocking: an interruption either comes first (then
+/// nothing is created) or finds the new folders registered, so none is left behind.
+pub fn create_cgroups<T>(
+    make: impl FnOnce() -> Result<(T, Vec<PathBuf>), String>,
+) -> Result<T, String> {
+    let mut registry = CGROUPS
+        .lock()
+        .map_err(|_| "the cgroup registry is poisoned".to_string())?;
+    if INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst) {
+        return Err("the judge is being interrupted".into());
+    }
+    let (value, dirs) = make()?;
+    registry.extend(dirs);
+    Ok(value)
+}
+
 /// Forgets a cgroup folder (the run ended normally).
 pub fn unregister_cgroup(path: &std::path::Path) {
     if let Ok(mut c) = CGROUPS.lock() {
@@ -70,7 +92,15 @@ pub fn unregister_cgroup(path: &std::path::Path) {
     }
 }
 
+/// Call right before the process exits normally: waits forever if a cleanup is under way (the
+/// cleanup then ends the process), else keeps any cleanup from starting.
+pub fn hold_exit() {
+    std::mem::forget(EXIT.lock());
+}
+
 fn cleanup() {
+    std::mem::forget(EXIT.lock());
+    INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
     if let Ok(c) = CGROUPS.lock() {
         for dir in c.iter() {
             for _ in 0..200 {
@@ -88,7 +118,15 @@ fn cleanup() {
     }
     if let Ok(f) = FOLDERS.lock() {
         for p in f.iter() {
-            let _ = std::fs::remove_dir_all(p);
+            // The main thread may still be removing or writing entries of the same folder;
+            // retry until it is gone (remove_dir_all stops at the first entry that vanished).
+            for _ in 0..200 {
+                let _ = std::fs::remove_dir_all(p);
+                if !p.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(1));
+            }
         }
     }
 }

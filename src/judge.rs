@@ -103,6 +103,12 @@ pub struct Engine {
     pub languages: Languages,
     work: PathBuf,
     counter: u64,
+    /// The working folder of every run when the sandbox gives each run a private scratch
+    /// folder there (the host folder is only a name then; nothing is ever written to it).
+    scratch: Option<PathBuf>,
+    /// Output files of finished runs, truncated and reused by later runs: creating and deleting
+    /// files on a disk file system costs more per test than the whole rest of the judge's work.
+    spare_io: Vec<(PathBuf, PathBuf)>,
 }
 
 impl Engine {
@@ -113,7 +119,14 @@ impl Engine {
             languages,
             work,
             counter: 0,
+            scratch: None,
+            spare_io: Vec::new(),
         }
+    }
+
+    /// Hands a run's output files back for reuse; their contents are gone after the next run.
+    pub fn recycle(&mut self, stdout: PathBuf, stderr: PathBuf) {
+        self.spare_io.push((stdout, stderr));
     }
 
     /// A new empty folder inside the work folder.
@@ -164,10 +177,23 @@ impl Engine {
         readable: &[PathBuf],
         limits: Limits,
     ) -> Result<(RunOutcome, PathBuf, PathBuf), EngineError> {
-        let dir = self.fresh_dir("run")?;
-        let io = self.fresh_dir("io")?;
-        let stdout = io.join("stdout");
-        let stderr = io.join("stderr");
+        let private_scratch = self.sandbox.private_scratch();
+        let dir = match (&self.scratch, private_scratch) {
+            (Some(dir), true) => dir.clone(),
+            (None, true) => {
+                let dir = self.fresh_dir("run")?;
+                self.scratch = Some(dir.clone());
+                dir
+            }
+            (_, false) => self.fresh_dir("run")?,
+        };
+        let (stdout, stderr) = match self.spare_io.pop() {
+            Some(pair) => pair,
+            None => {
+                let io = self.fresh_dir("io")?;
+                (io.join("stdout"), io.join("stderr"))
+            }
+        };
         let mut args = artifact.args.clone();
         args.extend_from_slice(extra_args);
         let mut all_readable = artifact.readable.clone();
@@ -185,7 +211,9 @@ impl Engine {
             limits,
         };
         let outcome = self.sandbox.run(&spec);
-        let _ = std::fs::remove_dir_all(&dir);
+        if !private_scratch {
+            let _ = std::fs::remove_dir_all(&dir);
+        }
         Ok((outcome?, stdout, stderr))
     }
 
@@ -305,11 +333,7 @@ impl Engine {
                 }
             }
         }
-        let _ = std::fs::remove_file(&stdout);
-        let _ = std::fs::remove_file(&stderr);
-        if let Some(io) = stdout.parent() {
-            let _ = std::fs::remove_dir(io);
-        }
+        self.recycle(stdout, stderr);
         result
     }
 
@@ -333,7 +357,7 @@ impl Engine {
                     .execute(artifact, &args, None, &files, checker_limits())
                     .map_err(|e| format!("could not run the checker: {e}"))?;
                 let stderr = build::read_capped(&err, STDERR_CAP as usize);
-                let _ = (std::fs::remove_file(&out), std::fs::remove_file(&err));
+                self.recycle(out, err);
                 if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
                     return Err("the checker exceeded its limits".to_string());
                 }

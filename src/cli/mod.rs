@@ -76,13 +76,16 @@ pub fn main() -> i32 {
         Command::Stress(args) => stress::run(args, cli.languages.as_deref()),
         Command::New(args) => new::run(args, cli.languages.as_deref()),
     };
-    match result {
+    crate::sandbox::finish();
+    let code = match result {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             exit::ERROR
         }
-    }
+    };
+    crate::interrupt::hold_exit();
+    code
 }
 
 /// An engine with a fresh work folder that is removed when the session ends (also on Ctrl-C).
@@ -104,6 +107,8 @@ impl Session {
 
 impl Drop for Session {
     fn drop(&mut self) {
+        // Removed before it is unregistered: an interruption in between must still find it.
+        let _ = std::fs::remove_dir_all(self.work.path());
         crate::interrupt::unregister(self.work.path());
     }
 }

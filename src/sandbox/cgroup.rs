@@ -8,6 +8,7 @@
 use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -39,7 +40,31 @@ impl Cgroups {
         }
     }
 
+    /// A fresh cgroup for one run: the spare the janitor prepared, if it has these limits.
     pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
+        let spare = SPARE.lock().ok().and_then(|mut s| match s.take() {
+            Some((m, p, group)) if m == memory && p == processes => Some(group),
+            other => {
+                *s = other;
+                None
+            }
+        });
+        match spare {
+            Some(group) => Ok(group),
+            None => self.create_registered(memory, processes),
+        }
+    }
+
+    /// Creates a run cgroup and registers it with the interrupt handler in one step.
+    fn create_registered(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
+        crate::interrupt::create_cgroups(|| {
+            let group = self.create_now(memory, processes)?;
+            let dirs = group.dirs().into_iter().cloned().collect();
+            Ok((group, dirs))
+        })
+    }
+
+    fn create_now(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
         match self {
             Cgroups::V1(v1) => v1.create(memory, processes),
             Cgroups::V2(v2) => v2.create(memory, processes),
@@ -331,6 +356,134 @@ impl Drop for RunGroup {
             }
         }
     }
+}
+
+/// Removes the cgroups of finished runs on a thread of its own, and prepares the next run's
+/// cgroups there too: creating or removing a cgroup costs a few tenths of a millisecond, and the
+/// next run need wait for neither. Every folder stays registered with the interrupt handler until
+/// it is removed; [`flush`] empties the queue and removes the spare (the judge calls it before
+/// exiting, so nothing is left behind).
+struct Janitor {
+    queue: mpsc::Sender<Job>,
+    pending: Arc<(Mutex<usize>, Condvar)>,
+}
+
+enum Job {
+    /// Remove a finished run's cgroups, then unregister their folders.
+    Retire(RunGroup, Vec<PathBuf>),
+    /// Create a spare run cgroup with these limits (unless one is ready).
+    Prepare(Cgroups, u64, u32),
+    /// Remove the spare.
+    DropSpare,
+}
+
+/// A run cgroup made ahead of time: (memory limit, process limit, the group).
+static SPARE: Mutex<Option<(u64, u32, RunGroup)>> = Mutex::new(None);
+static JANITOR: OnceLock<Mutex<Janitor>> = OnceLock::new();
+
+fn janitor() -> &'static Mutex<Janitor> {
+    JANITOR.get_or_init(|| {
+        let (queue, rx) = mpsc::channel::<Job>();
+        let pending = Arc::new((Mutex::new(0usize), Condvar::new()));
+        let done = pending.clone();
+        std::thread::spawn(move || {
+            for job in rx {
+                match job {
+                    Job::Retire(group, registered) => {
+                        drop(group);
+                        for d in &registered {
+                            crate::interrupt::unregister_cgroup(d);
+                        }
+                    }
+                    Job::Prepare(cgroups, memory, processes) => {
+                        let ready = SPARE.lock().map(|s| s.is_some()).unwrap_or(true);
+                        if !ready {
+                            if let Ok(group) = cgroups.create_registered(memory, processes) {
+                                if let Ok(mut spare) = SPARE.lock() {
+                                    *spare = Some((memory, processes, group));
+                                }
+                            }
+                        }
+                    }
+                    Job::DropSpare => {
+                        let spare = SPARE.lock().ok().and_then(|mut s| s.take());
+                        if let Some((_, _, group)) = spare {
+                            let dirs: Vec<PathBuf> = group.dirs().into_iter().cloned().collect();
+                            drop(group);
+                            for d in &dirs {
+                                crate::interrupt::unregister_cgroup(d);
+                            }
+                        }
+                    }
+                }
+                let (count, changed) = &*done;
+                if let Ok(mut n) = count.lock() {
+                    *n -= 1;
+                }
+                changed.notify_all();
+            }
+        });
+        Mutex::new(Janitor { queue, pending })
+    })
+}
+
+fn submit(job: Job) {
+    let Ok(janitor) = janitor().lock() else {
+        return;
+    };
+    if let Ok(mut n) = janitor.pending.0.lock() {
+        *n += 1;
+    }
+    if let Err(mpsc::SendError(job)) = janitor.queue.send(job) {
+        if let Ok(mut n) = janitor.pending.0.lock() {
+            *n -= 1;
+        }
+        if let Job::Retire(group, registered) = job {
+            drop(group);
+            for d in &registered {
+                crate::interrupt::unregister_cgroup(d);
+            }
+        }
+    }
+}
+
+/// Hands a finished run's cgroups (and their interrupt registrations) to the janitor, and asks
+/// it to prepare a spare like them for the next run.
+pub fn retire(group: RunGroup, registered: Vec<PathBuf>, next: Option<(&Cgroups, u64, u32)>) {
+    submit(Job::Retire(group, registered));
+    if let Some((cgroups, memory, processes)) = next {
+        submit(Job::Prepare(cgroups.clone(), memory, processes));
+    }
+}
+
+fn wait_idle() {
+    let Some(janitor) = JANITOR.get() else {
+        return;
+    };
+    let pending = match janitor.lock() {
+        Ok(j) => j.pending.clone(),
+        Err(_) => return,
+    };
+    let (count, changed) = &*pending;
+    let Ok(mut n) = count.lock() else {
+        return;
+    };
+    while *n > 0 {
+        match changed.wait(n) {
+            Ok(next) => n = next,
+            Err(_) => return,
+        }
+    }
+}
+
+/// Waits until every retired cgroup has been removed, then removes the spare.
+pub fn flush() {
+    if JANITOR.get().is_none() {
+        return;
+    }
+    wait_idle();
+    submit(Job::DropSpare);
+    wait_idle();
 }
 
 fn read_u64(path: &Path) -> Option<u64> {

@@ -3,7 +3,6 @@
 //! run (CPU time from the cgroup, wall clock, output size) until it ends or must be killed.
 
 use super::cgroup::{Cgroups, RunGroup};
-use super::naive::drain;
 use super::sys;
 use super::wire::{self, Reply, Request};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
@@ -13,8 +12,6 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// First uid/gid of sandboxed programs: a worker runs its programs as FIRST_UID + k, for the
@@ -88,6 +85,8 @@ pub struct Isolated {
     /// Folder whose `root` subfolder the worker mounts its prepared root on (in its namespace).
     base: PathBuf,
     uid: u32,
+    /// Read buffer for the run's pipes, allocated once.
+    buf: Box<[u8]>,
     /// Keeps `uid` this worker's alone while it lives (root only; None in a user namespace).
     _lease: Option<UidLease>,
     cgroups: Result<Cgroups, String>,
@@ -151,6 +150,7 @@ impl Isolated {
             worker,
             base: base.clone(),
             uid: lease.as_ref().map_or(0, UidLease::uid),
+            buf: vec![0; 64 * 1024].into_boxed_slice(),
             _lease: lease,
             cgroups: Cgroups::probe_system(),
             worker_layers: Vec::new(),
@@ -226,10 +226,19 @@ impl Isolated {
             Some(p) => File::open(p).map_err(io(format!("open {}", p.display())))?,
             None => File::open("/dev/null").map_err(io("open /dev/null".into()))?,
         };
-        let stdout_file =
-            File::create(&spec.stdout).map_err(io(format!("create {}", spec.stdout.display())))?;
-        let stderr_file =
-            File::create(&spec.stderr).map_err(io(format!("create {}", spec.stderr.display())))?;
+        // Reused output files are overwritten from the start and cut to length at the end, never
+        // truncated to zero first: on ext4, a file truncated to zero is flushed to disk when it
+        // is closed, which cost more than the rest of the run's bookkeeping.
+        let overwrite = |p: &Path| {
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(p)
+                .map_err(io(format!("create {}", p.display())))
+        };
+        let stdout_file = overwrite(&spec.stdout)?;
+        let stderr_file = overwrite(&spec.stderr)?;
         let (out_r, out_w) = sys::pipe().map_err(io("create a pipe".into()))?;
         let (err_r, err_w) = sys::pipe().map_err(io("create a pipe".into()))?;
         let group = match &self.cgroups {
@@ -303,15 +312,13 @@ impl Isolated {
         wire::send_json(&self.sock, &request, &fds)
             .map_err(io("send a run to the sandbox worker".into()))?;
         drop((stdin, out_w, err_w, procs, mounts));
-        let over = Arc::new(AtomicBool::new(false));
-        let out_drain = drain(
-            File::from(out_r),
-            stdout_file,
-            limits.output,
-            Some(over.clone()),
-        );
-        let err_drain = drain(File::from(err_r), stderr_file, limits.stderr, None);
-
+        // The run's stdout and stderr are drained by this thread, in the same poll as the
+        // worker's messages: no thread per run, and a full pipe never blocks the program.
+        let mut out = Sink::new(out_r, stdout_file, limits.output, true)
+            .map_err(io("make the stdout pipe non-blocking".into()))?;
+        let mut err = Sink::new(err_r, stderr_file, limits.stderr, false)
+            .map_err(io("make the stderr pipe non-blocking".into()))?;
+        let mut over = false;
         let mut pidfd: Option<OwnedFd> = None;
         let mut wall_killed = false;
         let mut cpu_killed = false;
@@ -325,15 +332,40 @@ impl Isolated {
                 g.kill_all();
             }
         };
+        let mut finished: Option<(i32, u64, u64, u64)> = None;
+        let mut finished_at = start;
         let (status, wall_nanos, cpu_nanos, max_rss) = loop {
-            let mut pfd = libc::pollfd {
-                fd: self.sock.as_raw_fd(),
+            if let Some(f) = finished {
+                // The program's tree is dead once its init has reported; the pipes close when
+                // the last writer is gone. A writer that survives anyway is not waited for.
+                if (!out.is_open() && !err.is_open()) || finished_at.elapsed() > PIPE_GRACE {
+                    break f;
+                }
+            }
+            let mut pfds = [
+                (self.sock.as_raw_fd(), finished.is_none()),
+                (out.fd(), out.is_open()),
+                (err.fd(), err.is_open()),
+            ]
+            .map(|(fd, wanted)| libc::pollfd {
+                fd: if wanted { fd } else { -1 },
                 events: libc::POLLIN,
                 revents: 0,
-            };
-            // SAFETY: one valid pollfd.
-            let ready = unsafe { libc::poll(&mut pfd, 1, 1) };
-            if ready > 0 {
+            });
+            let timeout = if finished.is_none() { 1 } else { 10 };
+            // SAFETY: three valid pollfds (negative descriptors are ignored by poll).
+            unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout) };
+            if pfds[1].revents != 0 && out.pump(&mut self.buf) == Pumped::Over {
+                over = true;
+                if !killed {
+                    killed = true;
+                    kill(&pidfd);
+                }
+            }
+            if pfds[2].revents != 0 {
+                err.pump(&mut self.buf);
+            }
+            if pfds[0].revents != 0 {
                 match wire::recv_json::<Reply>(&self.sock) {
                     Ok(Some((Reply::Started, mut got))) => pidfd = got.pop(),
                     Ok(Some((
@@ -344,15 +376,21 @@ impl Isolated {
                             max_rss,
                         },
                         _,
-                    ))) => break (status, wall_nanos, cpu_nanos, max_rss),
+                    ))) => {
+                        finished = Some((status, wall_nanos, cpu_nanos, max_rss));
+                        finished_at = Instant::now();
+                        // Whatever the program left behind dies with it.
+                        kill(&pidfd);
+                    }
                     Ok(Some((Reply::Failed { why }, _))) => {
-                        let _ = (out_drain.join(), err_drain.join());
+                        kill(&pidfd);
                         return Err(SandboxError::Setup(why));
                     }
                     Ok(Some((other, _))) => {
+                        kill(&pidfd);
                         return Err(SandboxError::Setup(format!(
                             "unexpected message from the sandbox worker: {other:?}"
-                        )))
+                        )));
                     }
                     Ok(None) | Err(_) => {
                         kill(&pidfd);
@@ -361,12 +399,11 @@ impl Isolated {
                 }
                 continue;
             }
-            if !killed && start.elapsed() > limits.wall {
-                wall_killed = true;
-                killed = true;
-                kill(&pidfd);
+            if finished.is_some() || killed {
+                continue;
             }
-            if !killed && over.load(Ordering::SeqCst) {
+            if start.elapsed() > limits.wall {
+                wall_killed = true;
                 killed = true;
                 kill(&pidfd);
             }
@@ -384,8 +421,6 @@ impl Isolated {
         } else {
             start.elapsed()
         };
-        // Whatever the program left behind dies with it.
-        kill(&pidfd);
         if group.is_none() && !killed {
             // Without a cgroup the CPU limit is judged afterwards from rusage.
             cpu_killed = Duration::from_nanos(cpu_nanos) > limits.cpu;
@@ -407,12 +442,19 @@ impl Isolated {
                 max_rss > limits.memory,
             ),
         };
-        drop(group);
-        for d in &cgroup_dirs {
-            crate::interrupt::unregister_cgroup(d);
+        if let Some(g) = group {
+            let next = self
+                .cgroups
+                .as_ref()
+                .ok()
+                .map(|c| (c, limits.memory, limits.processes));
+            super::cgroup::retire(g, cgroup_dirs, next);
         }
-        let stdout_bytes = out_drain.join().unwrap_or(0);
-        let _ = err_drain.join();
+        let stdout_bytes = out.kept;
+        out.finish()
+            .map_err(io(format!("write {}", spec.stdout.display())))?;
+        err.finish()
+            .map_err(io(format!("write {}", spec.stderr.display())))?;
         Ok(RunOutcome {
             termination,
             cpu_time,
@@ -421,7 +463,7 @@ impl Isolated {
             cpu_limit_exceeded: cpu_killed || cpu_time > limits.cpu,
             wall_limit_exceeded: wall_killed,
             memory_limit_exceeded: memory_evidence,
-            output_limit_exceeded: over.load(Ordering::SeqCst),
+            output_limit_exceeded: over,
             stdout_bytes,
         })
     }
@@ -443,6 +485,87 @@ pub fn registered_cgroups(group: Option<&RunGroup>) -> Vec<PathBuf> {
         crate::interrupt::register_cgroup(d.clone());
     }
     dirs
+}
+
+/// How long the pipes may stay open after the run's init reported the end (its namespace is
+/// dead by then, so only a process that escaped it could hold them).
+const PIPE_GRACE: Duration = Duration::from_secs(2);
+
+/// One of the run's output pipes and the file that keeps at most `cap` bytes of it.
+struct Sink {
+    pipe: Option<OwnedFd>,
+    file: File,
+    cap: u64,
+    kept: u64,
+    /// stdout: more than `cap` is an output limit hit; stderr: the rest is read and discarded.
+    limited: bool,
+}
+
+#[derive(PartialEq)]
+enum Pumped {
+    More,
+    Closed,
+    /// More than `cap` bytes arrived; the pipe is closed (the writer gets EPIPE).
+    Over,
+}
+
+impl Sink {
+    fn new(pipe: OwnedFd, file: File, cap: u64, limited: bool) -> std::io::Result<Sink> {
+        // SAFETY: fcntl on a descriptor we own.
+        let r = unsafe { libc::fcntl(pipe.as_raw_fd(), libc::F_SETFL, libc::O_NONBLOCK) };
+        if r != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(Sink {
+            pipe: Some(pipe),
+            file,
+            cap,
+            kept: 0,
+            limited,
+        })
+    }
+
+    fn is_open(&self) -> bool {
+        self.pipe.is_some()
+    }
+
+    /// Cuts the file to what this run wrote (it may hold a longer output of an earlier run).
+    fn finish(&self) -> std::io::Result<()> {
+        self.file.set_len(self.kept)
+    }
+
+    fn fd(&self) -> RawFd {
+        self.pipe.as_ref().map_or(-1, AsRawFd::as_raw_fd)
+    }
+
+    /// Reads what the pipe holds now (a bounded amount, so the watchdog keeps its pace).
+    fn pump(&mut self, buf: &mut [u8]) -> Pumped {
+        use std::io::Write;
+        for _ in 0..16 {
+            let Some(pipe) = &self.pipe else {
+                return Pumped::Closed;
+            };
+            // SAFETY: reading into a buffer we own, at most its length.
+            let n = unsafe { libc::read(pipe.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len()) };
+            if n < 0 && sys::errno() == libc::EAGAIN {
+                return Pumped::More;
+            }
+            if n <= 0 {
+                self.pipe = None;
+                return Pumped::Closed;
+            }
+            let n = n as u64;
+            let take = n.min(self.cap - self.kept);
+            if take > 0 && self.file.write_all(&buf[..take as usize]).is_ok() {
+                self.kept += take;
+            }
+            if take < n && self.limited {
+                self.pipe = None;
+                return Pumped::Over;
+            }
+        }
+        Pumped::More
+    }
 }
 
 /// Largest file a program may write (in its folder or /tmp), unless its output limit is larger.

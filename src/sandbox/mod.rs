@@ -20,6 +20,12 @@ mod sys;
 mod wire;
 pub mod worker;
 
+/// Waits until the cgroups of finished runs are removed (they are removed in the background);
+/// call before the process exits.
+pub fn finish() {
+    cgroup::flush();
+}
+
 /// Resource limits of one run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Limits {
@@ -166,6 +172,13 @@ impl Sandbox {
     }
 
     /// Each isolation layer with its status (for `judge doctor`).
+    /// Whether a run asked for a scratch working folder gets a private one of its own (a tmpfs
+    /// in its mount namespace), so the host folder at that path is never written to and can be
+    /// reused. The fallback runs programs in the host folder itself.
+    pub fn private_scratch(&self) -> bool {
+        matches!(self.backend, Backend::Isolated(_))
+    }
+
     pub fn layers(&self) -> Vec<Layer> {
         match &self.backend {
             Backend::Isolated(i) => i.layers(),
