@@ -1,8 +1,9 @@
 """Brute force for black-white-board, written apart from the reference to cross-check it.
 
-Plain breadth-first search over boards kept as 16-character strings, storing for each board the
-whole move list that reached it. No bit tricks, no parent array: slow but obviously right, and the
-state space (at most 12870 boards) is small enough that it still answers every test.
+Plain breadth-first search over boards kept as 16-character strings, remembering for each board
+the board it was reached from and the swap that did it. No bit tricks: slow but obviously right,
+and the state space (at most 12870 boards) is small enough that it answers every test well
+inside the limit.
 """
 import sys
 from collections import deque
@@ -10,31 +11,31 @@ from collections import deque
 digits = [ch for ch in sys.stdin.read() if ch in "01"]
 start, target = "".join(digits[:16]), "".join(digits[16:32])
 
-# Adjacent pairs as ((row, column), (row, column)), 0-based.
+# Adjacent cells as (index, index, the move's four digits), indexes 0-based row by row.
 pairs = []
 for r in range(4):
     for c in range(4):
-        if c + 1 < 4:
-            pairs.append(((r, c), (r, c + 1)))
-        if r + 1 < 4:
-            pairs.append(((r, c), (r + 1, c)))
+        for r2, c2 in ((r, c + 1), (r + 1, c)):
+            if r2 < 4 and c2 < 4:
+                pairs.append((4 * r + c, 4 * r2 + c2, f"{r + 1}{c + 1}{r2 + 1}{c2 + 1}"))
 
-path_to = {start: []}
+came_from = {start: None}
 queue = deque([start])
-while target not in path_to:
+while target not in came_from:
     board = queue.popleft()
-    for (r1, c1), (r2, c2) in pairs:
-        i, j = 4 * r1 + c1, 4 * r2 + c2
+    for i, j, move in pairs:
         if board[i] == board[j]:
             continue  # swapping two equal pieces changes nothing
-        cells = list(board)
-        cells[i], cells[j] = cells[j], cells[i]
-        nxt = "".join(cells)
-        if nxt not in path_to:
-            path_to[nxt] = path_to[board] + [(r1, c1, r2, c2)]
+        nxt = board[:i] + board[j] + board[i + 1:j] + board[i] + board[j + 1:]
+        if nxt not in came_from:
+            came_from[nxt] = (board, move)
             queue.append(nxt)
 
-moves = path_to[target]
+moves = []
+board = target
+while came_from[board] is not None:
+    board, move = came_from[board]
+    moves.append(move)
+moves.reverse()
 print(len(moves))
-for r1, c1, r2, c2 in moves:
-    print(f"{r1 + 1}{c1 + 1}{r2 + 1}{c2 + 1}")
+print("".join(m + "\n" for m in moves), end="")
