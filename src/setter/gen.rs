@@ -105,6 +105,18 @@ pub fn generate(
                 continue;
             }
         }
+        let hand_made = !recipe.iter().any(|t| t.name == test.name);
+        if let (true, Some(v)) = (hand_made, &validator) {
+            // Generated inputs were validated above; a hand-made one is checked before the
+            // reference sees it, so a broken file is named instead of crashing the reference.
+            crate::verify::validate_input(engine, v, &test.input).map_err(|why| {
+                SetterError::Other(format!(
+                    "hand-made test `{}` ({}) is invalid: {why}\n  hint: fix the file",
+                    test.name,
+                    test.input.display()
+                ))
+            })?;
+        }
         progress(&format!("answering {}", test.name));
         let artifact = builds.get(engine, &reference, "reference solution")?;
         let bytes = run_for_output(

@@ -99,6 +99,21 @@ fn gen_rejects_an_input_the_validator_refuses() {
         .expect_stderr_contains("test `too-big`");
 }
 
+#[test]
+fn gen_names_an_invalid_hand_made_test_before_answering_it() {
+    let root = new_package("hm");
+    let tests = root.path().join("problems/hm/tests");
+    std::fs::write(tests.join("broken.in"), "not a number\n").unwrap();
+    std::fs::write(tests.join("broken.ans"), "").unwrap();
+    judge()
+        .args(["gen", "hm"])
+        .current_dir(root.path())
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("hand-made test `broken`")
+        .expect_stderr_contains("hint: fix the file");
+}
+
 const WRONG_ABOVE_FIVE: &str = "import sys\nd = sys.stdin.read().split()\nn = int(d[0])\ns = sum(map(int, d[1:1 + n]))\nprint(s + 1 if n > 5 else s)\n";
 
 #[test]
