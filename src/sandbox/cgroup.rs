@@ -73,13 +73,14 @@ impl Cgroups {
 }
 
 /// A unique name for a run's cgroup. The pid alone is not unique: judges in separate PID
-/// namespaces may all be pid 1.
+/// namespaces may all be pid 1, and start in the same instant; random bits tell them apart.
 fn run_name() -> String {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos());
+    let mut random = 0u64;
+    // SAFETY: getrandom fills the 8 bytes of `random`; on failure they stay zero (the counter and
+    // pid still separate the names of one judge).
+    unsafe { libc::getrandom((&mut random as *mut u64).cast(), 8, libc::GRND_NONBLOCK) };
     format!(
-        "judge-{}-{nanos:08x}-{}",
+        "judge-{}-{random:016x}-{}",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::SeqCst)
     )
@@ -187,7 +188,9 @@ impl V1 {
                 .next()
                 .unwrap_or_default();
             let dir = mount.join(rel);
-            let probe = dir.join(format!("judge-probe-{}", std::process::id()));
+            // A unique name: judges in separate PID namespaces share pids (and may share
+            // this cgroup), so `judge-probe-<pid>` would collide between judges started together.
+            let probe = dir.join(format!("{}-probe", run_name()));
             std::fs::create_dir(&probe)
                 .map_err(|e| format!("cannot create a cgroup in {}: {e}", dir.display()))?;
             let _ = std::fs::remove_dir(&probe);
