@@ -61,13 +61,6 @@ pub fn unregister(path: &std::path::Path) {
     }
 }
 
-/// Registers a run's cgroup folder: on interruption its processes are killed and it is removed.
-pub fn register_cgroup(path: PathBuf) {
-    if let Ok(mut c) = CGROUPS.lock() {
-        c.push(path);
-    }
-}
-
 /// Runs `make`, which creates cgroup folders and returns them with its result, with the registry
 /// locked, and registers the folders before unlocking: an interruption either comes first (then
 /// nothing is created) or finds the new folders registered, so none is left behind.

@@ -106,8 +106,8 @@ pub struct Engine {
     /// The working folder of every run when the sandbox gives each run a private scratch
     /// folder there (the host folder is only a name then; nothing is ever written to it).
     scratch: Option<PathBuf>,
-    /// Output files of finished runs, truncated and reused by later runs: creating and deleting
-    /// files on a disk file system costs more per test than the whole rest of the judge's work.
+    /// Output files of finished runs, overwritten by later runs: creating and deleting files on a
+    /// disk file system cost more per test than the rest of the judge's own work.
     spare_io: Vec<(PathBuf, PathBuf)>,
 }
 

@@ -232,7 +232,8 @@ impl V1 {
     }
 }
 
-/// The cgroups of one run; removed on drop (after killing whatever is left).
+/// The cgroups of one run; removed on drop (after killing whatever is left), which also forgets
+/// their registration with the interrupt handler (made when they were created).
 pub struct RunGroup {
     kind: Kind,
 }
@@ -357,6 +358,7 @@ impl Drop for RunGroup {
                 }
                 std::thread::sleep(Duration::from_millis(2));
             }
+            crate::interrupt::unregister_cgroup(d);
         }
     }
 }
@@ -372,8 +374,8 @@ struct Janitor {
 }
 
 enum Job {
-    /// Remove a finished run's cgroups, then unregister their folders.
-    Retire(RunGroup, Vec<PathBuf>),
+    /// Remove a finished run's cgroups.
+    Retire(RunGroup),
     /// Create a spare run cgroup with these limits (unless one is ready).
     Prepare(Cgroups, u64, u32),
     /// Remove the spare.
@@ -392,12 +394,7 @@ fn janitor() -> &'static Mutex<Janitor> {
         std::thread::spawn(move || {
             for job in rx {
                 match job {
-                    Job::Retire(group, registered) => {
-                        drop(group);
-                        for d in &registered {
-                            crate::interrupt::unregister_cgroup(d);
-                        }
-                    }
+                    Job::Retire(group) => drop(group),
                     Job::Prepare(cgroups, memory, processes) => {
                         let ready = SPARE.lock().map(|s| s.is_some()).unwrap_or(true);
                         if !ready {
@@ -408,16 +405,7 @@ fn janitor() -> &'static Mutex<Janitor> {
                             }
                         }
                     }
-                    Job::DropSpare => {
-                        let spare = SPARE.lock().ok().and_then(|mut s| s.take());
-                        if let Some((_, _, group)) = spare {
-                            let dirs: Vec<PathBuf> = group.dirs().into_iter().cloned().collect();
-                            drop(group);
-                            for d in &dirs {
-                                crate::interrupt::unregister_cgroup(d);
-                            }
-                        }
-                    }
+                    Job::DropSpare => drop(SPARE.lock().ok().and_then(|mut s| s.take())),
                 }
                 let (count, changed) = &*done;
                 if let Ok(mut n) = count.lock() {
@@ -438,28 +426,29 @@ fn submit(job: Job) {
         *n += 1;
     }
     if let Err(mpsc::SendError(job)) = janitor.queue.send(job) {
+        // The janitor is gone: do the removal here (a dropped job removes its cgroups).
         if let Ok(mut n) = janitor.pending.0.lock() {
             *n -= 1;
         }
-        if let Job::Retire(group, registered) = job {
-            drop(group);
-            for d in &registered {
-                crate::interrupt::unregister_cgroup(d);
-            }
-        }
+        drop(job);
     }
 }
 
-/// Hands a finished run's cgroups (and their interrupt registrations) to the janitor, and asks
-/// it to prepare a spare like them for the next run.
-pub fn retire(group: RunGroup, registered: Vec<PathBuf>, next: Option<(&Cgroups, u64, u32)>) {
-    submit(Job::Retire(group, registered));
+/// Hands a finished run's cgroups to the janitor for removal, and asks it to prepare a spare like
+/// them for the next run.
+pub fn retire(group: RunGroup, next: Option<(&Cgroups, u64, u32)>) {
+    submit(Job::Retire(group));
     if let Some((cgroups, memory, processes)) = next {
         submit(Job::Prepare(cgroups.clone(), memory, processes));
     }
 }
 
-fn wait_idle() {
+/// The longest [`flush`] waits: removing one run's cgroups takes at most about 2 s (see
+/// `RunGroup::drop`), so this is only reached if the janitor itself failed; exiting then beats
+/// hanging.
+const FLUSH_LIMIT: Duration = Duration::from_secs(30);
+
+fn wait_idle(deadline: std::time::Instant) {
     let Some(janitor) = JANITOR.get() else {
         return;
     };
@@ -472,8 +461,12 @@ fn wait_idle() {
         return;
     };
     while *n > 0 {
-        match changed.wait(n) {
-            Ok(next) => n = next,
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return;
+        }
+        match changed.wait_timeout(n, left) {
+            Ok((next, _)) => n = next,
             Err(_) => return,
         }
     }
@@ -484,9 +477,10 @@ pub fn flush() {
     if JANITOR.get().is_none() {
         return;
     }
-    wait_idle();
+    let deadline = std::time::Instant::now() + FLUSH_LIMIT;
+    wait_idle(deadline);
     submit(Job::DropSpare);
-    wait_idle();
+    wait_idle(deadline);
 }
 
 fn read_u64(path: &Path) -> Option<u64> {

@@ -32,25 +32,27 @@ pub struct UidLease {
 }
 
 impl UidLease {
+    /// A lease from the first lease folder that can be used. Only an unusable folder moves on to
+    /// the next: with every uid of a usable folder taken, another folder would hand out the same
+    /// uids again.
     pub fn take() -> Result<UidLease, String> {
-        let mut last = String::new();
-        for dir in LEASE_DIRS {
-            match Self::take_in(Path::new(dir)) {
-                Ok(lease) => return Ok(lease),
-                Err(why) => last = why,
+        let mut why = Vec::new();
+        for dir in LEASE_DIRS.map(Path::new) {
+            match lease_dir(dir) {
+                Ok(()) => return Self::take_in(dir),
+                Err(e) => why.push(e),
             }
         }
-        Err(last)
+        Err(format!(
+            "no folder for sandbox uid leases: {}; hint: make /run writable for root",
+            why.join("; ")
+        ))
     }
 
-    /// The first free uid whose lock file in `dir` this process can lock.
+    /// The first free uid whose lock file in `dir` (a folder made by [`lease_dir`]) this process
+    /// can lock.
     pub fn take_in(dir: &Path) -> Result<UidLease, String> {
-        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)
-            .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+        use std::os::unix::fs::OpenOptionsExt;
         for k in 0..UIDS {
             let uid = FIRST_UID + k;
             let path = dir.join(format!("uid-{uid}.lock"));
@@ -59,7 +61,7 @@ impl UidLease {
                 .truncate(false)
                 .write(true)
                 .mode(0o600)
-                .custom_flags(libc::O_CLOEXEC)
+                .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
                 .open(&path)
                 .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
             // SAFETY: flock on a descriptor we own.
@@ -77,6 +79,30 @@ impl UidLease {
     pub fn uid(&self) -> u32 {
         self.uid
     }
+}
+
+/// Creates `dir` if needed and checks that only this user can change it: a real folder (not a
+/// link), ours, writable by nobody else. The fallback lives in the shared /tmp, where someone
+/// else could have made it first.
+fn lease_dir(dir: &Path) -> Result<(), String> {
+    use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let meta = dir
+        .symlink_metadata()
+        .map_err(|e| format!("{}: {e}", dir.display()))?;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_dir() || meta.uid() != me || meta.mode() & 0o022 != 0 {
+        return Err(format!(
+            "{} is not a folder owned by uid {me} and writable by it alone",
+            dir.display()
+        ));
+    }
+    Ok(())
 }
 
 pub struct Isolated {
@@ -249,7 +275,6 @@ impl Isolated {
             ),
             Err(_) => None,
         };
-        let cgroup_dirs = registered_cgroups(group.as_ref());
         let mut procs = Vec::new();
         for p in group
             .as_ref()
@@ -448,7 +473,7 @@ impl Isolated {
                 .as_ref()
                 .ok()
                 .map(|c| (c, limits.memory, limits.processes));
-            super::cgroup::retire(g, cgroup_dirs, next);
+            super::cgroup::retire(g, next);
         }
         let stdout_bytes = out.kept;
         out.finish()
@@ -467,24 +492,6 @@ impl Isolated {
             stdout_bytes,
         })
     }
-}
-
-/// Registers the run's cgroup folders for removal if the judge is interrupted; returns them.
-pub fn registered_cgroups(group: Option<&RunGroup>) -> Vec<PathBuf> {
-    let dirs: Vec<PathBuf> = group
-        .map(RunGroup::procs_files)
-        .unwrap_or_default()
-        .iter()
-        .filter_map(|p| {
-            Path::new(std::ffi::OsStr::from_bytes(p.as_bytes()))
-                .parent()
-                .map(Path::to_path_buf)
-        })
-        .collect();
-    for d in &dirs {
-        crate::interrupt::register_cgroup(d.clone());
-    }
-    dirs
 }
 
 /// How long the pipes may stay open after the run's init reported the end (its namespace is
@@ -592,6 +599,7 @@ mod tests {
     #[test]
     fn uid_leases_are_exclusive_and_released_on_drop() {
         let dir = tempfile::tempdir().unwrap();
+        lease_dir(dir.path()).unwrap();
         let first = UidLease::take_in(dir.path()).unwrap();
         let second = UidLease::take_in(dir.path()).unwrap();
         assert_eq!(first.uid(), FIRST_UID);
@@ -600,5 +608,18 @@ mod tests {
         let again = UidLease::take_in(dir.path()).unwrap();
         assert_eq!(again.uid(), FIRST_UID, "a dropped lease is free again");
         assert_ne!(again.uid(), second.uid());
+    }
+
+    #[test]
+    fn a_lease_folder_others_can_write_to_is_refused() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let err = lease_dir(dir.path()).unwrap_err();
+        assert!(err.contains("writable by it alone"), "{err}");
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(dir.path(), &link).unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(lease_dir(&link).is_err(), "a link is not a lease folder");
     }
 }

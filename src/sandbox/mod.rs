@@ -171,7 +171,6 @@ impl Sandbox {
         }
     }
 
-    /// Each isolation layer with its status (for `judge doctor`).
     /// Whether a run asked for a scratch working folder gets a private one of its own (a tmpfs
     /// in its mount namespace), so the host folder at that path is never written to and can be
     /// reused. The fallback runs programs in the host folder itself.
@@ -179,6 +178,7 @@ impl Sandbox {
         matches!(self.backend, Backend::Isolated(_))
     }
 
+    /// Each isolation layer with its status (for `judge doctor`).
     pub fn layers(&self) -> Vec<Layer> {
         match &self.backend {
             Backend::Isolated(i) => i.layers(),

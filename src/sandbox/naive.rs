@@ -82,7 +82,6 @@ impl Naive {
             ),
             Err(_) => None,
         };
-        let cgroup_dirs = super::isolated::registered_cgroups(group.as_ref());
         let procs = group
             .as_ref()
             .map(RunGroup::procs_files)
@@ -180,9 +179,6 @@ impl Naive {
             }
         };
         drop(group);
-        for d in &cgroup_dirs {
-            crate::interrupt::unregister_cgroup(d);
-        }
         let stdout_bytes = out_drain.and_then(|d| d.join().ok()).unwrap_or(0);
         let _ = err_drain.map(|d| d.join());
         Ok(RunOutcome {
