@@ -396,7 +396,18 @@ fn janitor() -> &'static Mutex<Janitor> {
                 match job {
                     Job::Retire(group) => drop(group),
                     Job::Prepare(cgroups, memory, processes) => {
-                        let ready = SPARE.lock().map(|s| s.is_some()).unwrap_or(true);
+                        // A spare with other limits (say, the compiler's) is replaced: the runs
+                        // that follow are most likely like the one that asked.
+                        let (ready, stale) = match SPARE.lock() {
+                            Ok(mut s) => match s.take() {
+                                Some((m, p, g)) if m == memory && p == processes => {
+                                    *s = Some((m, p, g));
+                                    (true, None)
+                                }
+                                other => (false, other),
+                            },
+                            Err(_) => (true, None),
+                        };
                         if !ready {
                             if let Ok(group) = cgroups.create_registered(memory, processes) {
                                 if let Ok(mut spare) = SPARE.lock() {
@@ -404,6 +415,7 @@ fn janitor() -> &'static Mutex<Janitor> {
                                 }
                             }
                         }
+                        drop(stale);
                     }
                     Job::DropSpare => drop(SPARE.lock().ok().and_then(|mut s| s.take())),
                 }
@@ -437,10 +449,11 @@ fn submit(job: Job) {
 /// Hands a finished run's cgroups to the janitor for removal, and asks it to prepare a spare like
 /// them for the next run.
 pub fn retire(group: RunGroup, next: Option<(&Cgroups, u64, u32)>) {
-    submit(Job::Retire(group));
+    // The spare first: the next run may start before the removal would be done.
     if let Some((cgroups, memory, processes)) = next {
         submit(Job::Prepare(cgroups.clone(), memory, processes));
     }
+    submit(Job::Retire(group));
 }
 
 /// The longest [`flush`] waits: removing one run's cgroups takes at most about 2 s (see
