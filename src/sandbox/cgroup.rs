@@ -140,9 +140,9 @@ impl V2 {
     pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
         let dir = self.parent.join(run_name());
         std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let group = RunGroup {
-            kind: Kind::V2 { dir: dir.clone() },
-        };
+        let kind = Kind::V2 { dir: dir.clone() };
+        let files = Files::of(&kind);
+        let group = RunGroup { kind, files };
         write(&dir, "memory.max", &memory.to_string())?;
         if dir.join("memory.swap.max").exists() {
             write(&dir, "memory.swap.max", "0")?;
@@ -206,13 +206,13 @@ impl V1 {
     /// A fresh cgroup for one run with the given limits.
     pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
         let name = run_name();
-        let g = RunGroup {
-            kind: Kind::V1 {
-                memory: self.memory.join(&name),
-                cpuacct: self.cpuacct.join(&name),
-                pids: self.pids.join(&name),
-            },
+        let kind = Kind::V1 {
+            memory: self.memory.join(&name),
+            cpuacct: self.cpuacct.join(&name),
+            pids: self.pids.join(&name),
         };
+        let files = Files::of(&kind);
+        let g = RunGroup { kind, files };
         for d in g.dirs() {
             std::fs::create_dir(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
         }
@@ -236,6 +236,143 @@ impl V1 {
 /// their registration with the interrupt handler (made when they were created).
 pub struct RunGroup {
     kind: Kind,
+    /// The files read during and after the run, opened once (by the janitor, for a spare):
+    /// a path walk down a cgroup tree per read cost more than the read.
+    files: Files,
+}
+
+/// A cgroup file opened on first use and then read from the start each time.
+struct Cached {
+    path: PathBuf,
+    file: std::cell::OnceCell<Option<std::fs::File>>,
+}
+
+impl Cached {
+    fn new(path: PathBuf) -> Cached {
+        Cached {
+            path,
+            file: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn open(&self) -> Option<&std::fs::File> {
+        self.file
+            .get_or_init(|| std::fs::File::open(&self.path).ok())
+            .as_ref()
+    }
+
+    /// The whole file, read from its start (cgroup files are generated afresh on each read).
+    fn read(&self) -> Option<String> {
+        use std::os::unix::fs::FileExt;
+        let file = self.open()?;
+        let mut buf = [0u8; 4096];
+        let mut len = 0;
+        loop {
+            match file.read_at(&mut buf[len..], len as u64) {
+                Ok(0) => break,
+                Ok(n) => {
+                    len += n;
+                    if len == buf.len() {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+        String::from_utf8(buf[..len].to_vec()).ok()
+    }
+
+    fn read_u64(&self) -> Option<u64> {
+        self.read()?.trim().parse().ok()
+    }
+
+    /// The value of `key` in a flat-keyed file such as cpu.stat or memory.events.
+    fn read_key(&self, key: &str) -> Option<u64> {
+        self.read()?.lines().find_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            (k == key).then(|| v.trim().parse().ok()).flatten()
+        })
+    }
+}
+
+/// The files of a run's cgroups that the judge reads.
+struct Files {
+    /// cpuacct.usage (v1, nanoseconds) or cpu.stat (v2).
+    cpu: Cached,
+    /// memory.max_usage_in_bytes (v1) or memory.peak (v2).
+    peak: Cached,
+    /// memory.current (v2 before Linux 5.19, which has no memory.peak).
+    current: Option<Cached>,
+    /// memory.oom_control (v1) or memory.events (v2).
+    events: Cached,
+    /// memory.failcnt (v1).
+    failcnt: Option<Cached>,
+    /// cgroup.procs of the group that holds the pids.
+    procs: Cached,
+    /// cgroup.procs of each group, opened for writing: a program joins through these.
+    join: std::cell::OnceCell<Result<Vec<std::fs::File>, String>>,
+    join_dirs: Vec<PathBuf>,
+}
+
+impl Files {
+    fn of(kind: &Kind) -> Files {
+        match kind {
+            Kind::V1 {
+                memory,
+                cpuacct,
+                pids,
+            } => Files {
+                cpu: Cached::new(cpuacct.join("cpuacct.usage")),
+                peak: Cached::new(memory.join("memory.max_usage_in_bytes")),
+                current: None,
+                events: Cached::new(memory.join("memory.oom_control")),
+                failcnt: Some(Cached::new(memory.join("memory.failcnt"))),
+                procs: Cached::new(pids.join("cgroup.procs")),
+                join: std::cell::OnceCell::new(),
+                join_dirs: vec![memory.clone(), cpuacct.clone(), pids.clone()],
+            },
+            Kind::V2 { dir } => Files {
+                cpu: Cached::new(dir.join("cpu.stat")),
+                peak: Cached::new(dir.join("memory.peak")),
+                current: Some(Cached::new(dir.join("memory.current"))),
+                events: Cached::new(dir.join("memory.events")),
+                failcnt: None,
+                procs: Cached::new(dir.join("cgroup.procs")),
+                join: std::cell::OnceCell::new(),
+                join_dirs: vec![dir.clone()],
+            },
+        }
+    }
+
+    fn join(&self) -> Result<&Vec<std::fs::File>, String> {
+        self.join
+            .get_or_init(|| {
+                self.join_dirs
+                    .iter()
+                    .map(|d| {
+                        let path = d.join("cgroup.procs");
+                        std::fs::OpenOptions::new()
+                            .write(true)
+                            .open(&path)
+                            .map_err(|e| format!("open {}: {e}", path.display()))
+                    })
+                    .collect()
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Opens what will be read, ahead of the run.
+    fn open_all(&self) {
+        let _ = self.join();
+        for c in [&self.cpu, &self.peak, &self.events, &self.procs] {
+            c.open();
+        }
+        if let Some(c) = &self.failcnt {
+            c.open();
+        }
+    }
 }
 
 enum Kind {
@@ -272,53 +409,46 @@ impl RunGroup {
             .collect()
     }
 
+    /// Descriptors of each group's `cgroup.procs`, open for writing: writing "0" to each moves
+    /// the writer into the run's cgroups.
+    pub fn join_fds(&self) -> Result<Vec<std::os::fd::RawFd>, String> {
+        use std::os::fd::AsRawFd;
+        Ok(self.files.join()?.iter().map(|f| f.as_raw_fd()).collect())
+    }
+
     pub fn cpu_time(&self) -> Duration {
         match &self.kind {
-            Kind::V1 { cpuacct, .. } => {
-                Duration::from_nanos(read_u64(&cpuacct.join("cpuacct.usage")).unwrap_or(0))
-            }
-            Kind::V2 { dir } => {
-                Duration::from_micros(read_key(&dir.join("cpu.stat"), "usage_usec").unwrap_or(0))
+            Kind::V1 { .. } => Duration::from_nanos(self.files.cpu.read_u64().unwrap_or(0)),
+            Kind::V2 { .. } => {
+                Duration::from_micros(self.files.cpu.read_key("usage_usec").unwrap_or(0))
             }
         }
     }
 
     pub fn peak_memory(&self) -> u64 {
-        match &self.kind {
-            Kind::V1 { memory, .. } => {
-                read_u64(&memory.join("memory.max_usage_in_bytes")).unwrap_or(0)
-            }
-            // memory.peak exists since Linux 5.19; before that only the current usage is known.
-            Kind::V2 { dir } => read_u64(&dir.join("memory.peak"))
-                .or_else(|| read_u64(&dir.join("memory.current")))
-                .unwrap_or(0),
-        }
+        // memory.peak exists since Linux 5.19; before that only the current usage is known.
+        self.files
+            .peak
+            .read_u64()
+            .or_else(|| self.files.current.as_ref()?.read_u64())
+            .unwrap_or(0)
     }
 
     /// The OOM killer struck, or an allocation hit the limit.
     pub fn memory_evidence(&self) -> (bool, bool) {
-        match &self.kind {
-            Kind::V1 { memory, .. } => {
-                let oom = read_key(&memory.join("memory.oom_control"), "oom_kill").unwrap_or(0);
-                let failcnt = read_u64(&memory.join("memory.failcnt")).unwrap_or(0);
-                (oom > 0, failcnt > 0)
-            }
-            Kind::V2 { dir } => {
-                let events = dir.join("memory.events");
-                let oom = read_key(&events, "oom_kill").unwrap_or(0);
-                let max = read_key(&events, "max").unwrap_or(0);
-                (oom > 0, max > 0)
-            }
-        }
+        let oom = self.files.events.read_key("oom_kill").unwrap_or(0);
+        let limit_hit = match &self.files.failcnt {
+            Some(failcnt) => failcnt.read_u64().unwrap_or(0),
+            None => self.files.events.read_key("max").unwrap_or(0),
+        };
+        (oom > 0, limit_hit > 0)
     }
 
     /// Pids of the run's processes (in the judge's PID namespace).
     pub fn pids(&self) -> Vec<i32> {
-        let procs = match &self.kind {
-            Kind::V1 { pids, .. } => pids.join("cgroup.procs"),
-            Kind::V2 { dir } => dir.join("cgroup.procs"),
-        };
-        std::fs::read_to_string(procs)
+        self.files
+            .procs
+            .read()
             .unwrap_or_default()
             .lines()
             .filter_map(|l| l.trim().parse().ok())
@@ -375,7 +505,7 @@ struct Janitor {
 
 enum Job {
     /// Remove a finished run's cgroups.
-    Retire(RunGroup),
+    Retire(Box<RunGroup>),
     /// Create a spare run cgroup with these limits (unless one is ready).
     Prepare(Cgroups, u64, u32),
     /// Remove the spare.
@@ -410,6 +540,7 @@ fn janitor() -> &'static Mutex<Janitor> {
                         };
                         if !ready {
                             if let Ok(group) = cgroups.create_registered(memory, processes) {
+                                group.files.open_all();
                                 if let Ok(mut spare) = SPARE.lock() {
                                     *spare = Some((memory, processes, group));
                                 }
@@ -453,7 +584,7 @@ pub fn retire(group: RunGroup, next: Option<(&Cgroups, u64, u32)>) {
     if let Some((cgroups, memory, processes)) = next {
         submit(Job::Prepare(cgroups.clone(), memory, processes));
     }
-    submit(Job::Retire(group));
+    submit(Job::Retire(Box::new(group)));
 }
 
 /// The longest [`flush`] waits: removing one run's cgroups takes at most about 2 s (see
@@ -494,18 +625,6 @@ pub fn flush() {
     wait_idle(deadline);
     submit(Job::DropSpare);
     wait_idle(deadline);
-}
-
-fn read_u64(path: &Path) -> Option<u64> {
-    std::fs::read_to_string(path).ok()?.trim().parse().ok()
-}
-
-/// The value of `key` in a flat-keyed file such as cpu.stat or memory.events.
-fn read_key(path: &Path, key: &str) -> Option<u64> {
-    std::fs::read_to_string(path).ok()?.lines().find_map(|l| {
-        let (k, v) = l.split_once(' ')?;
-        (k == key).then(|| v.trim().parse().ok()).flatten()
-    })
 }
 
 #[cfg(test)]
@@ -614,6 +733,7 @@ mod tests {
         assert_eq!(read("memory.max"), (64u64 << 20).to_string());
         assert_eq!(read("pids.max"), "32");
         assert_eq!(group.procs_files().len(), 1);
+
         // What the kernel would report after a run.
         let put = |f: &str, text: &str| std::fs::write(dir.join(f), text).unwrap();
         put(
@@ -625,13 +745,23 @@ mod tests {
         assert_eq!(group.cpu_time(), Duration::from_micros(503_912));
         assert_eq!(group.peak_memory(), 105_267_200);
         assert_eq!(group.memory_evidence(), (true, true));
-        std::fs::remove_file(dir.join("memory.peak")).unwrap();
-        put("memory.current", "4096\n");
+        // Files stay open and are read from the start again: later values are seen.
+        put(
+            "cpu.stat",
+            "usage_usec 1503912\nuser_usec 1500000\nsystem_usec 3912\n",
+        );
+        assert_eq!(group.cpu_time(), Duration::from_micros(1_503_912));
+        let older = v2.create(64 << 20, 32).unwrap();
+        let Kind::V2 { dir: older_dir } = &older.kind else {
+            panic!("a v2 group expected");
+        };
+        std::fs::write(older_dir.join("memory.current"), "4096\n").unwrap();
         assert_eq!(
-            group.peak_memory(),
+            older.peak_memory(),
             4096,
             "falls back to memory.current before 5.19"
         );
+        std::mem::forget(older);
         // kill_all uses cgroup.kill when the kernel has it.
         put("cgroup.kill", "0");
         group.kill_all();

@@ -2,7 +2,7 @@
 //! prepares the run's cgroup, pipes and detached mounts, hands them to the worker, and watches the
 //! run (CPU time from the cgroup, wall clock, output size) until it ends or must be killed.
 
-use super::cgroup::{Cgroups, RunGroup};
+use super::cgroup::Cgroups;
 use super::sys;
 use super::wire::{self, Reply, Request};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
@@ -119,6 +119,17 @@ pub struct Isolated {
     worker_layers: Vec<(String, String)>,
     /// Not root: the worker runs in its own user namespace (see worker.rs).
     userns: bool,
+    /// The mounts of the init the worker holds ready, if any.
+    standby: Option<MountsKey>,
+}
+
+/// What the judge knows of a run's mounts: equal keys let a run use the worker's standby init.
+#[derive(Clone, PartialEq, Eq)]
+struct MountsKey {
+    readable: Vec<Vec<u8>>,
+    workdir: Vec<u8>,
+    scratch_workdir: bool,
+    tmpfs_bytes: u64,
 }
 
 impl Isolated {
@@ -180,6 +191,7 @@ impl Isolated {
             _lease: lease,
             cgroups: Cgroups::probe_system(),
             worker_layers: Vec::new(),
+            standby: None,
             userns,
         };
         match wire::recv_json::<Reply>(&this.sock) {
@@ -275,40 +287,56 @@ impl Isolated {
             ),
             Err(_) => None,
         };
-        let mut procs = Vec::new();
-        for p in group
-            .as_ref()
-            .map(RunGroup::procs_files)
-            .unwrap_or_default()
-        {
-            let f = std::fs::OpenOptions::new()
-                .write(true)
-                .open(std::ffi::OsStr::from_bytes(p.as_bytes()))
-                .map_err(io(format!("open {}", p.to_string_lossy())))?;
-            procs.push(OwnedFd::from(f));
-        }
+        // The group's cgroup.procs files, already open (sent along; the group keeps its own).
+        let procs = match &group {
+            Some(g) => g.join_fds().map_err(SandboxError::Setup)?,
+            None => Vec::new(),
+        };
         // Outer folders first, so a path inside another one is attached on top of it.
         let mut readable: Vec<&PathBuf> = spec.readable.iter().filter(|p| p.exists()).collect();
         readable.sort_by_key(|p| p.as_os_str().len());
         readable.dedup();
-        let mut mounts = Vec::new();
-        for p in readable.iter().filter(|_| !self.userns) {
-            mounts.push(sys::detached_bind(p, false).map_err(|e| {
-                SandboxError::Setup(format!("cannot expose {} to the sandbox: {e}", p.display()))
-            })?);
-        }
+        let bytes = |p: &Path| p.as_os_str().as_bytes().to_vec();
+        let key = MountsKey {
+            readable: readable.iter().map(|p| bytes(p)).collect(),
+            workdir: bytes(&spec.workdir),
+            scratch_workdir: spec.scratch_workdir,
+            tmpfs_bytes: limits.memory,
+        };
+        // The worker keeps an init with the last run's mounts ready (root only): it then needs
+        // one set of mounts, for the next standby; otherwise one more, for this run. The worker
+        // itself checks that the mounts are the same folders.
+        let mount_sets = if self.userns {
+            0
+        } else if self.standby.take().as_ref() == Some(&key) {
+            1
+        } else {
+            2
+        };
         if !spec.scratch_workdir && !self.userns {
             std::os::unix::fs::chown(&spec.workdir, Some(self.uid), Some(self.uid)).map_err(io(
                 format!("give {} to the sandbox user", spec.workdir.display()),
             ))?;
-            mounts.push(sys::detached_bind(&spec.workdir, true).map_err(|e| {
-                SandboxError::Setup(format!(
-                    "cannot expose {} to the sandbox: {e}",
-                    spec.workdir.display()
-                ))
-            })?);
         }
-        let bytes = |p: &Path| p.as_os_str().as_bytes().to_vec();
+        let mut mounts = Vec::new();
+        for _ in 0..mount_sets {
+            for p in &readable {
+                mounts.push(sys::detached_bind(p, false).map_err(|e| {
+                    SandboxError::Setup(format!(
+                        "cannot expose {} to the sandbox: {e}",
+                        p.display()
+                    ))
+                })?);
+            }
+            if !spec.scratch_workdir {
+                mounts.push(sys::detached_bind(&spec.workdir, true).map_err(|e| {
+                    SandboxError::Setup(format!(
+                        "cannot expose {} to the sandbox: {e}",
+                        spec.workdir.display()
+                    ))
+                })?);
+            }
+        }
         let request = Request {
             program: bytes(&spec.program),
             args: spec.args.iter().map(|a| a.as_bytes().to_vec()).collect(),
@@ -321,6 +349,7 @@ impl Isolated {
             scratch_workdir: spec.scratch_workdir,
             readable: readable.iter().map(|p| bytes(p)).collect(),
             cgroup_fds: procs.len(),
+            mount_sets,
             uid: if self.userns { 0 } else { self.uid },
             gid: if self.userns { 0 } else { self.uid },
             cpu_backstop_secs: limits.cpu.as_secs() + 1,
@@ -331,7 +360,7 @@ impl Isolated {
             processes: limits.processes as u64,
         };
         let mut fds: Vec<RawFd> = vec![stdin.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()];
-        fds.extend(procs.iter().map(|f| f.as_raw_fd()));
+        fds.extend(&procs);
         fds.extend(mounts.iter().map(|f| f.as_raw_fd()));
         let start = Instant::now();
         wire::send_json(&self.sock, &request, &fds)
@@ -399,10 +428,14 @@ impl Isolated {
                             wall_nanos,
                             cpu_nanos,
                             max_rss,
+                            standby,
                         },
                         _,
                     ))) => {
                         finished = Some((status, wall_nanos, cpu_nanos, max_rss));
+                        if standby {
+                            self.standby = Some(key.clone());
+                        }
                         finished_at = Instant::now();
                         // Whatever the program left behind dies with it.
                         kill(&pidfd);

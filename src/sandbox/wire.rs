@@ -28,6 +28,10 @@ pub struct Request {
     pub readable: Vec<Vec<u8>>,
     /// How many cgroup.procs descriptors follow stdin, stdout, stderr.
     pub cgroup_fds: usize,
+    /// How many sets of detached mounts follow (one per `readable` path, then the workdir's
+    /// unless it is scratch): 1 when the worker has a standby init for these mounts (the set is
+    /// for the next one), else 2 (one for this run); 0 in a user namespace.
+    pub mount_sets: usize,
     /// The host workdir comes as a detached mount too (the last fd) unless it is scratch.
     pub uid: u32,
     pub gid: u32,
@@ -56,6 +60,8 @@ pub enum Reply {
         wall_nanos: u64,
         cpu_nanos: u64,
         max_rss: u64,
+        /// The worker has an init with this run's mounts ready for the next run.
+        standby: bool,
     },
     /// The run could not be started (bad path, setup failure): nothing of it ran.
     Failed { why: String },

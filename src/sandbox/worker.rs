@@ -6,13 +6,21 @@
 //! /proc and /tmp; `pivot_root` into it. This is the expensive part (~15 ms) and is done once per
 //! worker, not per run.
 //!
-//! Per run (cheap): `clone` a run init with a new PID and mount namespace. The init mounts a
-//! private /proc and /tmp, attaches the run's working directory and readable paths (detached
-//! mounts prepared by the judge), makes its root read-only, forks the program and reaps
-//! everything until the program ends. The program joins the run's cgroup, gets its stdio and
-//! rlimits, drops to an unprivileged uid/gid with no capabilities, sets `no_new_privs`, installs
-//! the seccomp filter and execs. When the init exits, the kernel kills whatever is left in its PID
-//! namespace, and the mount namespace with its tmpfs mounts disappears.
+//! Per run (cheap): a run init, cloned with a new PID and mount namespace, mounts a private
+//! /proc and /tmp, attaches the run's working directory and readable paths (detached mounts
+//! prepared by the judge), makes its root read-only, and locks itself down (default signals, an
+//! empty capability bounding set, `no_new_privs`, the seccomp filter). Then it waits for its
+//! run: it forks the program and reaps everything until the program ends. The program joins
+//! the run's cgroup, gets its stdio and rlimits, drops to an unprivileged uid/gid and execs;
+//! it inherits the rest from the init. When the init exits, the kernel kills whatever is left
+//! in its PID namespace, and the mount namespace with its tmpfs mounts disappears.
+//!
+//! Inits are made ahead of time (as root): while a run goes on, the worker clones the init of
+//! the next run with the same mounts (a "standby"); a request with the same mounts only hands
+//! it the program, so namespaces, mounts and the seccomp filter cost nothing on the run's path.
+//! The judge sends the detached mounts of each run for the next standby; the worker uses a
+//! standby only if the mounts are the very same folders (same device and inode, which cannot be
+//! reused while the standby holds the old ones), and otherwise starts an init for the run.
 
 use super::seccomp;
 use super::sys::{self, cstr};
@@ -280,14 +288,20 @@ fn bind(host: &Path, inside: &Path, writable: bool) -> io::Result<()> {
 }
 
 /// Serves requests until the judge closes the socket.
+///
+/// Every run gets a fresh init, but inits are made ahead of time: while a run goes on, the
+/// worker starts a standby init with the same mounts, which sets them up and installs the
+/// seccomp filter; the next request with the same mounts only has to hand it the program. A
+/// request with other mounts discards the standby and starts an init of its own.
 fn serve(sock: &OwnedFd, filter: &[seccomp::Insn], stack: &mut [u8]) {
+    let mut standby: Option<Standby> = None;
     loop {
         reap();
         let (req, fds) = match wire::recv_json::<Request>(sock) {
             Ok(Some(m)) => m,
             Ok(None) | Err(_) => return,
         };
-        let reply = start(&req, fds, filter, stack, sock);
+        let reply = start(&req, fds, filter, stack, sock, &mut standby);
         if wire::send_json(sock, &reply, &[]).is_err() {
             return;
         }
@@ -320,113 +334,358 @@ enum InitReport {
     },
 }
 
-fn start(
-    req: &Request,
-    fds: Vec<OwnedFd>,
-    filter: &[seccomp::Insn],
-    stack: &mut [u8],
-    sock: &OwnedFd,
-) -> Reply {
-    let fixed = 3 + req.cgroup_fds;
-    let expected = if userns() {
-        fixed
-    } else {
-        fixed + req.readable.len() + usize::from(!req.scratch_workdir)
-    };
-    if fds.len() != expected {
-        return Reply::Failed {
-            why: format!("expected {expected} descriptors, got {}", fds.len()),
-        };
-    }
-    let (result_r, result_w) = match sys::pipe() {
-        Ok(p) => p,
-        Err(e) => return Reply::Failed { why: e.to_string() },
-    };
-    // SAFETY: the worker is single-threaded, so the child may allocate. The raw clone behaves
-    // like fork (no new stack) with a new PID and mount namespace for the child.
-    let pid = unsafe {
-        libc::syscall(
-            libc::SYS_clone,
-            (libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::SIGCHLD) as libc::c_ulong,
-            0usize,
-            0usize,
-            0usize,
-            0usize,
-        )
-    };
-    if pid < 0 {
-        return Reply::Failed {
-            why: format!("clone a run: {}", io::Error::last_os_error()),
-        };
-    }
-    if pid == 0 {
-        drop(result_r);
-        let report = init(req, &fds, filter, stack);
-        let mut bytes = serde_json::to_vec(&report).unwrap_or_default();
-        bytes.push(b'\n');
-        // SAFETY: writing a small message to our pipe and leaving without running destructors.
-        unsafe {
-            libc::write(result_w.as_raw_fd(), bytes.as_ptr().cast(), bytes.len());
-            libc::_exit(0);
+/// What a run init mounts: two runs with equal specs (and the same folders behind their detached
+/// mounts) can use the same kind of init.
+#[derive(Clone, PartialEq, Eq)]
+struct MountSpec {
+    readable: Vec<Vec<u8>>,
+    workdir: Vec<u8>,
+    scratch_workdir: bool,
+    tmpfs_bytes: u64,
+    tmpfs_inodes: u64,
+    uid: u32,
+    gid: u32,
+    /// (device, inode) behind each detached mount. The standby holds its mounts open, so a
+    /// folder removed and made again under the same name cannot have the same inode.
+    sources: Vec<(u64, u64)>,
+}
+
+/// (device, inode) of the folder or file behind each mount.
+fn sources(mounts: &[OwnedFd]) -> Vec<(u64, u64)> {
+    mounts
+        .iter()
+        .map(|f| {
+            // SAFETY: stat is plain data filled by fstat.
+            let mut st: libc::stat = unsafe { std::mem::zeroed() };
+            // SAFETY: f is open; st is a valid out-parameter.
+            if unsafe { libc::fstat(f.as_raw_fd(), &mut st) } == 0 {
+                (st.st_dev, st.st_ino)
+            } else {
+                (u64::MAX, u64::MAX)
+            }
+        })
+        .collect()
+}
+
+impl MountSpec {
+    fn of(req: &Request, mounts: &[OwnedFd]) -> MountSpec {
+        let sources = sources(mounts);
+        MountSpec {
+            readable: req.readable.clone(),
+            workdir: req.workdir.clone(),
+            scratch_workdir: req.scratch_workdir,
+            tmpfs_bytes: req.tmpfs_bytes,
+            tmpfs_inodes: req.tmpfs_inodes,
+            uid: req.uid,
+            gid: req.gid,
+            sources,
         }
-    }
-    let pid = pid as libc::pid_t;
-    drop(result_w);
-    drop(fds);
-    let started = sys::pidfd_open(pid)
-        .and_then(|pidfd| wire::send_json(sock, &Reply::Started, &[pidfd.as_raw_fd()]));
-    if let Err(e) = started {
-        // SAFETY: killing our own child.
-        unsafe { libc::kill(pid, libc::SIGKILL) };
-        return Reply::Failed {
-            why: format!("report the start of a run: {e}"),
-        };
-    }
-    // One line; the init may still be tearing down its namespaces after writing it.
-    let mut buf = Vec::new();
-    let mut pipe = std::fs::File::from(result_r);
-    let mut chunk = [0u8; 4096];
-    while !buf.ends_with(b"\n") {
-        match std::io::Read::read(&mut pipe, &mut chunk) {
-            Ok(0) => break,
-            Ok(n) => buf.extend_from_slice(&chunk[..n]),
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-            Err(_) => break,
-        }
-    }
-    match serde_json::from_slice::<InitReport>(&buf) {
-        Ok(InitReport::Finished {
-            status,
-            wall_nanos,
-            cpu_nanos,
-            max_rss,
-        }) => Reply::Finished {
-            status,
-            wall_nanos,
-            cpu_nanos,
-            max_rss,
-        },
-        Ok(InitReport::Failed { why }) => Reply::Failed { why },
-        // The init was killed (by the judge, for a limit): so was everything in its namespace.
-        Err(_) => Reply::Finished {
-            status: libc::SIGKILL,
-            wall_nanos: 0,
-            cpu_nanos: 0,
-            max_rss: 0,
-        },
     }
 }
 
-/// The run's init (PID 1 of the run's namespace). Returns what to report.
-fn init(req: &Request, fds: &[OwnedFd], filter: &[seccomp::Insn], stack: &mut [u8]) -> InitReport {
+/// A run init with its mounts in place, waiting for the program to start.
+struct Standby {
+    pidfd: OwnedFd,
+    /// The request and the run's descriptors go to the init through this socket.
+    control: OwnedFd,
+    /// The init's one-line report.
+    result: OwnedFd,
+    spec: MountSpec,
+    /// The detached mounts the init attached, held so that `spec.sources` stay unique.
+    _mounts: Vec<OwnedFd>,
+}
+
+impl Standby {
+    /// Clones an init with a new PID and mount namespace; it sets up `spec`, then waits for its
+    /// program on the control socket.
+    fn spawn(
+        spec: MountSpec,
+        mounts: Vec<OwnedFd>,
+        filter: &[seccomp::Insn],
+        stack: &mut [u8],
+    ) -> io::Result<Standby> {
+        let (result_r, result_w) = sys::pipe()?;
+        let (control, control_init) = wire::socket_pair()?;
+        // SAFETY: the worker is single-threaded, so the child may allocate. The raw clone
+        // behaves like fork (no new stack) with a new PID and mount namespace for the child.
+        let pid = unsafe {
+            libc::syscall(
+                libc::SYS_clone,
+                (libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::SIGCHLD) as libc::c_ulong,
+                0usize,
+                0usize,
+                0usize,
+                0usize,
+            )
+        };
+        if pid < 0 {
+            return Err(io::Error::other(format!(
+                "clone a run: {}",
+                io::Error::last_os_error()
+            )));
+        }
+        if pid == 0 {
+            drop(result_r);
+            drop(control);
+            // SAFETY: the init does not talk to the judge.
+            unsafe { libc::close(SOCKET_FD) };
+            let report = init(&spec, &mounts, &control_init, filter, stack);
+            if let Some(report) = report {
+                let mut bytes = serde_json::to_vec(&report).unwrap_or_default();
+                bytes.push(b'\n');
+                // SAFETY: writing a small message to our pipe.
+                unsafe { libc::write(result_w.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
+            }
+            // SAFETY: leaving without running destructors.
+            unsafe { libc::_exit(0) };
+        }
+        let pid = pid as libc::pid_t;
+        drop(result_w);
+        drop(control_init);
+        let pidfd = match sys::pidfd_open(pid) {
+            Ok(fd) => fd,
+            Err(e) => {
+                // SAFETY: killing our own child.
+                unsafe { libc::kill(pid, libc::SIGKILL) };
+                return Err(e);
+            }
+        };
+        Ok(Standby {
+            pidfd,
+            control,
+            result: result_r,
+            spec,
+            _mounts: mounts,
+        })
+    }
+
+    /// Hands the run to the init. False if the init is gone (its report, if any, is still in
+    /// the result pipe).
+    fn hand_over(&self, req: &Request, fds: &[OwnedFd]) -> bool {
+        let raw: Vec<RawFd> = fds.iter().map(|f| f.as_raw_fd()).collect();
+        wire::send_json(&self.control, req, &raw).is_ok()
+    }
+
+    /// Reads the init's report until it exits.
+    fn report(&self) -> Reply {
+        // One line; the init may still be tearing down its namespaces after writing it.
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        while !buf.ends_with(b"\n") {
+            // SAFETY: reading into a local buffer from our pipe.
+            let n = unsafe {
+                libc::read(
+                    self.result.as_raw_fd(),
+                    chunk.as_mut_ptr().cast(),
+                    chunk.len(),
+                )
+            };
+            match n {
+                0 => break,
+                n if n > 0 => buf.extend_from_slice(&chunk[..n as usize]),
+                _ if sys::errno() == libc::EINTR => {}
+                _ => break,
+            }
+        }
+        match serde_json::from_slice::<InitReport>(&buf) {
+            Ok(InitReport::Finished {
+                status,
+                wall_nanos,
+                cpu_nanos,
+                max_rss,
+            }) => Reply::Finished {
+                status,
+                wall_nanos,
+                cpu_nanos,
+                max_rss,
+                standby: false,
+            },
+            Ok(InitReport::Failed { why }) => Reply::Failed { why },
+            // The init was killed (by the judge, for a limit): so was everything in its namespace.
+            Err(_) => Reply::Finished {
+                status: libc::SIGKILL,
+                wall_nanos: 0,
+                cpu_nanos: 0,
+                max_rss: 0,
+                standby: false,
+            },
+        }
+    }
+}
+
+impl Drop for Standby {
+    fn drop(&mut self) {
+        // Through the pidfd: the init may have ended and been reaped, and its pid reused.
+        sys::pidfd_kill(self.pidfd.as_raw_fd());
+    }
+}
+
+/// Runs one request, and leaves a standby init for the next one when it can.
+///
+/// The request's detached mounts come in `mount_sets` equal sets: the first for this run when
+/// the standby does not match, the last for the next run's standby (root only: in a user
+/// namespace the init binds host paths by name, and a name may mean another folder by then).
+fn start(
+    req: &Request,
+    mut fds: Vec<OwnedFd>,
+    filter: &[seccomp::Insn],
+    stack: &mut [u8],
+    sock: &OwnedFd,
+    standby: &mut Option<Standby>,
+) -> Reply {
+    let fixed = 3 + req.cgroup_fds;
+    let per_set = if userns() {
+        0
+    } else {
+        req.readable.len() + usize::from(!req.scratch_workdir)
+    };
+    let sets = req.mount_sets;
+    let expected = fixed + per_set * sets;
+    if fds.len() != expected || userns() != (sets == 0) || sets > 2 {
+        let why = format!(
+            "expected {expected} descriptors in 1 or 2 mount sets (0 in a user namespace), got {} descriptors and {sets} sets",
+            fds.len()
+        );
+        return Reply::Failed { why };
+    }
+    let mut mounts = fds.split_off(fixed);
+    let mut sets: Vec<Vec<OwnedFd>> = (0..sets)
+        .map(|_| {
+            let rest = mounts.split_off(per_set);
+            std::mem::replace(&mut mounts, rest)
+        })
+        .collect();
+    let first = sets.first().map(Vec::as_slice).unwrap_or_default();
+    let spec = MountSpec::of(req, first);
+    let matched = standby.as_ref().is_some_and(|s| s.spec == spec);
+    let init = if matched {
+        standby.take()
+    } else {
+        drop(standby.take());
+        let set = if sets.is_empty() {
+            Vec::new()
+        } else {
+            sets.remove(0)
+        };
+        match Standby::spawn(spec, set, filter, stack) {
+            Ok(s) => Some(s),
+            Err(e) => return Reply::Failed { why: e.to_string() },
+        }
+    };
+    let init = init.expect("an init");
+    if !init.hand_over(req, &fds) {
+        // The init ended before its run: a failed set-up says why; a standby killed from
+        // outside has nothing to say, and its run fails rather than guess.
+        return match init.report() {
+            Reply::Finished { .. } => Reply::Failed {
+                why: "the run's init ended before the run".into(),
+            },
+            failed => failed,
+        };
+    }
+    // The program alone holds its stdio now.
+    drop(fds);
+    if let Err(e) = wire::send_json(sock, &Reply::Started, &[init.pidfd.as_raw_fd()]) {
+        let why = format!("report the start of a run: {e}");
+        return Reply::Failed { why };
+    }
+    // While the program runs, the next run's init gets ready.
+    if let Some(set) = sets.pop() {
+        let spec = MountSpec::of(req, &set);
+        *standby = Standby::spawn(spec, set, filter, stack).ok();
+    }
+    // Sets left unused close here; the new standby holds copies, so closing them does not
+    // wait for the kernel to dissolve a detached mount.
+    drop(sets);
+    let reply = init.report();
+    match reply {
+        Reply::Finished {
+            status,
+            wall_nanos,
+            cpu_nanos,
+            max_rss,
+            ..
+        } => Reply::Finished {
+            status,
+            wall_nanos,
+            cpu_nanos,
+            max_rss,
+            standby: standby.is_some(),
+        },
+        other => other,
+    }
+}
+
+/// The run's init (PID 1 of the run's namespace): sets up the mounts, then waits for the run
+/// on `control`. Returns what to report (nothing when the worker dropped it unused).
+fn init(
+    spec: &MountSpec,
+    mounts: &[OwnedFd],
+    control: &OwnedFd,
+    filter: &[seccomp::Insn],
+    stack: &mut [u8],
+) -> Option<InitReport> {
     // SAFETY: plain prctl; if the worker is already gone, leave.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
     }
-    match setup_mounts(req, fds) {
-        Ok(()) => {}
-        Err(e) => return InitReport::Failed { why: e.to_string() },
+    if let Err(e) = setup_mounts(spec, mounts) {
+        return Some(InitReport::Failed { why: e.to_string() });
     }
+    if let Err(why) = lock_down(filter) {
+        return Some(InitReport::Failed { why });
+    }
+    let (req, fds) = match wire::recv_json::<Request>(control) {
+        Ok(Some(m)) => m,
+        Ok(None) | Err(_) => return None,
+    };
+    if fds.len() != 3 + req.cgroup_fds {
+        return Some(InitReport::Failed {
+            why: format!("the run init got {} descriptors", fds.len()),
+        });
+    }
+    Some(run(&req, fds, stack))
+}
+
+/// What the init can do for the program before it is asked to: everything it inherits that
+/// does not depend on the run. Default signal dispositions and an empty mask (the worker ignores
+/// SIGPIPE); an empty capability bounding set (no exec can gain a capability; the init keeps
+/// the ones it has); `no_new_privs`; the seccomp filter (the init needs no denied call after its
+/// mounts, and the program inherits the filter).
+fn lock_down(filter: &[seccomp::Insn]) -> Result<(), String> {
+    // SAFETY: plain signal, prctl and sigprocmask calls.
+    unsafe {
+        for sig in 1..32 {
+            if sig != libc::SIGKILL && sig != libc::SIGSTOP {
+                libc::signal(sig, libc::SIG_DFL);
+            }
+        }
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
+        for cap in 0..64 {
+            if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 {
+                match sys::errno() {
+                    libc::EINVAL => break,
+                    e => {
+                        let e = io::Error::from_raw_os_error(e);
+                        return Err(format!("empty the capability bounding set: {e}"));
+                    }
+                }
+            }
+        }
+        if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+            return Err(format!("set no_new_privs: {}", io::Error::last_os_error()));
+        }
+    }
+    seccomp::install(filter).map_err(|errno| {
+        let e = io::Error::from_raw_os_error(errno);
+        format!("install the seccomp filter: {e}")
+    })
+}
+
+/// Starts the program and reaps everything until it ends.
+fn run(req: &Request, fds: Vec<OwnedFd>, stack: &mut [u8]) -> InitReport {
     let cstring = |b: &[u8]| {
         CString::new(b.to_vec()).map_err(|_| "a NUL byte in a path or argument".to_string())
     };
@@ -467,7 +726,6 @@ fn init(req: &Request, fds: &[OwnedFd], filter: &[seccomp::Insn], stack: &mut [u
             .collect(),
         err_w: err_w.as_raw_fd(),
         req,
-        filter,
         userns: userns(),
     };
     // The program's process starts like posix_spawn does: sharing the init's memory (no page
@@ -498,10 +756,7 @@ fn init(req: &Request, fds: &[OwnedFd], filter: &[seccomp::Insn], stack: &mut [u
     }
     drop(err_w);
     // The program alone holds its stdio now.
-    for f in fds {
-        // SAFETY: closing descriptors this process owns; they are not used again.
-        unsafe { libc::close(f.as_raw_fd()) };
-    }
+    drop(fds);
     let mut errno_bytes = [0u8; 8];
     let n = loop {
         // SAFETY: reading into a local buffer.
@@ -566,7 +821,7 @@ fn now() -> u64 {
 }
 
 /// The run's private mounts, in the init's new mount namespace.
-fn setup_mounts(req: &Request, fds: &[OwnedFd]) -> io::Result<()> {
+fn setup_mounts(spec: &MountSpec, mounts: &[OwnedFd]) -> io::Result<()> {
     sys::mount(
         Some(c"proc"),
         c"/proc",
@@ -577,8 +832,8 @@ fn setup_mounts(req: &Request, fds: &[OwnedFd]) -> io::Result<()> {
     let tmpfs_opts = |extra: &str| {
         CString::new(format!(
             "size={},nr_inodes={}{extra}",
-            req.tmpfs_bytes.max(4096),
-            req.tmpfs_inodes
+            spec.tmpfs_bytes.max(4096),
+            spec.tmpfs_inodes
         ))
         .unwrap()
     };
@@ -589,31 +844,30 @@ fn setup_mounts(req: &Request, fds: &[OwnedFd]) -> io::Result<()> {
         libc::MS_NOSUID | libc::MS_NODEV,
         Some(&tmpfs_opts(",mode=1777")),
     )?;
-    let first = 3 + req.cgroup_fds;
-    let workdir = PathBuf::from(OsStr::from_bytes(&req.workdir));
+    let workdir = PathBuf::from(OsStr::from_bytes(&spec.workdir));
     if userns() {
         let host = |p: &Path| Path::new(OLD_ROOT).join(p.strip_prefix("/").unwrap_or(p));
-        for path in &req.readable {
+        for path in &spec.readable {
             let target = PathBuf::from(OsStr::from_bytes(path));
             mount_point(&target, host(&target).is_dir())?;
             bind(&host(&target), &target, false)?;
         }
         mount_point(&workdir, true)?;
-        if !req.scratch_workdir {
+        if !spec.scratch_workdir {
             bind(&host(&workdir), &workdir, true)?;
         }
         // SAFETY: umount2 on a valid path; the host disappears from this run's view.
         let r = unsafe { libc::umount2(cstr(Path::new(OLD_ROOT)).as_ptr(), libc::MNT_DETACH) };
         sys::check(r as libc::c_long, || format!("detach {OLD_ROOT}"))?;
     } else {
-        for (path, fd) in req.readable.iter().zip(&fds[first..]) {
+        for (path, fd) in spec.readable.iter().zip(mounts) {
             let target = PathBuf::from(OsStr::from_bytes(path));
             mount_point(&target, is_dir(fd.as_raw_fd()))?;
             sys::attach(fd.as_raw_fd(), &cstr(&target))?;
         }
         mount_point(&workdir, true)?;
     }
-    if req.scratch_workdir {
+    if spec.scratch_workdir {
         sys::mount(
             Some(c"tmpfs"),
             &cstr(&workdir),
@@ -621,11 +875,11 @@ fn setup_mounts(req: &Request, fds: &[OwnedFd]) -> io::Result<()> {
             libc::MS_NOSUID | libc::MS_NODEV,
             Some(&tmpfs_opts(&format!(
                 ",mode=0700,uid={},gid={}",
-                req.uid, req.gid
+                spec.uid, spec.gid
             ))),
         )?;
     } else if !userns() {
-        sys::attach(fds[fds.len() - 1].as_raw_fd(), &cstr(&workdir))?;
+        sys::attach(mounts[mounts.len() - 1].as_raw_fd(), &cstr(&workdir))?;
     }
     sys::mount(
         None,
@@ -658,10 +912,19 @@ fn mount_point(path: &Path, dir: bool) -> io::Result<()> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent).map_err(err)?;
     }
-    if dir {
-        std::fs::create_dir(path).map_err(err)
+    // Another init (a standby being prepared) may make the same mount point at the same time.
+    let made = if dir {
+        std::fs::create_dir(path)
     } else {
-        std::fs::File::create(path).map(drop).map_err(err)
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map(drop)
+    };
+    match made {
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Ok(()),
+        other => other.map_err(err),
     }
 }
 
@@ -669,14 +932,12 @@ fn mount_point(path: &Path, dir: bool) -> io::Result<()> {
 const CHILD_STACK: usize = 256 * 1024;
 
 /// Steps of the program's start, named in error messages.
-const STEPS: [&str; 8] = [
+const STEPS: [&str; 6] = [
     "join the cgroup",
     "set up stdio",
     "set rlimits",
     "enter the working directory",
     "drop privileges",
-    "set no_new_privs",
-    "install the seccomp filter",
     "exec",
 ];
 
@@ -690,7 +951,6 @@ struct Exec<'a> {
     cgroups: Vec<RawFd>,
     err_w: RawFd,
     req: &'a Request,
-    filter: &'a [seccomp::Insn],
     userns: bool,
 }
 
@@ -776,23 +1036,8 @@ impl Exec<'_> {
             if libc::chdir(self.workdir.as_ptr()) != 0 {
                 err_fail(3);
             }
-            // Default signal dispositions and an empty mask (the worker ignores SIGPIPE).
-            for sig in 1..32 {
-                if sig != libc::SIGKILL && sig != libc::SIGSTOP {
-                    libc::signal(sig, libc::SIG_DFL);
-                }
-            }
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigprocmask(libc::SIG_SETMASK, &set, std::ptr::null_mut());
-            // No capability can come back: empty bounding set, then the unprivileged ids.
-            for cap in 0..64 {
-                if libc::prctl(libc::PR_CAPBSET_DROP, cap, 0, 0, 0) != 0
-                    && sys::errno() == libc::EINVAL
-                {
-                    break;
-                }
-            }
+            // Signals, the bounding set, no_new_privs and the seccomp filter come from the init
+            // (`lock_down`); what is left is the unprivileged ids.
             if self.userns {
                 // uid 0 of the user namespace is the invoking user outside; make sure it can
                 // never hold a capability: no root fix-ups, and all capability sets emptied.
@@ -838,14 +1083,34 @@ impl Exec<'_> {
             {
                 err_fail(4);
             }
-            if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
-                err_fail(5);
-            }
-            if seccomp::install(self.filter).is_err() {
-                err_fail(6);
-            }
             libc::execve(self.program.as_ptr(), self.argv.as_ptr(), self.env.as_ptr());
-            err_fail(7);
+            err_fail(5);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A standby init is used only for the same folders: one removed and made again under the
+    /// same name is another folder, because the standby holds the old one's mount.
+    #[test]
+    fn a_folder_made_again_under_the_same_name_is_another_source() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: detached mounts need root");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("build-1");
+        std::fs::create_dir(&dir).unwrap();
+        let held = vec![sys::detached_bind(&dir, false).unwrap()];
+        let again = vec![sys::detached_bind(&dir, false).unwrap()];
+        assert_eq!(sources(&held), sources(&again), "the same folder twice");
+        std::fs::remove_dir(&dir).unwrap();
+        std::fs::create_dir(&dir).unwrap();
+        let other = vec![sys::detached_bind(&dir, false).unwrap()];
+        assert_ne!(sources(&held), sources(&other), "a new folder, same name");
     }
 }
