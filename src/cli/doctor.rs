@@ -13,8 +13,9 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let sandbox = Sandbox::new()?;
     let layers = sandbox.layers();
+    let notes = sandbox.notes();
     if args.json {
-        let doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers});
+        let doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "speed": notes});
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(exit::OK);
     }
@@ -27,5 +28,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     println!("\nisolation: {:?}", sandbox.level());
+    if !notes.is_empty() {
+        println!("\nspeed:");
+        let width = notes.iter().map(|l| l.name.len()).max().unwrap_or(5);
+        for n in &notes {
+            let state = if n.active { "on " } else { "off" };
+            println!("{:<width$}  {state}  {}", n.name, n.detail);
+            if let (false, Some(h)) = (n.active, &n.hint) {
+                println!("{:<width$}       hint: {h}", "");
+            }
+        }
+    }
     Ok(exit::OK)
 }

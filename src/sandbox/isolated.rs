@@ -28,6 +28,8 @@ const LEASE_DIRS: [&str; 2] = ["/run/judge", "/tmp/judge-uids"];
 /// the other layers would not let one run signal, trace or read files of another.
 pub struct UidLease {
     uid: u32,
+    /// The lease folder (root's alone), also home of the favordynmods marker.
+    dir: PathBuf,
     _lock: File,
 }
 
@@ -66,7 +68,11 @@ impl UidLease {
                 .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
             // SAFETY: flock on a descriptor we own.
             if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
-                return Ok(UidLease { uid, _lock: lock });
+                return Ok(UidLease {
+                    uid,
+                    dir: dir.to_path_buf(),
+                    _lock: lock,
+                });
             }
         }
         Err(format!(
@@ -78,6 +84,53 @@ impl UidLease {
 
     pub fn uid(&self) -> u32 {
         self.uid
+    }
+}
+
+/// Set to 0, the judge leaves the kernel's cgroup mode alone (see `worker::favor_dynmods`).
+const FAVORDYNMODS_ENV: &str = "JUDGE_CGROUP_FAVORDYNMODS";
+
+/// This boot's id: the favordynmods marker holds it, and a reboot (which turns the mode off)
+/// changes it.
+fn boot_id() -> Option<String> {
+    let id = std::fs::read_to_string("/proc/sys/kernel/random/boot_id").ok()?;
+    Some(id.trim().to_string())
+}
+
+/// Whether a judge already turned favordynmods on since this boot.
+fn favordynmods_marked(lease: &UidLease) -> bool {
+    let marker = std::fs::read_to_string(lease.dir.join("favordynmods")).ok();
+    marker.is_some() && marker.map(|m| m.trim().to_string()) == boot_id()
+}
+
+fn mark_favordynmods(lease: &UidLease) {
+    if let Some(id) = boot_id() {
+        let _ = std::fs::write(lease.dir.join("favordynmods"), format!("{id}\n"));
+    }
+}
+
+/// The note `judge doctor` shows about the cgroup mode.
+fn favordynmods_note(state: &Result<bool, String>) -> Layer {
+    let slow = "a run that starts after a pause may wait 10 ms or more to join its cgroup (wall time only; CPU time and memory are not affected)";
+    let (active, detail, hint) = match state {
+        Ok(true) => (true, "joining a cgroup never waits for an RCU grace period (turned on now by this judge; the mode is kernel-wide and lasts until reboot)".to_string(), None),
+        Ok(false) => (true, "joining a cgroup never waits for an RCU grace period (turned on earlier this boot by a judge; kernel-wide, until reboot)".to_string(), None),
+        Err(why) if why.starts_with(FAVORDYNMODS_ENV) => (
+            false,
+            format!("left off ({why}): {slow}"),
+            Some(format!("unset {FAVORDYNMODS_ENV} to let the judge turn it on")),
+        ),
+        Err(why) => (
+            false,
+            format!("could not be turned on ({why}): {slow}"),
+            Some("Linux 6.0 or later with cgroup v1 support lets the judge turn it on; on cgroup v2, `mount -o remount,favordynmods /sys/fs/cgroup`".into()),
+        ),
+    };
+    Layer {
+        name: "cgroup favordynmods".into(),
+        active,
+        detail,
+        hint,
     }
 }
 
@@ -121,6 +174,9 @@ pub struct Isolated {
     userns: bool,
     /// The mounts of the init the worker holds ready, if any.
     standby: Option<MountsKey>,
+    /// The cgroup favordynmods mode: Ok(true) turned on by this judge, Ok(false) already on,
+    /// Err(why) off; None without root (no cgroups).
+    favordynmods: Option<Result<bool, String>>,
 }
 
 /// What the judge knows of a run's mounts: equal keys let a run use the worker's standby init.
@@ -165,6 +221,12 @@ impl Isolated {
         if userns {
             cmd.arg("--userns");
         }
+        let opted_out = std::env::var(FAVORDYNMODS_ENV).is_ok_and(|v| v == "0");
+        let marked = lease.as_ref().is_some_and(favordynmods_marked);
+        let ask_favordynmods = !userns && !opted_out && !marked;
+        if ask_favordynmods {
+            cmd.arg("--favordynmods");
+        }
         cmd.env_clear()
             .stdin(Stdio::from(theirs))
             .stdout(Stdio::null())
@@ -192,10 +254,31 @@ impl Isolated {
             cgroups: Cgroups::probe_system(),
             worker_layers: Vec::new(),
             standby: None,
+            favordynmods: None,
             userns,
         };
         match wire::recv_json::<Reply>(&this.sock) {
-            Ok(Some((Reply::Ready { layers }, _))) => this.worker_layers = layers,
+            Ok(Some((
+                Reply::Ready {
+                    layers,
+                    favordynmods,
+                },
+                _,
+            ))) => {
+                this.worker_layers = layers;
+                this.favordynmods = match favordynmods {
+                    _ if userns => None,
+                    _ if opted_out && !marked => Some(Err(format!("{FAVORDYNMODS_ENV}=0"))),
+                    None => Some(Ok(false)),
+                    Some(Ok(())) => {
+                        if let Some(lease) = &this._lease {
+                            mark_favordynmods(lease);
+                        }
+                        Some(Ok(true))
+                    }
+                    Some(Err(why)) => Some(Err(why)),
+                };
+            }
             Ok(Some((Reply::Unavailable { why }, _))) => {
                 return Err(if userns {
                     format!(
@@ -209,6 +292,15 @@ impl Isolated {
             Err(e) => return Err(format!("the sandbox worker did not answer: {e}")),
         }
         Ok(this)
+    }
+
+    /// Settings that make runs cheaper, not safer (for `judge doctor`).
+    pub fn notes(&self) -> Vec<Layer> {
+        self.favordynmods
+            .iter()
+            .filter(|_| self.cgroups.is_ok())
+            .map(favordynmods_note)
+            .collect()
     }
 
     pub fn layers(&self) -> Vec<Layer> {

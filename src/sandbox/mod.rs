@@ -186,6 +186,14 @@ impl Sandbox {
         }
     }
 
+    /// Settings that make runs cheaper, not safer, with their status (for `judge doctor`).
+    pub fn notes(&self) -> Vec<Layer> {
+        match &self.backend {
+            Backend::Isolated(i) => i.notes(),
+            Backend::Naive(..) => Vec::new(),
+        }
+    }
+
     /// Summary of [`Sandbox::layers`].
     pub fn level(&self) -> IsolationLevel {
         let layers = self.layers();

@@ -47,7 +47,11 @@ pub struct Request {
 #[derive(Debug, Serialize, Deserialize)]
 pub enum Reply {
     /// The worker finished setting up its prepared root; `layers` says what is in force.
-    Ready { layers: Vec<(String, String)> },
+    /// `favordynmods`: the result of turning that cgroup mode on, if the judge asked.
+    Ready {
+        layers: Vec<(String, String)>,
+        favordynmods: Option<Result<(), String>>,
+    },
     /// The worker could not prepare the sandbox at all.
     Unavailable { why: String },
     /// The run started; a pidfd of its init process comes with this message.
