@@ -507,6 +507,14 @@ impl Standby {
         wire::send_json(&self.control, req, &raw).is_ok()
     }
 
+    /// Why an init that would not take its run ended.
+    fn ended_early(&self) -> EndedEarly {
+        match self.report() {
+            Reply::Failed { why } => EndedEarly::SetUpFailed(why),
+            _ => EndedEarly::Killed,
+        }
+    }
+
     /// Reads the init's report until it exits.
     fn report(&self) -> Reply {
         // One line; the init may still be tearing down its namespaces after writing it.
@@ -551,6 +559,24 @@ impl Standby {
                 standby: false,
             },
         }
+    }
+}
+
+/// An init that ended before its run.
+enum EndedEarly {
+    /// Its mounts or lock-down failed (the same run would fail again).
+    SetUpFailed(String),
+    /// It was killed from outside.
+    Killed,
+}
+
+impl From<EndedEarly> for Reply {
+    fn from(e: EndedEarly) -> Reply {
+        let why = match e {
+            EndedEarly::SetUpFailed(why) => why,
+            EndedEarly::Killed => "the run's init was killed before the run".into(),
+        };
+        Reply::Failed { why }
     }
 }
 
@@ -613,16 +639,22 @@ fn start(
             Err(e) => return Reply::Failed { why: e.to_string() },
         }
     };
-    let init = init.expect("an init");
+    let mut init = init.expect("an init");
     if !init.hand_over(req, &fds) {
-        // The init ended before its run: a failed set-up says why; a standby killed from
-        // outside has nothing to say, and its run fails rather than guess.
-        return match init.report() {
-            Reply::Finished { .. } => Reply::Failed {
-                why: "the run's init ended before the run".into(),
-            },
-            failed => failed,
+        // The init ended before its run: a failed set-up says why. A standby that ended with
+        // nothing to say was killed from outside: the run gets a fresh init from its own set.
+        let ended = init.ended_early();
+        if !matched || sets.is_empty() || matches!(ended, EndedEarly::SetUpFailed(_)) {
+            return ended.into();
+        }
+        let spec = MountSpec::of(req, &sets[0]);
+        init = match Standby::spawn(spec, sets.remove(0), filter, stack) {
+            Ok(s) => s,
+            Err(e) => return Reply::Failed { why: e.to_string() },
         };
+        if !init.hand_over(req, &fds) {
+            return init.ended_early().into();
+        }
     }
     // The program alone holds its stdio now.
     drop(fds);
