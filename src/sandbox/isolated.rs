@@ -172,8 +172,9 @@ pub struct Isolated {
     worker_layers: Vec<(String, String)>,
     /// Not root: the worker runs in its own user namespace (see worker.rs).
     userns: bool,
-    /// The mounts of the init the worker holds ready, if any.
-    standby: Option<MountsKey>,
+    /// The mounts of the inits the worker holds ready, least recently made first (the worker
+    /// keeps the same list, see `worker::STANDBYS`).
+    standbys: Vec<MountsKey>,
     /// The cgroup favordynmods mode: Ok(true) turned on by this judge, Ok(false) already on,
     /// Err(why) off; None without root (no cgroups).
     favordynmods: Option<Result<bool, String>>,
@@ -253,7 +254,7 @@ impl Isolated {
             _lease: lease,
             cgroups: Cgroups::probe_system(),
             worker_layers: Vec::new(),
-            standby: None,
+            standbys: Vec::new(),
             favordynmods: None,
             userns,
         };
@@ -395,12 +396,13 @@ impl Isolated {
             scratch_workdir: spec.scratch_workdir,
             tmpfs_bytes: limits.memory,
         };
-        // The worker keeps an init with the last run's mounts ready (root only): it then needs
-        // one set of mounts, for the next standby; otherwise one more, for this run. The worker
-        // itself checks that the mounts are the same folders.
+        // The worker keeps inits with the mounts of recent runs ready (root only): with one for
+        // these mounts it needs one set of mounts, for the next standby; otherwise one more, for
+        // this run. The worker itself checks that the mounts are the same folders.
         let mount_sets = if self.userns {
             0
-        } else if self.standby.take().as_ref() == Some(&key) {
+        } else if let Some(i) = self.standbys.iter().position(|k| *k == key) {
+            self.standbys.remove(i);
             1
         } else {
             2
@@ -526,7 +528,10 @@ impl Isolated {
                     ))) => {
                         finished = Some((status, wall_nanos, cpu_nanos, max_rss));
                         if standby {
-                            self.standby = Some(key.clone());
+                            self.standbys.push(key.clone());
+                            if self.standbys.len() > super::worker::STANDBYS {
+                                self.standbys.remove(0);
+                            }
                         }
                         finished_at = Instant::now();
                         // Whatever the program left behind dies with it.

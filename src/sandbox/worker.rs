@@ -20,7 +20,10 @@
 //! it the program, so namespaces, mounts and the seccomp filter cost nothing on the run's path.
 //! The judge sends the detached mounts of each run for the next standby; the worker uses a
 //! standby only if the mounts are the very same folders (same device and inode, which cannot be
-//! reused while the standby holds the old ones), and otherwise starts an init for the run.
+//! reused while the standby holds the old ones), and otherwise starts an init for the run. It
+//! keeps the standbys of the last two kinds of runs (a solution's tests and a custom checker take
+//! turns), and makes one only for a kind of run it saw lately (each checker run reads other
+//! files, so a standby for it would never serve).
 
 use super::seccomp;
 use super::sys::{self, cstr};
@@ -333,16 +336,18 @@ fn bind(host: &Path, inside: &Path, writable: bool) -> io::Result<()> {
 /// Every run gets a fresh init, but inits are made ahead of time: while a run goes on, the
 /// worker starts a standby init with the same mounts, which sets them up and installs the
 /// seccomp filter; the next request with the same mounts only has to hand it the program. A
-/// request with other mounts discards the standby and starts an init of its own.
+/// request with other mounts starts an init of its own. The worker keeps the standbys of the
+/// last [`STANDBYS`] kinds of runs: a solution's tests and a custom checker take turns.
 fn serve(sock: &OwnedFd, filter: &[seccomp::Insn], stack: &mut [u8]) {
-    let mut standby: Option<Standby> = None;
+    let mut standbys: Vec<Standby> = Vec::new();
+    let mut recent = Recent::default();
     loop {
         reap();
         let (req, fds) = match wire::recv_json::<Request>(sock) {
             Ok(Some(m)) => m,
             Ok(None) | Err(_) => return,
         };
-        let reply = start(&req, fds, filter, stack, sock, &mut standby);
+        let reply = start(&req, fds, filter, stack, sock, &mut standbys, &mut recent);
         if wire::send_json(sock, &reply, &[]).is_err() {
             return;
         }
@@ -421,6 +426,27 @@ impl MountSpec {
             gid: req.gid,
             sources,
         }
+    }
+}
+
+/// The kinds of the last few runs (their mounts, whatever folders are behind them).
+#[derive(Default)]
+struct Recent(Vec<MountSpec>);
+
+impl Recent {
+    const KEPT: usize = 4;
+
+    /// Whether a run of this kind came lately; remembers this one.
+    fn saw(&mut self, spec: &MountSpec) -> bool {
+        let mut kind = spec.clone();
+        kind.sources.clear();
+        let seen = self.0.contains(&kind);
+        self.0.retain(|k| *k != kind);
+        self.0.push(kind);
+        if self.0.len() > Self::KEPT {
+            self.0.remove(0);
+        }
+        seen
     }
 }
 
@@ -587,6 +613,9 @@ impl Drop for Standby {
     }
 }
 
+/// How many standby inits a worker keeps, for as many kinds of runs (by their mounts).
+pub const STANDBYS: usize = 2;
+
 /// Runs one request, and leaves a standby init for the next one when it can.
 ///
 /// The request's detached mounts come in `mount_sets` equal sets: the first for this run when
@@ -598,7 +627,8 @@ fn start(
     filter: &[seccomp::Insn],
     stack: &mut [u8],
     sock: &OwnedFd,
-    standby: &mut Option<Standby>,
+    standbys: &mut Vec<Standby>,
+    recent: &mut Recent,
 ) -> Reply {
     let fixed = 3 + req.cgroup_fds;
     let per_set = if userns() {
@@ -624,11 +654,11 @@ fn start(
         .collect();
     let first = sets.first().map(Vec::as_slice).unwrap_or_default();
     let spec = MountSpec::of(req, first);
-    let matched = standby.as_ref().is_some_and(|s| s.spec == spec);
-    let init = if matched {
-        standby.take()
+    let spec_of_request = spec.clone();
+    let matched = standbys.iter().position(|s| s.spec == spec);
+    let init = if let Some(i) = matched {
+        Some(standbys.remove(i))
     } else {
-        drop(standby.take());
         let set = if sets.is_empty() {
             Vec::new()
         } else {
@@ -644,7 +674,7 @@ fn start(
         // The init ended before its run: a failed set-up says why. A standby that ended with
         // nothing to say was killed from outside: the run gets a fresh init from its own set.
         let ended = init.ended_early();
-        if !matched || sets.is_empty() || matches!(ended, EndedEarly::SetUpFailed(_)) {
+        if matched.is_none() || sets.is_empty() || matches!(ended, EndedEarly::SetUpFailed(_)) {
             return ended.into();
         }
         let spec = MountSpec::of(req, &sets[0]);
@@ -662,10 +692,20 @@ fn start(
         let why = format!("report the start of a run: {e}");
         return Reply::Failed { why };
     }
-    // While the program runs, the next run's init gets ready.
-    if let Some(set) = sets.pop() {
+    // While the program runs, the next run's init gets ready, if runs like this one repeat (a
+    // custom checker's runs each read other files: a standby would never serve).
+    let mut ready = false;
+    let repeats = recent.saw(&spec_of_request);
+    if let Some(set) = sets.pop().filter(|_| repeats) {
         let spec = MountSpec::of(req, &set);
-        *standby = Standby::spawn(spec, set, filter, stack).ok();
+        if let Ok(s) = Standby::spawn(spec, set, filter, stack) {
+            standbys.push(s);
+            ready = true;
+            if standbys.len() > STANDBYS {
+                // The least recently made goes (the judge keeps the same list).
+                standbys.remove(0);
+            }
+        }
     }
     // Sets left unused close here; the new standby holds copies, so closing them does not
     // wait for the kernel to dissolve a detached mount.
@@ -683,7 +723,7 @@ fn start(
             wall_nanos,
             cpu_nanos,
             max_rss,
-            standby: standby.is_some(),
+            standby: ready,
         },
         other => other,
     }
