@@ -75,10 +75,7 @@ impl Cgroups {
 /// A unique name for a run's cgroup. The pid alone is not unique: judges in separate PID
 /// namespaces may all be pid 1, and start in the same instant; random bits tell them apart.
 fn run_name() -> String {
-    let mut random = 0u64;
-    // SAFETY: getrandom fills the 8 bytes of `random`; on failure they stay zero (the counter and
-    // pid still separate the names of one judge).
-    unsafe { libc::getrandom((&mut random as *mut u64).cast(), 8, libc::GRND_NONBLOCK) };
+    let random = super::sys::random_u64();
     format!(
         "judge-{}-{random:016x}-{}",
         std::process::id(),
@@ -733,7 +730,6 @@ mod tests {
         assert_eq!(read("memory.max"), (64u64 << 20).to_string());
         assert_eq!(read("pids.max"), "32");
         assert_eq!(group.procs_files().len(), 1);
-
         // What the kernel would report after a run.
         let put = |f: &str, text: &str| std::fs::write(dir.join(f), text).unwrap();
         put(

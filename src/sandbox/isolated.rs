@@ -99,8 +99,13 @@ fn boot_id() -> Option<String> {
 
 /// Whether a judge already turned favordynmods on since this boot.
 fn favordynmods_marked(lease: &UidLease) -> bool {
-    let marker = std::fs::read_to_string(lease.dir.join("favordynmods")).ok();
-    marker.is_some() && marker.map(|m| m.trim().to_string()) == boot_id()
+    match (
+        std::fs::read_to_string(lease.dir.join("favordynmods")),
+        boot_id(),
+    ) {
+        (Ok(marker), Some(id)) => marker.trim() == id,
+        _ => false,
+    }
 }
 
 fn mark_favordynmods(lease: &UidLease) {
@@ -412,23 +417,18 @@ impl Isolated {
                 format!("give {} to the sandbox user", spec.workdir.display()),
             ))?;
         }
+        let expose = |p: &Path, writable: bool| {
+            sys::detached_bind(p, writable).map_err(|e| {
+                SandboxError::Setup(format!("cannot expose {} to the sandbox: {e}", p.display()))
+            })
+        };
         let mut mounts = Vec::new();
         for _ in 0..mount_sets {
             for p in &readable {
-                mounts.push(sys::detached_bind(p, false).map_err(|e| {
-                    SandboxError::Setup(format!(
-                        "cannot expose {} to the sandbox: {e}",
-                        p.display()
-                    ))
-                })?);
+                mounts.push(expose(p, false)?);
             }
             if !spec.scratch_workdir {
-                mounts.push(sys::detached_bind(&spec.workdir, true).map_err(|e| {
-                    SandboxError::Setup(format!(
-                        "cannot expose {} to the sandbox: {e}",
-                        spec.workdir.display()
-                    ))
-                })?);
+                mounts.push(expose(&spec.workdir, true)?);
             }
         }
         let request = Request {

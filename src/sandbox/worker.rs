@@ -142,12 +142,10 @@ pub fn main(args: &[String]) -> i32 {
 fn favor_dynmods(root: &Path) -> Result<(), String> {
     let dir = root.join(".favordynmods");
     std::fs::create_dir(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
-    let mut random = 0u64;
-    // SAFETY: getrandom fills the 8 bytes of `random` (zero on failure: the pid still helps).
-    unsafe { libc::getrandom((&mut random as *mut u64).cast(), 8, libc::GRND_NONBLOCK) };
     let options = CString::new(format!(
-        "none,name=judge-{}-{random:016x},favordynmods",
-        std::process::id()
+        "none,name=judge-{}-{:016x},favordynmods",
+        std::process::id(),
+        sys::random_u64()
     ))
     .expect("no NUL");
     let target = cstr(&dir);
@@ -339,7 +337,7 @@ fn bind(host: &Path, inside: &Path, writable: bool) -> io::Result<()> {
 /// request with other mounts starts an init of its own. The worker keeps the standbys of the
 /// last [`STANDBYS`] kinds of runs: a solution's tests and a custom checker take turns.
 fn serve(sock: &OwnedFd, filter: &[seccomp::Insn], stack: &mut [u8]) {
-    let mut standbys: Vec<Standby> = Vec::new();
+    let mut standbys: Vec<RunInit> = Vec::new();
     let mut recent = Recent::default();
     loop {
         reap();
@@ -450,8 +448,9 @@ impl Recent {
     }
 }
 
-/// A run init with its mounts in place, waiting for the program to start.
-struct Standby {
+/// A run init with its mounts in place, waiting for its program: the run's own, or a standby
+/// kept for a run to come.
+struct RunInit {
     pidfd: OwnedFd,
     /// The request and the run's descriptors go to the init through this socket.
     control: OwnedFd,
@@ -462,7 +461,7 @@ struct Standby {
     _mounts: Vec<OwnedFd>,
 }
 
-impl Standby {
+impl RunInit {
     /// Clones an init with a new PID and mount namespace; it sets up `spec`, then waits for its
     /// program on the control socket.
     fn spawn(
@@ -470,7 +469,7 @@ impl Standby {
         mounts: Vec<OwnedFd>,
         filter: &[seccomp::Insn],
         stack: &mut [u8],
-    ) -> io::Result<Standby> {
+    ) -> io::Result<RunInit> {
         let (result_r, result_w) = sys::pipe()?;
         let (control, control_init) = wire::socket_pair()?;
         // SAFETY: the worker is single-threaded, so the child may allocate. The raw clone
@@ -517,7 +516,7 @@ impl Standby {
                 return Err(e);
             }
         };
-        Ok(Standby {
+        Ok(RunInit {
             pidfd,
             control,
             result: result_r,
@@ -606,7 +605,7 @@ impl From<EndedEarly> for Reply {
     }
 }
 
-impl Drop for Standby {
+impl Drop for RunInit {
     fn drop(&mut self) {
         // Through the pidfd: the init may have ended and been reaped, and its pid reused.
         sys::pidfd_kill(self.pidfd.as_raw_fd());
@@ -627,7 +626,7 @@ fn start(
     filter: &[seccomp::Insn],
     stack: &mut [u8],
     sock: &OwnedFd,
-    standbys: &mut Vec<Standby>,
+    standbys: &mut Vec<RunInit>,
     recent: &mut Recent,
 ) -> Reply {
     let fixed = 3 + req.cgroup_fds;
@@ -654,22 +653,24 @@ fn start(
         .collect();
     let first = sets.first().map(Vec::as_slice).unwrap_or_default();
     let spec = MountSpec::of(req, first);
-    let spec_of_request = spec.clone();
+    // Whether runs like this one repeat (a custom checker's runs each read other files: a
+    // standby for them would never serve).
+    let repeats = recent.saw(&spec);
     let matched = standbys.iter().position(|s| s.spec == spec);
-    let init = if let Some(i) = matched {
-        Some(standbys.remove(i))
-    } else {
-        let set = if sets.is_empty() {
-            Vec::new()
-        } else {
-            sets.remove(0)
-        };
-        match Standby::spawn(spec, set, filter, stack) {
-            Ok(s) => Some(s),
-            Err(e) => return Reply::Failed { why: e.to_string() },
+    let mut init = match matched {
+        Some(i) => standbys.remove(i),
+        None => {
+            let set = if sets.is_empty() {
+                Vec::new()
+            } else {
+                sets.remove(0)
+            };
+            match RunInit::spawn(spec, set, filter, stack) {
+                Ok(s) => s,
+                Err(e) => return Reply::Failed { why: e.to_string() },
+            }
         }
     };
-    let mut init = init.expect("an init");
     if !init.hand_over(req, &fds) {
         // The init ended before its run: a failed set-up says why. A standby that ended with
         // nothing to say was killed from outside: the run gets a fresh init from its own set.
@@ -678,7 +679,7 @@ fn start(
             return ended.into();
         }
         let spec = MountSpec::of(req, &sets[0]);
-        init = match Standby::spawn(spec, sets.remove(0), filter, stack) {
+        init = match RunInit::spawn(spec, sets.remove(0), filter, stack) {
             Ok(s) => s,
             Err(e) => return Reply::Failed { why: e.to_string() },
         };
@@ -692,13 +693,11 @@ fn start(
         let why = format!("report the start of a run: {e}");
         return Reply::Failed { why };
     }
-    // While the program runs, the next run's init gets ready, if runs like this one repeat (a
-    // custom checker's runs each read other files: a standby would never serve).
+    // While the program runs, the next run's init gets ready.
     let mut ready = false;
-    let repeats = recent.saw(&spec_of_request);
     if let Some(set) = sets.pop().filter(|_| repeats) {
         let spec = MountSpec::of(req, &set);
-        if let Ok(s) = Standby::spawn(spec, set, filter, stack) {
+        if let Ok(s) = RunInit::spawn(spec, set, filter, stack) {
             standbys.push(s);
             ready = true;
             if standbys.len() > STANDBYS {
