@@ -1205,6 +1205,35 @@ impl Exec<'_> {
 mod tests {
     use super::*;
 
+    /// The judge turns the cgroup mode on through a named v1 hierarchy, mounted and unmounted at
+    /// once in a private mount namespace (this test's own thread's), leaving no folder behind.
+    #[test]
+    fn favordynmods_is_turned_on_without_leaving_a_mount_or_folder() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: mounting a cgroup hierarchy needs root");
+            return;
+        }
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
+        if release.split('.').next().unwrap().parse::<u32>().unwrap() < 6 {
+            eprintln!("skipped: favordynmods needs Linux 6.0");
+            return;
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().to_path_buf();
+        let result = std::thread::spawn(move || {
+            // SAFETY: unshare of this thread's mount namespace (a thread has its own fs context).
+            let r = unsafe { libc::unshare(libc::CLONE_NEWNS) };
+            assert_eq!(r, 0, "unshare: {}", io::Error::last_os_error());
+            sys::mount(None, c"/", None, libc::MS_REC | libc::MS_PRIVATE, None).unwrap();
+            favor_dynmods(&root)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(result, Ok(()));
+        assert!(!tmp.path().join(".favordynmods").exists());
+    }
+
     /// A standby init is used only for the same folders: one removed and made again under the
     /// same name is another folder, because the standby holds the old one's mount.
     #[test]
