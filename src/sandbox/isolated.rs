@@ -123,7 +123,7 @@ fn favordynmods_note(state: &Result<bool, String>) -> Layer {
         Err(why) if why.starts_with(FAVORDYNMODS_ENV) => (
             false,
             format!("left off ({why}): {slow}"),
-            Some(format!("unset {FAVORDYNMODS_ENV} to let the judge turn it on")),
+            Some(format!("{FAVORDYNMODS_ENV}=1 lets the judge turn it on (kernel-wide, until reboot)")),
         ),
         Err(why) => (
             false,
@@ -227,7 +227,8 @@ impl Isolated {
         if userns {
             cmd.arg("--userns");
         }
-        let opted_out = std::env::var(FAVORDYNMODS_ENV).is_ok_and(|v| v == "0");
+        // A kernel-wide mode: only when the user asks for it (JUDGE_CGROUP_FAVORDYNMODS=1).
+        let opted_out = !std::env::var(FAVORDYNMODS_ENV).is_ok_and(|v| v == "1");
         let marked = lease.as_ref().is_some_and(favordynmods_marked);
         let ask_favordynmods = !userns && !opted_out && !marked;
         if ask_favordynmods {
@@ -274,7 +275,7 @@ impl Isolated {
                 this.worker_layers = layers;
                 this.favordynmods = match favordynmods {
                     _ if userns => None,
-                    _ if opted_out && !marked => Some(Err(format!("{FAVORDYNMODS_ENV}=0"))),
+                    _ if opted_out && !marked => Some(Err(format!("{FAVORDYNMODS_ENV} is not 1"))),
                     None => Some(Ok(false)),
                     Some(Ok(())) => {
                         if let Some(lease) = &this._lease {

@@ -27,8 +27,8 @@ fn doctor_shows_every_layer_active_as_root() {
             .unwrap_or_else(|| panic!("no layer {name}: {doc}"));
         assert_eq!(layer["active"], true, "{layer}");
     }
-    // Linux 6.0 added the cgroup mode that lets runs join their cgroup without waiting for an
-    // RCU grace period; the judge turns it on (or finds it on).
+    // The kernel-wide cgroup mode is never turned on unless asked: doctor reports it, and the
+    // tests never ask.
     let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap();
     let major: u32 = release.split('.').next().unwrap().parse().unwrap();
     if major >= 6 {
@@ -37,7 +37,7 @@ fn doctor_shows_every_layer_active_as_root() {
             .iter()
             .find(|l| l["name"] == "cgroup favordynmods")
             .unwrap_or_else(|| panic!("no favordynmods note: {doc}"));
-        assert_eq!(note["active"], true, "{note}");
+        assert!(note["detail"].is_string(), "{note}");
     }
 }
 
