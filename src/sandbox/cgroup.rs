@@ -293,6 +293,61 @@ impl Cached {
     }
 }
 
+/// A cgroup folder opened once; files in it are opened relative to it (no path walk down the
+/// cgroup tree) and afresh for each read.
+struct Folder {
+    path: PathBuf,
+    fd: std::cell::OnceCell<Option<std::os::fd::OwnedFd>>,
+}
+
+impl Folder {
+    fn new(path: PathBuf) -> Folder {
+        Folder {
+            path,
+            fd: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn open(&self) -> Option<&std::os::fd::OwnedFd> {
+        self.fd
+            .get_or_init(|| {
+                use std::os::unix::fs::OpenOptionsExt;
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
+                    .open(&self.path)
+                    .ok()
+                    .map(Into::into)
+            })
+            .as_ref()
+    }
+
+    /// The whole of `file`, from a descriptor opened for this read alone.
+    fn read_fresh(&self, file: &std::ffi::CStr) -> Option<Vec<u8>> {
+        use std::io::Read;
+        use std::os::fd::{AsRawFd, FromRawFd};
+        let Some(dir) = self.open() else {
+            return std::fs::read(self.path.join(file.to_str().ok()?)).ok();
+        };
+        // SAFETY: openat relative to a folder descriptor we own, with a valid C string.
+        let fd = unsafe {
+            libc::openat(
+                dir.as_raw_fd(),
+                file.as_ptr(),
+                libc::O_RDONLY | libc::O_CLOEXEC,
+            )
+        };
+        if fd < 0 {
+            return None;
+        }
+        // SAFETY: a new descriptor that nobody else owns.
+        let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
+        let mut text = Vec::new();
+        f.read_to_end(&mut text).ok()?;
+        Some(text)
+    }
+}
+
 /// The files of a run's cgroups that the judge reads.
 struct Files {
     /// cpuacct.usage (v1, nanoseconds) or cpu.stat (v2).
@@ -305,8 +360,9 @@ struct Files {
     events: Cached,
     /// memory.failcnt (v1).
     failcnt: Option<Cached>,
-    /// cgroup.procs of the group that holds the pids.
-    procs: Cached,
+    /// The folder of the group that holds the pids, open: its `cgroup.procs` is opened afresh
+    /// for each read (see [`RunGroup::pids`]).
+    procs_dir: Folder,
     /// cgroup.procs of each group, opened for writing: a program joins through these.
     join: std::cell::OnceCell<Result<Vec<std::fs::File>, String>>,
     join_dirs: Vec<PathBuf>,
@@ -325,7 +381,7 @@ impl Files {
                 current: None,
                 events: Cached::new(memory.join("memory.oom_control")),
                 failcnt: Some(Cached::new(memory.join("memory.failcnt"))),
-                procs: Cached::new(pids.join("cgroup.procs")),
+                procs_dir: Folder::new(pids.clone()),
                 join: std::cell::OnceCell::new(),
                 join_dirs: vec![memory.clone(), cpuacct.clone(), pids.clone()],
             },
@@ -335,7 +391,7 @@ impl Files {
                 current: Some(Cached::new(dir.join("memory.current"))),
                 events: Cached::new(dir.join("memory.events")),
                 failcnt: None,
-                procs: Cached::new(dir.join("cgroup.procs")),
+                procs_dir: Folder::new(dir.clone()),
                 join: std::cell::OnceCell::new(),
                 join_dirs: vec![dir.clone()],
             },
@@ -363,9 +419,10 @@ impl Files {
     /// Opens what will be read, ahead of the run.
     fn open_all(&self) {
         let _ = self.join();
-        for c in [&self.cpu, &self.peak, &self.events, &self.procs] {
+        for c in [&self.cpu, &self.peak, &self.events] {
             c.open();
         }
+        self.procs_dir.open();
         if let Some(c) = &self.failcnt {
             c.open();
         }
@@ -441,39 +498,63 @@ impl RunGroup {
         (oom > 0, limit_hit > 0)
     }
 
-    /// Pids of the run's processes (in the judge's PID namespace).
+    /// Pids of the run's processes (in the judge's PID namespace), read from a freshly opened
+    /// `cgroup.procs`: on cgroup v1, re-reading a descriptor kept open returns the list cached at
+    /// an earlier read (kept for as long as it is read again within a second), so a process
+    /// killed and reaped long ago stays listed, and one that joined since may be missing.
     pub fn pids(&self) -> Vec<i32> {
-        self.files
-            .procs
-            .read()
-            .unwrap_or_default()
+        let text = self.files.procs_dir.read_fresh(c"cgroup.procs");
+        String::from_utf8_lossy(&text.unwrap_or_default())
             .lines()
             .filter_map(|l| l.trim().parse().ok())
             .collect()
     }
 
-    /// Kills every process of the run until none is left.
-    pub fn kill_all(&self) {
+    /// Sends SIGKILL to every process of the run, without waiting for them to end.
+    pub fn kill(&self) {
         if let Kind::V2 { dir } = &self.kind {
             // cgroup.kill (Linux 5.14) kills the whole subtree atomically, forks included.
             let kill = dir.join("cgroup.kill");
-            if kill.exists() {
-                let _ = std::fs::write(kill, "1");
-            }
-        }
-        for _ in 0..1000 {
-            let pids = self.pids();
-            if pids.is_empty() {
+            if kill.exists() && std::fs::write(kill, "1").is_ok() {
                 return;
             }
-            for pid in pids {
-                // SAFETY: SIGKILL to a process of this run's own cgroup.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        for pid in self.pids() {
+            // SAFETY: SIGKILL to a process of this run's own cgroup.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+
+    /// Kills every process of the run until none is left (at most [`KILL_LIMIT`]); whether
+    /// none is.
+    pub fn kill_all(&self) -> bool {
+        let deadline = std::time::Instant::now() + KILL_LIMIT;
+        let mut killed = false;
+        loop {
+            let pids = self.pids();
+            if pids.is_empty() {
+                return true;
+            }
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            if !killed {
+                self.kill();
+                killed = true;
+            } else {
+                for pid in pids {
+                    // SAFETY: SIGKILL to a process of this run's own cgroup.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
             }
             std::thread::sleep(Duration::from_millis(1));
         }
     }
 }
+
+/// The longest [`RunGroup::kill_all`] waits for a run's processes to end: SIGKILLed processes
+/// end within milliseconds unless stuck in the kernel.
+const KILL_LIMIT: Duration = Duration::from_secs(2);
 
 impl Drop for RunGroup {
     fn drop(&mut self) {
@@ -646,6 +727,49 @@ mod tests {
         assert!(err.contains("no cgroup v1 `memory` hierarchy"), "{err}");
     }
 
+    /// The member list is read afresh: a process killed and reaped is gone from it at once, and
+    /// kill_all returns as soon as the group is empty. (A kept-open v1 `cgroup.procs` re-read
+    /// within a second returns the list of the first read.)
+    #[test]
+    fn the_member_list_is_never_stale() {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: run cgroups need root");
+            return;
+        }
+        let Ok(cgroups) = Cgroups::probe_system() else {
+            eprintln!("skipped: no usable cgroups");
+            return;
+        };
+        let group = cgroups.create(64 << 20, 8).unwrap();
+        assert!(group.pids().is_empty());
+        let procs = group.procs_files();
+        let mut cmd = std::process::Command::new("sleep");
+        cmd.arg("30");
+        // SAFETY: between fork and exec only open/write/close on prepared C strings.
+        unsafe {
+            cmd.pre_exec(move || {
+                for p in &procs {
+                    let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    libc::close(fd);
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        assert_eq!(group.pids(), [child.id() as i32]);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(group.pids().is_empty(), "a reaped process is still listed");
+        let start = std::time::Instant::now();
+        assert!(group.kill_all());
+        assert!(start.elapsed() < Duration::from_millis(100));
+    }
+
     /// A pid that cannot exist (above the kernel's maximum), so nothing real is ever signalled.
     const FAKE_PID: u32 = 4_194_999;
 
@@ -758,9 +882,9 @@ mod tests {
             "falls back to memory.current before 5.19"
         );
         std::mem::forget(older);
-        // kill_all uses cgroup.kill when the kernel has it.
+        // kill uses cgroup.kill when the kernel has it.
         put("cgroup.kill", "0");
-        group.kill_all();
+        group.kill();
         assert_eq!(read("cgroup.kill"), "1");
         // A fake tree cannot be rmdir'ed like a real one: do not wait for it on drop.
         std::mem::forget(group);

@@ -473,12 +473,16 @@ impl Isolated {
         let mut cpu_killed = false;
         let mut killed = false;
         let mut polls = 0u64;
+        // Signals only: nothing waits here for the run to end. Its init reports the end (the
+        // worker sees it die), and the janitor makes sure the cgroup is empty before removing it.
+        // The init is PID 1 of a namespace that holds every process of the run, so killing it
+        // kills them all; the cgroup is signalled too, for a run whose init is not known yet.
         let kill = |pidfd: &Option<OwnedFd>| {
             if let Some(p) = pidfd {
                 sys::pidfd_kill(p.as_raw_fd());
             }
             if let Some(g) = &group {
-                g.kill_all();
+                g.kill();
             }
         };
         let mut finished: Option<(i32, u64, u64, u64)> = None;
@@ -535,8 +539,11 @@ impl Isolated {
                             }
                         }
                         finished_at = Instant::now();
-                        // Whatever the program left behind dies with it.
-                        kill(&pidfd);
+                        // Whatever the program left behind dies with its init's namespace.
+                        match &pidfd {
+                            Some(p) => sys::pidfd_kill(p.as_raw_fd()),
+                            None => kill(&pidfd),
+                        }
                     }
                     Ok(Some((Reply::Failed { why }, _))) => {
                         kill(&pidfd);
