@@ -7,6 +7,7 @@ pub mod cli;
 pub mod interrupt;
 pub mod judge;
 pub mod lang;
+pub mod leftovers;
 pub mod package;
 pub mod report;
 pub mod sandbox;

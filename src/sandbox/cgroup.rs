@@ -3,15 +3,16 @@
 //! and kill that tree.
 //!
 //! Run cgroups are created below the judge's own cgroup (read from /proc/self/cgroup), so a judge
-//! that is itself confined (e.g. by a test harness) stays confined.
+//! that is itself confined (e.g. by a test harness) stays confined. Each is held (an `flock`, see
+//! `crate::leftovers`) while it exists, so that a judge killed with SIGKILL leaves cgroups the next
+//! judge recognises as abandoned and removes.
 
+use crate::leftovers::{self, Held};
 use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex, OnceLock};
+use std::sync::{mpsc, Arc, Condvar, Mutex, Once, OnceLock};
 use std::time::Duration;
-
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// The cgroup flavour this machine offers.
 #[derive(Debug, Clone)]
@@ -26,11 +27,41 @@ impl Cgroups {
         let own = std::fs::read_to_string("/proc/self/cgroup")
             .map_err(|e| format!("/proc/self/cgroup: {e}"))?;
         let root = Path::new("/sys/fs/cgroup");
-        if root.join("cgroup.controllers").exists() {
-            V2::probe(root, &own, std::process::id()).map(Cgroups::V2)
+        let cgroups = if root.join("cgroup.controllers").exists() {
+            V2::probe(root, &own).map(Cgroups::V2)
         } else {
             V1::probe(root, &own).map(Cgroups::V1)
+        }?;
+        // What judges that are gone left here goes, in the background (once per process).
+        static SWEPT: Once = Once::new();
+        SWEPT.call_once(|| {
+            let c = cgroups.clone();
+            in_background(move || drop(c.sweep()));
+        });
+        Ok(cgroups)
+    }
+
+    /// The folders run cgroups are made in.
+    fn parents(&self) -> Vec<&Path> {
+        match self {
+            Cgroups::V1(v1) => vec![&v1.memory, &v1.cpuacct, &v1.pids],
+            Cgroups::V2(v2) => vec![&v2.parent],
         }
+    }
+
+    /// Removes the cgroups that judges which are gone left in this judge's parents (their
+    /// processes killed first, if any is left and visible); returns those removed.
+    pub fn sweep(&self) -> Vec<PathBuf> {
+        let ours = |name: &str| {
+            leftovers::is_held_name(name, RUN_PREFIX) || leftovers::is_held_name(name, SELF_PREFIX)
+        };
+        let mut removed = Vec::new();
+        for parent in self.parents() {
+            removed.extend(leftovers::sweep(parent, ours, |held| {
+                empty_and_remove(held.fd(), held.path())
+            }));
+        }
+        removed
     }
 
     pub fn version(&self) -> u8 {
@@ -65,22 +96,112 @@ impl Cgroups {
     }
 
     fn create_now(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
-        match self {
-            Cgroups::V1(v1) => v1.create(memory, processes),
-            Cgroups::V2(v2) => v2.create(memory, processes),
+        // A judge cleaning up leftovers may remove a folder between its mkdir and its lock
+        // (see `leftovers`): then another name.
+        let mut tries = 0;
+        loop {
+            let made = match self {
+                Cgroups::V1(v1) => v1.create(memory, processes),
+                Cgroups::V2(v2) => v2.create(memory, processes),
+            };
+            match made {
+                Err(Made::Swept(_)) if tries < 3 => tries += 1,
+                Err(Made::Swept(why) | Made::Failed(why)) => return Err(why),
+                Ok(group) => return Ok(group),
+            }
         }
     }
 }
 
-/// A unique name for a run's cgroup. The pid alone is not unique: judges in separate PID
-/// namespaces may all be pid 1, and start in the same instant; random bits tell them apart.
-fn run_name() -> String {
-    let random = super::sys::random_u64();
-    format!(
-        "judge-{}-{random:016x}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    )
+/// Why a cgroup could not be made.
+#[derive(Debug)]
+enum Made {
+    /// A judge cleaning up leftovers took the new folder: another name will do.
+    Swept(String),
+    Failed(String),
+}
+
+impl From<String> for Made {
+    fn from(why: String) -> Made {
+        Made::Failed(why)
+    }
+}
+
+/// Names of run cgroups: the prefix and 16 random hex digits. Random, because the pid is not
+/// unique: judges in separate PID namespaces may all be pid 1, and start in the same instant.
+const RUN_PREFIX: &str = "judge-run-";
+/// Name of the leaf a judge moves itself into on cgroup v2 (see [`V2::probe`]).
+const SELF_PREFIX: &str = "judge-self-";
+
+fn held_name(prefix: &str) -> String {
+    format!("{prefix}{:016x}", super::sys::random_u64())
+}
+
+/// Makes a cgroup folder and holds it (see `crate::leftovers`).
+fn make_held(dir: &Path) -> Result<Held, Made> {
+    Held::make(dir.to_path_buf(), |p| std::fs::create_dir(p)).map_err(|e| {
+        let why = format!("cannot create {}: {e}", dir.display());
+        match e.kind() {
+            std::io::ErrorKind::Interrupted => Made::Swept(why),
+            _ => Made::Failed(why),
+        }
+    })
+}
+
+/// Reads `file` of the cgroup folder `dir` from a descriptor opened for this read alone: on
+/// cgroup v1, re-reading a kept-open `cgroup.procs` returns the list cached at an earlier read
+/// (kept for as long as it is read again within a second), so a process killed and reaped long
+/// ago stays listed, and one that joined since may be missing.
+fn read_fresh(dir: &OwnedFd, file: &std::ffi::CStr) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // SAFETY: openat relative to a folder descriptor we own, with a valid C string.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            file.as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: a new descriptor that nobody else owns.
+    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut text = Vec::new();
+    f.read_to_end(&mut text).ok()?;
+    Some(text)
+}
+
+/// The pids listed in the `cgroup.procs` of the cgroup folder `dir`, read afresh.
+fn members(dir: &OwnedFd) -> Vec<i32> {
+    String::from_utf8_lossy(&read_fresh(dir, c"cgroup.procs").unwrap_or_default())
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// Kills what is left in a cgroup folder until it is empty, then removes it; whether it is gone.
+fn empty_and_remove(dir: &OwnedFd, path: &Path) -> bool {
+    let deadline = std::time::Instant::now() + KILL_LIMIT;
+    let kill = path.join("cgroup.kill");
+    if kill.exists() {
+        let _ = std::fs::write(kill, "1");
+    }
+    loop {
+        let pids = members(dir);
+        if pids.is_empty() && (std::fs::remove_dir(path).is_ok() || !path.exists()) {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        for pid in pids {
+            // SAFETY: SIGKILL to a process of a run's own cgroup.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 fn write(dir: &Path, file: &str, value: &str) -> Result<(), String> {
@@ -92,13 +213,16 @@ fn write(dir: &Path, file: &str, value: &str) -> Result<(), String> {
 #[derive(Debug, Clone)]
 pub struct V2 {
     parent: PathBuf,
+    /// The leaf the judge moved itself into, held while the judge lives (it cannot remove the
+    /// leaf it sits in: the next judge does).
+    _leaf: Option<Arc<Held>>,
 }
 
 impl V2 {
-    /// `mount` is the cgroup2 mount, `proc_self_cgroup` the text of /proc/self/cgroup, `pid` the
-    /// process to move into a leaf if the judge's own cgroup must be freed for children (the
-    /// "no internal processes" rule: a cgroup with processes cannot give controllers to children).
-    pub fn probe(mount: &Path, proc_self_cgroup: &str, pid: u32) -> Result<V2, String> {
+    /// `mount` is the cgroup2 mount and `proc_self_cgroup` the text of /proc/self/cgroup. If the
+    /// judge's own cgroup must be freed for children (the "no internal processes" rule: a cgroup
+    /// with processes cannot give controllers to children), the judge moves into a leaf.
+    pub fn probe(mount: &Path, proc_self_cgroup: &str) -> Result<V2, String> {
         let rel = proc_self_cgroup
             .lines()
             .find_map(|l| l.strip_prefix("0::"))
@@ -120,26 +244,40 @@ impl V2 {
             .filter(|c| available.split_whitespace().any(|a| a == *c))
             .filter(|c| !enabled.split_whitespace().any(|e| e == *c))
             .collect();
+        let mut leaf = None;
         if !wanted.is_empty() {
             if !read("cgroup.procs").trim().is_empty() {
                 // Move the judge into a leaf of its own; it stays there until it exits.
-                let leaf = own.join(format!("judge-{pid}-self"));
-                std::fs::create_dir_all(&leaf)
-                    .map_err(|e| format!("cannot create {}: {e}", leaf.display()))?;
-                write(&leaf, "cgroup.procs", &pid.to_string())?;
+                let mut tries = 0;
+                let held = loop {
+                    match make_held(&own.join(held_name(SELF_PREFIX))) {
+                        Err(Made::Swept(_)) if tries < 3 => tries += 1,
+                        Err(Made::Swept(why) | Made::Failed(why)) => return Err(why),
+                        Ok(held) => break held,
+                    }
+                };
+                write(held.path(), "cgroup.procs", "0")?;
+                leaf = Some(Arc::new(held));
             }
             let change: Vec<String> = wanted.iter().map(|c| format!("+{c}")).collect();
             write(&own, "cgroup.subtree_control", &change.join(" "))?;
         }
-        Ok(V2 { parent: own })
+        Ok(V2 {
+            parent: own,
+            _leaf: leaf,
+        })
     }
 
-    pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
-        let dir = self.parent.join(run_name());
-        std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, Made> {
+        let dir = self.parent.join(held_name(RUN_PREFIX));
         let kind = Kind::V2 { dir: dir.clone() };
         let files = Files::of(&kind);
-        let group = RunGroup { kind, files };
+        let mut group = RunGroup {
+            kind,
+            files,
+            held: Vec::new(),
+        };
+        group.held.push(make_held(&dir)?);
         write(&dir, "memory.max", &memory.to_string())?;
         if dir.join("memory.swap.max").exists() {
             write(&dir, "memory.swap.max", "0")?;
@@ -185,12 +323,14 @@ impl V1 {
                 .next()
                 .unwrap_or_default();
             let dir = mount.join(rel);
-            // A unique name: judges in separate PID namespaces share pids (and may share
-            // this cgroup), so `judge-probe-<pid>` would collide between judges started together.
-            let probe = dir.join(format!("{}-probe", run_name()));
-            std::fs::create_dir(&probe)
-                .map_err(|e| format!("cannot create a cgroup in {}: {e}", dir.display()))?;
-            let _ = std::fs::remove_dir(&probe);
+            // A run cgroup's name, held like one: a judge killed in between leaves a folder
+            // the next one removes.
+            let probe = make_held(&dir.join(held_name(RUN_PREFIX))).map_err(|e| match e {
+                Made::Swept(why) | Made::Failed(why) => {
+                    format!("cannot create a cgroup in {}: {why}", dir.display())
+                }
+            })?;
+            let _ = std::fs::remove_dir(probe.path());
             Ok(dir)
         };
         Ok(V1 {
@@ -201,21 +341,27 @@ impl V1 {
     }
 
     /// A fresh cgroup for one run with the given limits.
-    pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
-        let name = run_name();
+    fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, Made> {
+        let name = held_name(RUN_PREFIX);
         let kind = Kind::V1 {
             memory: self.memory.join(&name),
             cpuacct: self.cpuacct.join(&name),
             pids: self.pids.join(&name),
         };
         let files = Files::of(&kind);
-        let g = RunGroup { kind, files };
-        for d in g.dirs() {
-            std::fs::create_dir(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+        let mut g = RunGroup {
+            kind,
+            files,
+            held: Vec::new(),
+        };
+        let dirs: Vec<PathBuf> = g.dirs().into_iter().cloned().collect();
+        for d in &dirs {
+            let held = make_held(d)?;
+            g.held.push(held);
         }
-        let set = |dir: &Path, file: &str, value: String| -> Result<(), String> {
+        let set = |dir: &Path, file: &str, value: String| -> Result<(), Made> {
             std::fs::write(dir.join(file), value)
-                .map_err(|e| format!("cannot set {}/{file}: {e}", dir.display()))
+                .map_err(|e| Made::Failed(format!("cannot set {}/{file}: {e}", dir.display())))
         };
         let (mem, pids) = (self.memory.join(&name), self.pids.join(&name));
         set(&mem, "memory.limit_in_bytes", memory.to_string())?;
@@ -236,6 +382,8 @@ pub struct RunGroup {
     /// The files read during and after the run, opened once (by the janitor, for a spare):
     /// a path walk down a cgroup tree per read cost more than the read.
     files: Files,
+    /// Each folder of [`RunGroup::dirs`] made so far, held open and locked.
+    held: Vec<Held>,
 }
 
 /// A cgroup file opened on first use and then read from the start each time.
@@ -293,61 +441,6 @@ impl Cached {
     }
 }
 
-/// A cgroup folder opened once; files in it are opened relative to it (no path walk down the
-/// cgroup tree) and afresh for each read.
-struct Folder {
-    path: PathBuf,
-    fd: std::cell::OnceCell<Option<std::os::fd::OwnedFd>>,
-}
-
-impl Folder {
-    fn new(path: PathBuf) -> Folder {
-        Folder {
-            path,
-            fd: std::cell::OnceCell::new(),
-        }
-    }
-
-    fn open(&self) -> Option<&std::os::fd::OwnedFd> {
-        self.fd
-            .get_or_init(|| {
-                use std::os::unix::fs::OpenOptionsExt;
-                std::fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_DIRECTORY | libc::O_CLOEXEC)
-                    .open(&self.path)
-                    .ok()
-                    .map(Into::into)
-            })
-            .as_ref()
-    }
-
-    /// The whole of `file`, from a descriptor opened for this read alone.
-    fn read_fresh(&self, file: &std::ffi::CStr) -> Option<Vec<u8>> {
-        use std::io::Read;
-        use std::os::fd::{AsRawFd, FromRawFd};
-        let Some(dir) = self.open() else {
-            return std::fs::read(self.path.join(file.to_str().ok()?)).ok();
-        };
-        // SAFETY: openat relative to a folder descriptor we own, with a valid C string.
-        let fd = unsafe {
-            libc::openat(
-                dir.as_raw_fd(),
-                file.as_ptr(),
-                libc::O_RDONLY | libc::O_CLOEXEC,
-            )
-        };
-        if fd < 0 {
-            return None;
-        }
-        // SAFETY: a new descriptor that nobody else owns.
-        let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
-        let mut text = Vec::new();
-        f.read_to_end(&mut text).ok()?;
-        Some(text)
-    }
-}
-
 /// The files of a run's cgroups that the judge reads.
 struct Files {
     /// cpuacct.usage (v1, nanoseconds) or cpu.stat (v2).
@@ -360,9 +453,6 @@ struct Files {
     events: Cached,
     /// memory.failcnt (v1).
     failcnt: Option<Cached>,
-    /// The folder of the group that holds the pids, open: its `cgroup.procs` is opened afresh
-    /// for each read (see [`RunGroup::pids`]).
-    procs_dir: Folder,
     /// cgroup.procs of each group, opened for writing: a program joins through these.
     join: std::cell::OnceCell<Result<Vec<std::fs::File>, String>>,
     join_dirs: Vec<PathBuf>,
@@ -381,7 +471,6 @@ impl Files {
                 current: None,
                 events: Cached::new(memory.join("memory.oom_control")),
                 failcnt: Some(Cached::new(memory.join("memory.failcnt"))),
-                procs_dir: Folder::new(pids.clone()),
                 join: std::cell::OnceCell::new(),
                 join_dirs: vec![memory.clone(), cpuacct.clone(), pids.clone()],
             },
@@ -391,7 +480,6 @@ impl Files {
                 current: Some(Cached::new(dir.join("memory.current"))),
                 events: Cached::new(dir.join("memory.events")),
                 failcnt: None,
-                procs_dir: Folder::new(dir.clone()),
                 join: std::cell::OnceCell::new(),
                 join_dirs: vec![dir.clone()],
             },
@@ -422,7 +510,7 @@ impl Files {
         for c in [&self.cpu, &self.peak, &self.events] {
             c.open();
         }
-        self.procs_dir.open();
+
         if let Some(c) = &self.failcnt {
             c.open();
         }
@@ -498,16 +586,13 @@ impl RunGroup {
         (oom > 0, limit_hit > 0)
     }
 
-    /// Pids of the run's processes (in the judge's PID namespace), read from a freshly opened
-    /// `cgroup.procs`: on cgroup v1, re-reading a descriptor kept open returns the list cached at
-    /// an earlier read (kept for as long as it is read again within a second), so a process
-    /// killed and reaped long ago stays listed, and one that joined since may be missing.
+    /// Pids of the run's processes (in the judge's PID namespace), read afresh (see
+    /// [`read_fresh`]) from the group that holds them (v1: pids, the last folder).
     pub fn pids(&self) -> Vec<i32> {
-        let text = self.files.procs_dir.read_fresh(c"cgroup.procs");
-        String::from_utf8_lossy(&text.unwrap_or_default())
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect()
+        match self.held.get(self.dirs().len() - 1) {
+            Some(dir) => members(dir.fd()),
+            None => Vec::new(),
+        }
     }
 
     /// Sends SIGKILL to every process of the run, without waiting for them to end.
@@ -559,13 +644,17 @@ const KILL_LIMIT: Duration = Duration::from_secs(2);
 impl Drop for RunGroup {
     fn drop(&mut self) {
         self.kill_all();
-        for d in self.dirs() {
+        // Only the folders this group made (and holds).
+        for held in &self.held {
+            let d = held.path();
             for _ in 0..200 {
                 if std::fs::remove_dir(d).is_ok() || !d.exists() {
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(2));
             }
+        }
+        for d in self.dirs() {
             crate::interrupt::unregister_cgroup(d);
         }
     }
@@ -588,6 +677,8 @@ enum Job {
     Prepare(Cgroups, u64, u32),
     /// Remove the spare.
     DropSpare,
+    /// Other work off the judge's path (removing what judges that are gone left behind).
+    Call(Box<dyn FnOnce() + Send>),
 }
 
 /// A run cgroup made ahead of time: (memory limit, process limit, the group).
@@ -627,6 +718,7 @@ fn janitor() -> &'static Mutex<Janitor> {
                         drop(stale);
                     }
                     Job::DropSpare => drop(SPARE.lock().ok().and_then(|mut s| s.take())),
+                    Job::Call(work) => work(),
                 }
                 let (count, changed) = &*done;
                 if let Ok(mut n) = count.lock() {
@@ -653,6 +745,11 @@ fn submit(job: Job) {
         }
         drop(job);
     }
+}
+
+/// Runs `work` on the janitor's thread; [`flush`] waits for it.
+pub fn in_background(work: impl FnOnce() + Send + 'static) {
+    submit(Job::Call(Box::new(work)));
 }
 
 /// Hands a finished run's cgroups to the janitor for removal, and asks it to prepare a spare like
@@ -770,9 +867,6 @@ mod tests {
         assert!(start.elapsed() < Duration::from_millis(100));
     }
 
-    /// A pid that cannot exist (above the kernel's maximum), so nothing real is ever signalled.
-    const FAKE_PID: u32 = 4_194_999;
-
     /// A fake cgroup2 tree: the judge sits in /outer/judge with the given files.
     fn fake_v2(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
         let root = tempfile::tempdir().unwrap();
@@ -796,12 +890,16 @@ mod tests {
             ("cgroup.subtree_control", ""),
             ("cgroup.procs", "1234\n5678\n"),
         ]);
-        let v2 = V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap();
+        let v2 = V2::probe(root.path(), "0::/outer/judge\n").unwrap();
         assert_eq!(v2.parent, own);
-        let leaf = own.join(format!("judge-{FAKE_PID}-self"));
+        let leaf = v2._leaf.as_ref().expect("a leaf").path().to_path_buf();
+        assert_eq!(leaf.parent().unwrap(), own);
+        let name = leaf.file_name().unwrap().to_str().unwrap();
+        assert!(leftovers::is_held_name(name, SELF_PREFIX), "{name}");
+        // "0": the writer itself (a fake tree moves no process).
         assert_eq!(
             std::fs::read_to_string(leaf.join("cgroup.procs")).unwrap(),
-            FAKE_PID.to_string()
+            "0"
         );
         assert_eq!(
             std::fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
@@ -816,8 +914,13 @@ mod tests {
             ("cgroup.subtree_control", "memory pids\n"),
             ("cgroup.procs", "1234\n"),
         ]);
-        V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap();
-        assert!(!own.join(format!("judge-{FAKE_PID}-self")).exists());
+        let v2 = V2::probe(root.path(), "0::/outer/judge\n").unwrap();
+        assert!(v2._leaf.is_none());
+        assert_eq!(
+            std::fs::read_dir(&own).unwrap().count(),
+            3,
+            "no folder made"
+        );
         assert_eq!(
             std::fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
             "memory pids\n"
@@ -827,14 +930,14 @@ mod tests {
     #[test]
     fn v2_without_the_memory_controller_says_how_to_fix_it() {
         let (root, _) = fake_v2(&[("cgroup.controllers", "cpu pids\n")]);
-        let err = V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap_err();
+        let err = V2::probe(root.path(), "0::/outer/judge\n").unwrap_err();
         assert!(
             err.contains("`memory` controller is not available"),
             "{err}"
         );
         assert!(err.contains("cgroup.controllers"), "{err}");
         assert!(err.contains("Delegate=yes"), "{err}");
-        let err = V2::probe(root.path(), "12:pids:/x\n", FAKE_PID).unwrap_err();
+        let err = V2::probe(root.path(), "12:pids:/x\n").unwrap_err();
         assert!(err.contains("0::"), "{err}");
     }
 
@@ -844,7 +947,7 @@ mod tests {
             ("cgroup.controllers", "memory pids\n"),
             ("cgroup.subtree_control", "memory pids\n"),
         ]);
-        let v2 = V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap();
+        let v2 = V2::probe(root.path(), "0::/outer/judge\n").unwrap();
         let group = v2.create(64 << 20, 32).unwrap();
         let Kind::V2 { dir } = &group.kind else {
             panic!("a v2 group expected");

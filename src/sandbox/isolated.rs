@@ -6,6 +6,7 @@ use super::cgroup::Cgroups;
 use super::sys;
 use super::wire::{self, Reply, Request};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
+use crate::leftovers::Held;
 use std::fs::File;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -26,6 +27,10 @@ const LEASE_DIRS: [&str; 2] = ["/run/judge", "/tmp/judge-uids"];
 /// released by the kernel when the file closes (also when the judge is killed). Two judges
 /// running at the same time therefore never run programs under the same uid, so even a hole in
 /// the other layers would not let one run signal, trace or read files of another.
+///
+/// The lock file is removed with the lease (by its holder, or by the next judge if the holder
+/// was killed), always by a process that holds its lock; so a judge that locked a file checks
+/// that the name still leads to it, else the lease was given up in between and it tries again.
 pub struct UidLease {
     uid: u32,
     /// The lease folder (root's alone), also home of the favordynmods marker.
@@ -54,8 +59,10 @@ impl UidLease {
     /// The first free uid whose lock file in `dir` (a folder made by [`lease_dir`]) this process
     /// can lock.
     pub fn take_in(dir: &Path) -> Result<UidLease, String> {
-        use std::os::unix::fs::OpenOptionsExt;
-        for k in 0..UIDS {
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        let mut k = 0;
+        let mut retries = 0;
+        while k < UIDS {
             let uid = FIRST_UID + k;
             let path = dir.join(format!("uid-{uid}.lock"));
             let lock = std::fs::OpenOptions::new()
@@ -67,12 +74,25 @@ impl UidLease {
                 .open(&path)
                 .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
             // SAFETY: flock on a descriptor we own.
-            if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                k += 1;
+                continue;
+            }
+            let same = match (std::fs::symlink_metadata(&path), lock.metadata()) {
+                (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+                _ => false,
+            };
+            if same {
                 return Ok(UidLease {
                     uid,
                     dir: dir.to_path_buf(),
                     _lock: lock,
                 });
+            }
+            // Removed by its last holder between our open and our lock: try the name again.
+            retries += 1;
+            if retries % 8 == 0 {
+                k += 1;
             }
         }
         Err(format!(
@@ -85,6 +105,52 @@ impl UidLease {
     pub fn uid(&self) -> u32 {
         self.uid
     }
+
+    fn path(&self) -> PathBuf {
+        self.dir.join(format!("uid-{}.lock", self.uid))
+    }
+}
+
+impl Drop for UidLease {
+    fn drop(&mut self) {
+        // Removed while locked (see the type's documentation); the lock goes with the file.
+        let _ = std::fs::remove_file(self.path());
+    }
+}
+
+/// Removes the lock files of leases whose holders are gone (killed before they could remove
+/// them) from `dir`; returns the uids freed so.
+fn sweep_leases(dir: &Path) -> Vec<u32> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut freed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return freed;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(uid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("uid-")?.strip_suffix(".lock"))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(lock) = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+            .open(entry.path())
+        else {
+            continue;
+        };
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            // Held by nobody: its judge is gone. Removed while we hold it.
+            if std::fs::remove_file(entry.path()).is_ok() {
+                freed.push(uid);
+            }
+        }
+    }
+    freed
 }
 
 /// Set to 0, the judge leaves the kernel's cgroup mode alone (see `worker::favor_dynmods`).
@@ -168,6 +234,8 @@ pub struct Isolated {
     worker: Child,
     /// Folder whose `root` subfolder the worker mounts its prepared root on (in its namespace).
     base: PathBuf,
+    /// Holds `base` (see `crate::leftovers`); unlocked after the folder is removed.
+    _base_held: Held,
     uid: u32,
     /// Read buffer for the run's pipes, allocated once.
     buf: Box<[u8]>,
@@ -206,11 +274,13 @@ impl Isolated {
         };
         let exe = std::fs::read_link("/proc/self/exe")
             .map_err(|e| format!("cannot find the judge's own executable: {e}"))?;
-        let base = tempfile::Builder::new()
-            .prefix("judge-sandbox-")
-            .tempdir()
-            .map_err(|e| format!("cannot create the sandbox folder: {e}"))?
-            .keep();
+        if let Some(lease) = &lease {
+            let dir = lease.dir.clone();
+            super::cgroup::in_background(move || drop(sweep_leases(&dir)));
+        }
+        let held = Held::make_temp(&std::env::temp_dir(), "judge-sandbox-")
+            .map_err(|e| format!("cannot create the sandbox folder: {e}"))?;
+        let base = held.path().to_path_buf();
         crate::interrupt::register(base.clone());
         let root = base.join("root");
         let cleanup = |why: String| {
@@ -255,6 +325,7 @@ impl Isolated {
             sock: mine,
             worker,
             base: base.clone(),
+            _base_held: held,
             uid: lease.as_ref().map_or(0, UidLease::uid),
             buf: vec![0; 64 * 1024].into_boxed_slice(),
             _lease: lease,
@@ -746,6 +817,27 @@ mod tests {
         let again = UidLease::take_in(dir.path()).unwrap();
         assert_eq!(again.uid(), FIRST_UID, "a dropped lease is free again");
         assert_ne!(again.uid(), second.uid());
+    }
+
+    /// A lease's lock file goes with the lease; one left by a judge that was killed is removed by
+    /// the next sweep, and a held one is not.
+    #[test]
+    fn lease_files_go_with_their_leases() {
+        let dir = tempfile::tempdir().unwrap();
+        lease_dir(dir.path()).unwrap();
+        let held = UidLease::take_in(dir.path()).unwrap();
+        let dropped = UidLease::take_in(dir.path()).unwrap();
+        let dropped_file = dropped.path();
+        drop(dropped);
+        assert!(!dropped_file.exists(), "a lease removes its file");
+        // What a killed judge leaves: the file, unlocked.
+        let killed = dir.path().join(format!("uid-{}.lock", FIRST_UID + 7));
+        std::fs::write(&killed, "").unwrap();
+        assert_eq!(sweep_leases(dir.path()), [FIRST_UID + 7]);
+        assert!(!killed.exists());
+        assert!(held.path().exists(), "a held lease stays");
+        let again = UidLease::take_in(dir.path()).unwrap();
+        assert_eq!(again.uid(), FIRST_UID + 1);
     }
 
     #[test]

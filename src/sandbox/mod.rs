@@ -20,6 +20,8 @@ mod sys;
 mod wire;
 pub mod worker;
 
+pub(crate) use sys::random_u64;
+
 /// Waits until the cgroups of finished runs are removed (they are removed in the background);
 /// call before the process exits.
 pub fn finish() {
@@ -156,6 +158,10 @@ impl Sandbox {
     /// Probes the machine and prepares the strongest isolation available: the full sandbox when
     /// the judge runs as root on Linux, else plain processes under rlimits (and cgroups if usable).
     pub fn new() -> Result<Sandbox, SandboxError> {
+        // What judges that are gone left in $TMPDIR goes, in the background (once per process;
+        // their cgroups go when the cgroups are probed).
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| cgroup::in_background(|| drop(crate::leftovers::sweep_temp())));
         let backend = match isolated::Isolated::new() {
             Ok(i) => Backend::Isolated(Box::new(i)),
             Err(why) => Backend::Naive(naive::Naive::new(), why),

@@ -5,6 +5,11 @@
 //! instead of taking the machine down. The judge gets a private TMPDIR; afterwards the test fails if
 //! the judge left anything there or left a cgroup behind, or if any process outlived the judge
 //! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
+//! Judges that must see each other's folders (one killed, the next cleaning up after it) share a
+//! [`Shared`] TMPDIR and cgroup instead, checked once all of them are done.
+//!
+//! The judge never gets `JUDGE_CGROUP_FAVORDYNMODS` from the test's environment: that mode is
+//! kernel-wide until reboot.
 
 use std::ffi::{CString, OsString};
 use std::os::unix::process::CommandExt;
@@ -31,25 +36,28 @@ pub fn program(name: &str) -> PathBuf {
     root().join("tests/fixtures/programs").join(name)
 }
 
-pub fn judge() -> Judge {
+pub fn judge<'a>() -> Judge<'a> {
     Judge {
         args: Vec::new(),
         dir: root(),
         program: PathBuf::from(env!("CARGO_BIN_EXE_judge")),
         user: None,
-        interrupt_after: None,
+        signal_after: None,
+        shared: None,
     }
 }
 
-pub struct Judge {
+pub struct Judge<'a> {
     args: Vec<OsString>,
     dir: PathBuf,
     program: PathBuf,
     user: Option<u32>,
-    interrupt_after: Option<f64>,
+    /// A signal to send the judge after some seconds.
+    signal_after: Option<(i32, f64)>,
+    shared: Option<&'a Shared>,
 }
 
-impl Judge {
+impl<'a> Judge<'a> {
     pub fn arg(mut self, a: impl Into<OsString>) -> Self {
         self.args.push(a.into());
         self
@@ -74,7 +82,21 @@ impl Judge {
 
     /// Sends SIGINT to the judge after this many seconds.
     pub fn interrupt_after(mut self, seconds: f64) -> Self {
-        self.interrupt_after = Some(seconds);
+        self.signal_after = Some((libc::SIGINT, seconds));
+        self
+    }
+
+    /// Kills the judge with SIGKILL after this many seconds (it cannot clean up: use with
+    /// [`Judge::shared`], whose leftovers are checked later).
+    pub fn kill_after(mut self, seconds: f64) -> Self {
+        self.signal_after = Some((libc::SIGKILL, seconds));
+        self
+    }
+
+    /// Runs in `shared`'s TMPDIR and cgroup, and leaves the check for leftovers to
+    /// [`Shared::finish`].
+    pub fn shared(mut self, shared: &'a Shared) -> Self {
+        self.shared = Some(shared);
         self
     }
 
@@ -113,7 +135,8 @@ impl Judge {
             &program.to_string_lossy(),
             &args,
             &self.dir,
-            self.interrupt_after,
+            self.signal_after,
+            self.shared,
         );
         Finished {
             output,
@@ -214,19 +237,109 @@ impl Finished {
     }
 }
 
-/// Runs `program args` in its own namespaces and capped cgroup; cleans up whatever is left.
+/// A TMPDIR and a containing cgroup shared by several judges; [`Shared::finish`] checks that
+/// they left nothing behind, all together.
+pub struct Shared {
+    tmp: tempfile::TempDir,
+    cgroups: Cgroups,
+}
+
+impl Shared {
+    pub fn new() -> Shared {
+        Shared {
+            tmp: private_tmpdir(),
+            cgroups: Cgroups::create(&test_cgroup_name()),
+        }
+    }
+
+    /// What is in the TMPDIR and which cgroups are below the containing ones, now.
+    pub fn contents(&self) -> Vec<PathBuf> {
+        let mut found = files_in(self.tmp.path());
+        for dir in &self.cgroups.dirs {
+            found.extend(nested_cgroups(dir));
+        }
+        found.sort();
+        found
+    }
+
+    /// Fails the test if the judges left anything in the TMPDIR or a cgroup behind.
+    pub fn finish(self) {
+        let left_cgroups = self.cgroups.kill_and_remove();
+        assert!(
+            left_cgroups.is_empty(),
+            "the judges left cgroups behind: {left_cgroups:?}"
+        );
+        let left_files = files_in(self.tmp.path());
+        assert!(
+            left_files.is_empty(),
+            "the judges left files in their TMPDIR: {left_files:?}"
+        );
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.cgroups.kill_and_remove();
+    }
+}
+
+fn test_cgroup_name() -> String {
+    format!(
+        "judge-test-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// A TMPDIR of its own, world-writable like /tmp, so a judge run as another user can use it too.
+fn private_tmpdir() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("cannot create a TMPDIR for the judge");
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
+    )
+    .unwrap();
+    tmp
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect()
+}
+
+fn nested_cgroups(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Runs `program args` in its own namespaces and capped cgroup (or `shared`'s); cleans up
+/// whatever is left (unless shared) and fails the test if anything was.
 pub fn contained(
     program: &str,
     args: &[OsString],
     dir: &Path,
-    interrupt_after: Option<f64>,
+    signal_after: Option<(i32, f64)>,
+    shared: Option<&Shared>,
 ) -> Output {
-    let name = format!(
-        "judge-test-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    );
-    let cgroups = Cgroups::create(&name);
+    let own = match shared {
+        Some(_) => None,
+        None => Some((Cgroups::create(&test_cgroup_name()), private_tmpdir())),
+    };
+    let (cgroups, tmp) = match (&own, shared) {
+        (Some((c, t)), _) => (c, t.path()),
+        (None, Some(s)) => (&s.cgroups, s.tmp.path()),
+        (None, None) => unreachable!(),
+    };
     let mut cmd = if has_unshare() {
         let mut c = Command::new("unshare");
         // Its own PID, mount, network, IPC and UTS namespaces: a sandbox bug that kills, mounts
@@ -252,16 +365,12 @@ pub fn contained(
     } else {
         Command::new(program)
     };
-    let tmp = tempfile::tempdir().expect("cannot create a TMPDIR for the judge");
-    // World-writable like /tmp, so a judge run as another user can use it too.
-    std::fs::set_permissions(
-        tmp.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
-    )
-    .unwrap();
-    cmd.args(args).current_dir(dir).env("TMPDIR", tmp.path());
-    if let Some(seconds) = interrupt_after {
-        cmd.env("HARNESS_SIGINT_AFTER", seconds.to_string());
+    cmd.args(args)
+        .current_dir(dir)
+        .env("TMPDIR", tmp)
+        .env_remove("JUDGE_CGROUP_FAVORDYNMODS");
+    if let Some((signal, seconds)) = signal_after {
+        cmd.env("HARNESS_SIGNAL_AFTER", format!("{signal} {seconds}"));
     }
     let procs: Vec<CString> = cgroups
         .dirs
@@ -292,20 +401,18 @@ pub fn contained(
         !stderr.contains(SURVIVORS_MARK),
         "processes outlived the judge: {stderr}"
     );
-    let left_cgroups = cgroups.kill_and_remove();
-    assert!(
-        left_cgroups.is_empty(),
-        "the judge left cgroups behind: {left_cgroups:?}"
-    );
-    let left_files: Vec<_> = std::fs::read_dir(tmp.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert!(
-        left_files.is_empty(),
-        "the judge left files in its TMPDIR: {left_files:?}"
-    );
+    if shared.is_none() {
+        let left_cgroups = cgroups.kill_and_remove();
+        assert!(
+            left_cgroups.is_empty(),
+            "the judge left cgroups behind: {left_cgroups:?}"
+        );
+        let left_files = files_in(tmp);
+        assert!(
+            left_files.is_empty(),
+            "the judge left files in its TMPDIR: {left_files:?}"
+        );
+    }
     output
 }
 
@@ -317,13 +424,14 @@ const SURVIVORS_MARK: &str = "HARNESS: processes outlived the judge";
 const SURVIVORS: &str = r#"
 import os, signal, subprocess, sys, time
 env = dict(os.environ)
-after = env.pop("HARNESS_SIGINT_AFTER", None)
+after = env.pop("HARNESS_SIGNAL_AFTER", None)
 judge = subprocess.Popen(sys.argv[1:], env=env)
 if after is not None:
+    sig, seconds = after.split()
     try:
-        judge.wait(timeout=float(after))
+        judge.wait(timeout=float(seconds))
     except subprocess.TimeoutExpired:
-        judge.send_signal(signal.SIGINT)
+        judge.send_signal(int(sig))
 code = judge.wait()
 left = []
 for _ in range(100):
@@ -352,7 +460,7 @@ fn has_unshare() -> bool {
     root && Path::new("/usr/bin/unshare").exists()
 }
 
-/// The containing cgroups (v1 memory + pids here; a v2 directory elsewhere).
+/// The containing cgroups (v1 memory, pids and cpuacct here; a v2 directory elsewhere).
 struct Cgroups {
     dirs: Vec<PathBuf>,
 }
@@ -369,6 +477,8 @@ impl Cgroups {
                 "/sys/fs/cgroup/pids",
                 vec![("pids.max", PIDS_CAP.to_string())],
             ),
+            // No cap: contained so that the judge's run cgroups there are checked too.
+            ("/sys/fs/cgroup/cpuacct", vec![]),
         ];
         for (root, settings) in v1 {
             let dir = Path::new(root).join(name);
@@ -399,9 +509,7 @@ impl Cgroups {
     fn kill_and_remove(&self) -> Vec<PathBuf> {
         let mut left = Vec::new();
         for dir in &self.dirs {
-            if let Ok(entries) = std::fs::read_dir(dir) {
-                left.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
-            }
+            left.extend(nested_cgroups(dir));
             for _ in 0..100 {
                 let pids = all_pids(dir);
                 if pids.is_empty() {

@@ -57,6 +57,78 @@ fn interrupting_the_judge_mid_run_kills_the_run_and_leaves_nothing() {
     );
 }
 
+/// A judge killed with SIGKILL in the middle of a run cannot clean up: the next judge removes
+/// its work folders and cgroups, and leaves those of a judge still running beside it alone.
+#[test]
+fn the_next_judge_removes_what_a_killed_one_left_and_spares_a_live_one() {
+    let shared = harness::Shared::new();
+    let killed = harness::judge()
+        .shared(&shared)
+        .kill_after(1.5)
+        .run_fixture("measure", "sleep-with-daemon.c");
+    assert_eq!(
+        killed.code(),
+        Some(128 + libc::SIGKILL),
+        "{}",
+        killed.describe()
+    );
+    let left = shared.contents();
+    let named = |prefix: &str| {
+        left.iter()
+            .filter(|p| file_name(p).starts_with(prefix))
+            .count()
+    };
+    assert!(
+        named("judge-work-") == 1 && named("judge-sandbox-") == 1 && named("judge-run-") >= 3,
+        "a killed judge leaves its work folders and its run's cgroups: {left:?}"
+    );
+    std::thread::scope(|scope| {
+        // A judge in the middle of a run (sleeping until it is interrupted) beside the next one.
+        let live = scope.spawn(|| {
+            harness::judge()
+                .shared(&shared)
+                .interrupt_after(8.0)
+                .run_fixture("measure", "tle-sleep.c")
+        });
+        let start = std::time::Instant::now();
+        let mut mid_run = Vec::new();
+        while start.elapsed() < std::time::Duration::from_secs(6) {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let now: Vec<_> = shared
+                .contents()
+                .into_iter()
+                .filter(|p| !left.contains(p))
+                .collect();
+            // Its work folders, and the cgroups of its test run (the compile's are gone).
+            if now.len() >= 5 && now.iter().any(|p| p.join("build-1/prog").exists()) {
+                mid_run = now;
+                break;
+            }
+        }
+        assert!(!mid_run.is_empty(), "the live judge never got to its run");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        harness::judge()
+            .shared(&shared)
+            .run_fixture("sum", "ac.c")
+            .expect_verdict("AC");
+        let after = shared.contents();
+        let gone: Vec<_> = left.iter().filter(|p| after.contains(p)).collect();
+        assert!(
+            gone.is_empty(),
+            "the killed judge's leftovers are still there: {gone:?}"
+        );
+        let missing: Vec<_> = mid_run.iter().filter(|p| !after.contains(p)).collect();
+        assert!(missing.is_empty(), "the live judge lost {missing:?}");
+        let live = live.join().unwrap();
+        assert_eq!(live.code(), Some(128 + libc::SIGINT), "{}", live.describe());
+    });
+    shared.finish();
+}
+
+fn file_name(p: &std::path::Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
+}
+
 /// A copy of the judge, a problem and a solution that an unprivileged user can read.
 fn public_copy() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
