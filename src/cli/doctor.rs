@@ -8,14 +8,26 @@ pub struct Args {
     /// Print the layers as JSON.
     #[arg(long)]
     json: bool,
+    /// Turn on the kernel's cgroup favordynmods mode (root; kernel-wide, until reboot): runs
+    /// then never wait to join their cgroup.
+    #[arg(long)]
+    tune: bool,
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
+    let tuned = if args.tune {
+        Some(Sandbox::tune().map_err(anyhow::Error::msg)?)
+    } else {
+        None
+    };
     let sandbox = Sandbox::new()?;
     let layers = sandbox.layers();
     let notes = sandbox.notes();
     if args.json {
-        let doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "speed": notes});
+        let mut doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "speed": notes});
+        if let Some(t) = &tuned {
+            doc["tuned"] = t.as_str().into();
+        }
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(exit::OK);
     }
@@ -28,6 +40,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     println!("\nisolation: {:?}", sandbox.level());
+    if let Some(t) = &tuned {
+        println!("\ntuned: {t}");
+    }
     if !notes.is_empty() {
         println!("\nspeed:");
         let width = notes.iter().map(|l| l.name.len()).max().unwrap_or(5);

@@ -153,7 +153,8 @@ fn sweep_leases(dir: &Path) -> Vec<u32> {
     freed
 }
 
-/// Set to 0, the judge leaves the kernel's cgroup mode alone (see `worker::favor_dynmods`).
+/// Set to 1, the judge turns the kernel's cgroup `favordynmods` mode on (see
+/// `worker::favor_dynmods`); `judge doctor --tune` does it at once.
 const FAVORDYNMODS_ENV: &str = "JUDGE_CGROUP_FAVORDYNMODS";
 
 /// This boot's id: the favordynmods marker holds it, and a reboot (which turns the mode off)
@@ -163,35 +164,80 @@ fn boot_id() -> Option<String> {
     Some(id.trim().to_string())
 }
 
+/// The marker a judge leaves in a lease folder when it turned favordynmods on.
+fn marker(dir: &Path) -> PathBuf {
+    dir.join("favordynmods")
+}
+
 /// Whether a judge already turned favordynmods on since this boot.
-fn favordynmods_marked(lease: &UidLease) -> bool {
-    match (
-        std::fs::read_to_string(lease.dir.join("favordynmods")),
-        boot_id(),
-    ) {
+fn favordynmods_marked(dir: &Path) -> bool {
+    match (std::fs::read_to_string(marker(dir)), boot_id()) {
         (Ok(marker), Some(id)) => marker.trim() == id,
         _ => false,
     }
 }
 
-fn mark_favordynmods(lease: &UidLease) {
+fn mark_favordynmods(dir: &Path) {
     if let Some(id) = boot_id() {
-        let _ = std::fs::write(lease.dir.join("favordynmods"), format!("{id}\n"));
+        let _ = std::fs::write(marker(dir), format!("{id}\n"));
     }
 }
 
+/// Where the kernel itself shows the mode: a cgroup hierarchy mounted with the option (listed
+/// in /proc/mounts; also every hierarchy when the kernel was built to favour dynamic changes),
+/// or the boot option `cgroup_favordynmods`. A hierarchy mounted with the option and unmounted at
+/// once, as the judge does it, leaves no such trace: the judge's marker remembers it instead.
+pub fn favordynmods_shown() -> Option<String> {
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+    shown_in(&read("/proc/self/mounts"), &read("/proc/cmdline"))
+}
+
+/// [`favordynmods_shown`] from the text of /proc/self/mounts and /proc/cmdline.
+fn shown_in(mounts: &str, cmdline: &str) -> Option<String> {
+    let mounted = mounts.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (point, fstype, options) = (f.get(1)?, f.get(2)?, f.get(3)?);
+        (fstype.starts_with("cgroup") && options.split(',').any(|o| o == "favordynmods"))
+            .then(|| format!("{point} is mounted with it"))
+    });
+    let booted = cmdline.split_whitespace().find_map(|arg| {
+        let value = arg.strip_prefix("cgroup_favordynmods=")?;
+        ["1", "y", "Y", "true", "on"]
+            .contains(&value)
+            .then(|| format!("booted with {arg}"))
+    });
+    mounted.or(booted)
+}
+
+/// The cgroup favordynmods mode, as `judge doctor` shows it.
+#[derive(Debug, Clone)]
+enum Favor {
+    /// Turned on by this judge (asked with JUDGE_CGROUP_FAVORDYNMODS=1).
+    TurnedOn,
+    /// A judge turned it on earlier this boot (its marker says so).
+    Marked,
+    /// The kernel shows it on (see [`favordynmods_shown`]).
+    Shown(String),
+    /// Left off: nobody asked.
+    Off,
+    /// Asked, but turning it on failed.
+    Failed(String),
+}
+
 /// The note `judge doctor` shows about the cgroup mode.
-fn favordynmods_note(state: &Result<bool, String>) -> Layer {
+fn favordynmods_note(state: &Favor) -> Layer {
     let slow = "a run that starts after a pause may wait 10 ms or more to join its cgroup (wall time only; CPU time and memory are not affected)";
+    let on = "joining a cgroup never waits for an RCU grace period";
     let (active, detail, hint) = match state {
-        Ok(true) => (true, "joining a cgroup never waits for an RCU grace period (turned on now by this judge; the mode is kernel-wide and lasts until reboot)".to_string(), None),
-        Ok(false) => (true, "joining a cgroup never waits for an RCU grace period (turned on earlier this boot by a judge; kernel-wide, until reboot)".to_string(), None),
-        Err(why) if why.starts_with(FAVORDYNMODS_ENV) => (
+        Favor::TurnedOn => (true, format!("{on} (turned on now by this judge, as {FAVORDYNMODS_ENV}=1 asked; the mode is kernel-wide and lasts until reboot)"), None),
+        Favor::Marked => (true, format!("{on} (turned on earlier this boot by a judge; kernel-wide, until reboot)"), None),
+        Favor::Shown(r#where) => (true, format!("{on} (the kernel shows it on: {where})"), None),
+        Favor::Off => (
             false,
-            format!("left off ({why}): {slow}"),
-            Some(format!("{FAVORDYNMODS_ENV}=1 lets the judge turn it on (kernel-wide, until reboot)")),
+            format!("left off (it is kernel-wide and lasts until reboot, so the judge turns it on only when asked): {slow}"),
+            Some(format!("`judge doctor --tune` turns it on (or {FAVORDYNMODS_ENV}=1 for any judge command)")),
         ),
-        Err(why) => (
+        Favor::Failed(why) => (
             false,
             format!("could not be turned on ({why}): {slow}"),
             Some("Linux 6.0 or later with cgroup v1 support lets the judge turn it on; on cgroup v2, `mount -o remount,favordynmods /sys/fs/cgroup`".into()),
@@ -203,6 +249,53 @@ fn favordynmods_note(state: &Result<bool, String>) -> Layer {
         detail,
         hint,
     }
+}
+
+/// `judge doctor --tune`: turns the kernel's cgroup favordynmods mode on now (as root), and
+/// says what that means. The mode is kernel-wide and lasts until reboot.
+pub fn tune() -> Result<String, String> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err("turning on the cgroup favordynmods mode needs root (it is a kernel-wide setting): run `sudo judge doctor --tune`".into());
+    }
+    let done = "the cgroup favordynmods mode is on: a run joins its cgroup without waiting for an RCU grace period. It is kernel-wide and lasts until reboot (the kernel cannot turn it off again); it makes fork and exit slightly dearer for every process on this machine";
+    if let Some(r#where) = favordynmods_shown() {
+        return Ok(format!("{done} (it was on already: {where})"));
+    }
+    let dir = LEASE_DIRS
+        .map(Path::new)
+        .into_iter()
+        .find(|d| lease_dir(d).is_ok());
+    let tmp = tempfile::Builder::new()
+        .prefix("judge-tune-")
+        .tempdir()
+        .map_err(|e| {
+            format!(
+                "cannot create a folder in {}: {e}",
+                std::env::temp_dir().display()
+            )
+        })?;
+    let root = tmp.path().to_path_buf();
+    // The mount goes in a mount namespace of this thread's own, gone with the thread.
+    let result = std::thread::spawn(move || {
+        // SAFETY: unshare of this thread's mount namespace (it gets its own fs context).
+        if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
+            return Err(format!(
+                "unshare a mount namespace: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        sys::mount(None, c"/", None, libc::MS_REC | libc::MS_PRIVATE, None)
+            .map_err(|e| e.to_string())?;
+        super::worker::favor_dynmods(&root)
+    })
+    .join()
+    .map_err(|_| "the thread turning the mode on panicked".to_string())?;
+    result.map_err(|why| format!("cannot turn the cgroup favordynmods mode on ({why}); it needs Linux 6.0 or later with cgroup v1 support; on cgroup v2, `mount -o remount,favordynmods /sys/fs/cgroup` does it"))?;
+    if let Some(dir) = dir {
+        mark_favordynmods(dir);
+    }
+    Ok(done.into())
 }
 
 /// Creates `dir` if needed and checks that only this user can change it: a real folder (not a
@@ -248,9 +341,8 @@ pub struct Isolated {
     /// The mounts of the inits the worker holds ready, least recently made first (the worker
     /// keeps the same list, see `worker::STANDBYS`).
     standbys: Vec<MountsKey>,
-    /// The cgroup favordynmods mode: Ok(true) turned on by this judge, Ok(false) already on,
-    /// Err(why) off; None without root (no cgroups).
-    favordynmods: Option<Result<bool, String>>,
+    /// The cgroup favordynmods mode; None without root (no cgroups).
+    favordynmods: Option<Favor>,
 }
 
 /// What the judge knows of a run's mounts: equal keys let a run use the worker's standby init.
@@ -298,9 +390,10 @@ impl Isolated {
             cmd.arg("--userns");
         }
         // A kernel-wide mode: only when the user asks for it (JUDGE_CGROUP_FAVORDYNMODS=1).
-        let opted_out = !std::env::var(FAVORDYNMODS_ENV).is_ok_and(|v| v == "1");
-        let marked = lease.as_ref().is_some_and(favordynmods_marked);
-        let ask_favordynmods = !userns && !opted_out && !marked;
+        let asked = std::env::var(FAVORDYNMODS_ENV).is_ok_and(|v| v == "1");
+        let shown = if userns { None } else { favordynmods_shown() };
+        let marked = lease.as_ref().is_some_and(|l| favordynmods_marked(&l.dir));
+        let ask_favordynmods = !userns && asked && !marked && shown.is_none();
         if ask_favordynmods {
             cmd.arg("--favordynmods");
         }
@@ -346,15 +439,18 @@ impl Isolated {
                 this.worker_layers = layers;
                 this.favordynmods = match favordynmods {
                     _ if userns => None,
-                    _ if opted_out && !marked => Some(Err(format!("{FAVORDYNMODS_ENV} is not 1"))),
-                    None => Some(Ok(false)),
                     Some(Ok(())) => {
                         if let Some(lease) = &this._lease {
-                            mark_favordynmods(lease);
+                            mark_favordynmods(&lease.dir);
                         }
-                        Some(Ok(true))
+                        Some(Favor::TurnedOn)
                     }
-                    Some(Err(why)) => Some(Err(why)),
+                    Some(Err(why)) => Some(Favor::Failed(why)),
+                    None => Some(match shown {
+                        Some(r#where) => Favor::Shown(r#where),
+                        None if marked => Favor::Marked,
+                        None => Favor::Off,
+                    }),
                 };
             }
             Ok(Some((Reply::Unavailable { why }, _))) => {
@@ -838,6 +934,24 @@ mod tests {
         assert!(held.path().exists(), "a held lease stays");
         let again = UidLease::take_in(dir.path()).unwrap();
         assert_eq!(again.uid(), FIRST_UID + 1);
+    }
+
+    #[test]
+    fn the_mode_is_seen_in_mount_options_and_the_boot_line() {
+        let v1 = "cgroup /sys/fs/cgroup/cpu cgroup rw,relatime,cpu 0 0\n";
+        assert_eq!(shown_in(v1, "quiet reboot=k"), None);
+        let v2 = "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nsdelegate,favordynmods 0 0\n";
+        assert_eq!(
+            shown_in(v2, "quiet").as_deref(),
+            Some("/sys/fs/cgroup is mounted with it")
+        );
+        assert_eq!(
+            shown_in(v1, "quiet cgroup_favordynmods=true").as_deref(),
+            Some("booted with cgroup_favordynmods=true")
+        );
+        assert_eq!(shown_in(v1, "cgroup_favordynmods=false"), None);
+        let other = "none /mnt tmpfs rw,favordynmods 0 0\n";
+        assert_eq!(shown_in(other, ""), None, "only cgroup mounts count");
     }
 
     #[test]

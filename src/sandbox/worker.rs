@@ -138,8 +138,9 @@ pub fn main(args: &[String]) -> i32 {
 /// move happened in the last few milliseconds: the first run after any pause, and a few in a
 /// hundred otherwise. With the mode on, moves never wait. The mode is kernel-wide and lasts until
 /// reboot (the kernel cannot turn it off); it makes fork and exit slightly dearer. The judge asks
-/// for it once per boot (the README says how to opt out).
-fn favor_dynmods(root: &Path) -> Result<(), String> {
+/// for it only when the user does (JUDGE_CGROUP_FAVORDYNMODS=1, or `judge doctor --tune`, which
+/// calls this on a thread in a mount namespace of its own).
+pub(super) fn favor_dynmods(root: &Path) -> Result<(), String> {
     let dir = root.join(".favordynmods");
     std::fs::create_dir(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
     let options = CString::new(format!(

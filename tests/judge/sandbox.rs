@@ -37,8 +37,27 @@ fn doctor_shows_every_layer_active_as_root() {
             .iter()
             .find(|l| l["name"] == "cgroup favordynmods")
             .unwrap_or_else(|| panic!("no favordynmods note: {doc}"));
-        assert!(note["detail"].is_string(), "{note}");
+        let detail = note["detail"].as_str().unwrap();
+        assert!(!detail.contains("turned on now"), "{note}");
     }
+}
+
+/// `judge doctor --tune` is the way to turn the kernel-wide mode on; it needs root, and says
+/// what it changes. (Run here without root only: as root it would change the machine until
+/// reboot.)
+#[test]
+fn doctor_tune_needs_root_and_says_the_mode_is_kernel_wide() {
+    let copy = public_copy();
+    let tune = harness::judge()
+        .program(copy.path().join("judge"))
+        .user(NOBODY)
+        .current_dir(copy.path())
+        .args(["doctor", "--tune"])
+        .output();
+    tune.expect_code(2)
+        .expect_stderr_contains("needs root")
+        .expect_stderr_contains("kernel-wide")
+        .expect_stderr_contains("sudo judge doctor --tune");
 }
 
 #[test]
