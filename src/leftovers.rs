@@ -126,6 +126,17 @@ pub fn sweep(
     ours: impl Fn(&str) -> bool,
     remove: impl Fn(&Held) -> bool,
 ) -> Vec<PathBuf> {
+    sweep_with(parent, ours, |_, take| Some(take()), remove)
+}
+
+/// [`sweep`], with each folder's lock taken through `guard(path, take)`, which may decline
+/// (return None without calling `take`).
+pub fn sweep_with(
+    parent: &Path,
+    ours: impl Fn(&str) -> bool,
+    guard: impl Fn(&Path, &mut dyn FnMut() -> Option<Held>) -> Option<Option<Held>>,
+    remove: impl Fn(&Held) -> bool,
+) -> Vec<PathBuf> {
     let mut removed = Vec::new();
     let Ok(entries) = std::fs::read_dir(parent) else {
         return removed;
@@ -137,20 +148,22 @@ pub fn sweep(
             continue;
         }
         let path = entry.path();
-        let Ok(fd) = open_folder(&path) else {
-            continue;
+        let mut take = || {
+            let file = std::fs::File::from(open_folder(&path).ok()?);
+            if file.metadata().map_or(true, |m| m.uid() != me) {
+                return None;
+            }
+            // SAFETY: flock on a descriptor we own.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                return None;
+            }
+            Some(Held {
+                path: path.clone(),
+                fd: file.into(),
+            })
         };
-        let file = std::fs::File::from(fd);
-        if file.metadata().map_or(true, |m| m.uid() != me) {
+        let Some(Some(held)) = guard(&path, &mut take) else {
             continue;
-        }
-        // SAFETY: flock on a descriptor we own.
-        if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-            continue;
-        }
-        let held = Held {
-            path,
-            fd: file.into(),
         };
         if remove(&held) {
             removed.push(held.path.clone());

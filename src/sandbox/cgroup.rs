@@ -55,9 +55,14 @@ impl Cgroups {
         let ours = |name: &str| {
             leftovers::is_held_name(name, RUN_PREFIX) || leftovers::is_held_name(name, SELF_PREFIX)
         };
+        // A folder is locked only while this judge makes none of its own (see
+        // `interrupt::unless_ours`): its own are locked as they are made.
+        let guard = |path: &Path, take: &mut dyn FnMut() -> Option<Held>| {
+            crate::interrupt::unless_ours(path, take)
+        };
         let mut removed = Vec::new();
         for parent in self.parents() {
-            removed.extend(leftovers::sweep(parent, ours, |held| {
+            removed.extend(leftovers::sweep_with(parent, ours, guard, |held| {
                 empty_and_remove(held.fd(), held.path())
             }));
         }
@@ -71,26 +76,27 @@ impl Cgroups {
         }
     }
 
-    /// A fresh cgroup for one run: the spare the janitor prepared, if it has these limits.
+    /// A fresh cgroup for one run: a spare the janitor prepared with these limits, or a new one.
     pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
-        let spare = SPARE.lock().ok().and_then(|mut s| match s.take() {
-            Some((m, p, group)) if m == memory && p == processes => Some(group),
-            other => {
-                *s = other;
-                None
-            }
-        });
-        match spare {
+        match take_spare(memory, processes) {
             Some(group) => Ok(group),
             None => self.create_registered(memory, processes),
         }
     }
 
+    /// Asks the janitor to have [`SPARES_PER_KIND`] spares with these limits ready.
+    pub fn prepare(&self, memory: u64, processes: u32) {
+        submit(Job::Prepare(self.clone(), memory, processes));
+    }
+
     /// Creates a run cgroup and registers it with the interrupt handler in one step.
     fn create_registered(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
         crate::interrupt::create_cgroups(|| {
-            let group = self.create_now(memory, processes)?;
+            let mut group = self.create_now(memory, processes)?;
             let dirs = group.dirs().into_iter().cloned().collect();
+            // Registered as this returns; a group dropped before (a failed creation, with the
+            // registry locked) has nothing to unregister.
+            group.registered = true;
             Ok((group, dirs))
         })
     }
@@ -276,6 +282,7 @@ impl V2 {
             kind,
             files,
             held: Vec::new(),
+            registered: false,
         };
         group.held.push(make_held(&dir)?);
         write(&dir, "memory.max", &memory.to_string())?;
@@ -324,12 +331,20 @@ impl V1 {
                 .unwrap_or_default();
             let dir = mount.join(rel);
             // A run cgroup's name, held like one: a judge killed in between leaves a folder
-            // the next one removes.
-            let probe = make_held(&dir.join(held_name(RUN_PREFIX))).map_err(|e| match e {
-                Made::Swept(why) | Made::Failed(why) => {
-                    format!("cannot create a cgroup in {}: {why}", dir.display())
+            // the next one removes (and another judge's sweep may take it: another name).
+            let mut tries = 0;
+            let probe = loop {
+                match make_held(&dir.join(held_name(RUN_PREFIX))) {
+                    Err(Made::Swept(_)) if tries < 3 => tries += 1,
+                    Err(Made::Swept(why) | Made::Failed(why)) => {
+                        return Err(format!(
+                            "cannot create a cgroup in {}: {why}",
+                            dir.display()
+                        ))
+                    }
+                    Ok(held) => break held,
                 }
-            })?;
+            };
             let _ = std::fs::remove_dir(probe.path());
             Ok(dir)
         };
@@ -353,6 +368,7 @@ impl V1 {
             kind,
             files,
             held: Vec::new(),
+            registered: false,
         };
         let dirs: Vec<PathBuf> = g.dirs().into_iter().cloned().collect();
         for d in &dirs {
@@ -384,6 +400,8 @@ pub struct RunGroup {
     files: Files,
     /// Each folder of [`RunGroup::dirs`] made so far, held open and locked.
     held: Vec<Held>,
+    /// Registered with the interrupt handler (see [`Cgroups::create_registered`]).
+    registered: bool,
 }
 
 /// A cgroup file opened on first use and then read from the start each time.
@@ -654,8 +672,10 @@ impl Drop for RunGroup {
                 std::thread::sleep(Duration::from_millis(2));
             }
         }
-        for d in self.dirs() {
-            crate::interrupt::unregister_cgroup(d);
+        if self.registered {
+            for d in self.dirs() {
+                crate::interrupt::unregister_cgroup(d);
+            }
         }
     }
 }
@@ -663,7 +683,7 @@ impl Drop for RunGroup {
 /// Removes the cgroups of finished runs on a thread of its own, and prepares the next run's
 /// cgroups there too: creating or removing a cgroup costs a few tenths of a millisecond, and the
 /// next run need wait for neither. Every folder stays registered with the interrupt handler until
-/// it is removed; [`flush`] empties the queue and removes the spare (the judge calls it before
+/// it is removed; [`flush`] empties the queue and removes the spares (the judge calls it before
 /// exiting, so nothing is left behind).
 struct Janitor {
     queue: mpsc::Sender<Job>,
@@ -673,16 +693,86 @@ struct Janitor {
 enum Job {
     /// Remove a finished run's cgroups.
     Retire(Box<RunGroup>),
-    /// Create a spare run cgroup with these limits (unless one is ready).
+    /// Have [`SPARES_PER_KIND`] spare run cgroups with these limits ready.
     Prepare(Cgroups, u64, u32),
-    /// Remove the spare.
-    DropSpare,
+    /// Remove the spares.
+    DropSpares,
     /// Other work off the judge's path (removing what judges that are gone left behind).
     Call(Box<dyn FnOnce() + Send>),
 }
 
-/// A run cgroup made ahead of time: (memory limit, process limit, the group).
-static SPARE: Mutex<Option<(u64, u32, RunGroup)>> = Mutex::new(None);
+/// Run cgroups made ahead of time: (memory limit, process limit, the group), for the kinds of
+/// runs (by limits) asked for last, least recent first.
+static SPARES: Mutex<Vec<(u64, u32, RunGroup)>> = Mutex::new(Vec::new());
+/// Spares kept per kind of run: one for the next run, one for the standby init that run leaves
+/// (which joins its cgroup ahead of time, see `worker`).
+pub const SPARES_PER_KIND: usize = 2;
+/// Kinds of runs (by limits) that spares are kept for: a solution's tests and its custom
+/// checker take turns.
+const SPARE_KINDS: usize = 2;
+
+/// A spare with these limits, if the janitor has one ready.
+pub fn take_spare(memory: u64, processes: u32) -> Option<RunGroup> {
+    let mut spares = SPARES.lock().ok()?;
+    let i = spares
+        .iter()
+        .position(|(m, p, _)| *m == memory && *p == processes)?;
+    Some(spares.remove(i).2)
+}
+
+/// Returns a spare that was taken but not used (no process ever joined it).
+pub fn give_back(memory: u64, processes: u32, group: RunGroup) {
+    if let Ok(mut spares) = SPARES.lock() {
+        let kept = spares
+            .iter()
+            .filter(|(m, p, _)| *m == memory && *p == processes)
+            .count();
+        if kept < SPARES_PER_KIND {
+            spares.push((memory, processes, group));
+            return;
+        }
+    }
+    retire(group);
+}
+
+/// Makes the spares of one kind: drops those of kinds not asked for lately, then creates what
+/// is missing (on the janitor's thread).
+fn prepare_spares(cgroups: &Cgroups, memory: u64, processes: u32) {
+    let (missing, stale) = {
+        let Ok(mut spares) = SPARES.lock() else {
+            return;
+        };
+        // This kind becomes the most recent: its spares go to the end.
+        let (mut this, others): (Vec<_>, Vec<_>) = std::mem::take(&mut *spares)
+            .into_iter()
+            .partition(|(m, p, _)| *m == memory && *p == processes);
+        let mut kinds: Vec<(u64, u32)> = Vec::new();
+        for (m, p, _) in others.iter().rev() {
+            if !kinds.contains(&(*m, *p)) {
+                kinds.push((*m, *p));
+            }
+        }
+        kinds.truncate(SPARE_KINDS - 1);
+        let (mut others, stale): (Vec<_>, Vec<_>) = others
+            .into_iter()
+            .partition(|(m, p, _)| kinds.contains(&(*m, *p)));
+        let missing = SPARES_PER_KIND.saturating_sub(this.len());
+        others.append(&mut this);
+        *spares = others;
+        (missing, stale)
+    };
+    drop(stale);
+    for _ in 0..missing {
+        let Ok(group) = cgroups.create_registered(memory, processes) else {
+            return;
+        };
+        group.files.open_all();
+        match SPARES.lock() {
+            Ok(mut spares) => spares.push((memory, processes, group)),
+            Err(_) => return,
+        }
+    }
+}
 static JANITOR: OnceLock<Mutex<Janitor>> = OnceLock::new();
 
 fn janitor() -> &'static Mutex<Janitor> {
@@ -695,29 +785,9 @@ fn janitor() -> &'static Mutex<Janitor> {
                 match job {
                     Job::Retire(group) => drop(group),
                     Job::Prepare(cgroups, memory, processes) => {
-                        // A spare with other limits (say, the compiler's) is replaced: the runs
-                        // that follow are most likely like the one that asked.
-                        let (ready, stale) = match SPARE.lock() {
-                            Ok(mut s) => match s.take() {
-                                Some((m, p, g)) if m == memory && p == processes => {
-                                    *s = Some((m, p, g));
-                                    (true, None)
-                                }
-                                other => (false, other),
-                            },
-                            Err(_) => (true, None),
-                        };
-                        if !ready {
-                            if let Ok(group) = cgroups.create_registered(memory, processes) {
-                                group.files.open_all();
-                                if let Ok(mut spare) = SPARE.lock() {
-                                    *spare = Some((memory, processes, group));
-                                }
-                            }
-                        }
-                        drop(stale);
+                        prepare_spares(&cgroups, memory, processes)
                     }
-                    Job::DropSpare => drop(SPARE.lock().ok().and_then(|mut s| s.take())),
+                    Job::DropSpares => drop(SPARES.lock().map(|mut s| std::mem::take(&mut *s))),
                     Job::Call(work) => work(),
                 }
                 let (count, changed) = &*done;
@@ -752,13 +822,8 @@ pub fn in_background(work: impl FnOnce() + Send + 'static) {
     submit(Job::Call(Box::new(work)));
 }
 
-/// Hands a finished run's cgroups to the janitor for removal, and asks it to prepare a spare like
-/// them for the next run.
-pub fn retire(group: RunGroup, next: Option<(&Cgroups, u64, u32)>) {
-    // The spare first: the next run may start before the removal would be done.
-    if let Some((cgroups, memory, processes)) = next {
-        submit(Job::Prepare(cgroups.clone(), memory, processes));
-    }
+/// Hands a finished run's cgroups to the janitor for removal (after killing whatever is left).
+pub fn retire(group: RunGroup) {
     submit(Job::Retire(Box::new(group)));
 }
 
@@ -791,14 +856,14 @@ fn wait_idle(deadline: std::time::Instant) {
     }
 }
 
-/// Waits until every retired cgroup has been removed, then removes the spare.
+/// Waits until every retired cgroup has been removed, then removes the spares.
 pub fn flush() {
     if JANITOR.get().is_none() {
         return;
     }
     let deadline = std::time::Instant::now() + FLUSH_LIMIT;
     wait_idle(deadline);
-    submit(Job::DropSpare);
+    submit(Job::DropSpares);
     wait_idle(deadline);
 }
 

@@ -2,7 +2,7 @@
 //! prepares the run's cgroup, pipes and detached mounts, hands them to the worker, and watches the
 //! run (CPU time from the cgroup, wall clock, output size) until it ends or must be killed.
 
-use super::cgroup::Cgroups;
+use super::cgroup::{self, Cgroups, RunGroup};
 use super::sys;
 use super::wire::{self, Reply, Request};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
@@ -338,11 +338,29 @@ pub struct Isolated {
     worker_layers: Vec<(String, String)>,
     /// Not root: the worker runs in its own user namespace (see worker.rs).
     userns: bool,
-    /// The mounts of the inits the worker holds ready, least recently made first (the worker
-    /// keeps the same list, see `worker::STANDBYS`).
-    standbys: Vec<MountsKey>,
+    /// The inits the worker holds ready, least recently made first (the worker keeps the same
+    /// list, see `worker::STANDBYS`).
+    standbys: Vec<Standby>,
     /// The cgroup favordynmods mode; None without root (no cgroups).
     favordynmods: Option<Favor>,
+}
+
+/// An init the worker holds ready: its mounts, and the cgroup it joined ahead of time (with its
+/// memory and process limits), if the judge had one to give it.
+struct Standby {
+    key: MountsKey,
+    group: Option<(u64, u32, RunGroup)>,
+}
+
+/// A cgroup handed to the janitor for removal when this goes out of scope, unless taken before.
+struct RetireLater(Option<RunGroup>);
+
+impl Drop for RetireLater {
+    fn drop(&mut self) {
+        if let Some(g) = self.0.take() {
+            cgroup::retire(g);
+        }
+    }
 }
 
 /// What the judge knows of a run's mounts: equal keys let a run use the worker's standby init.
@@ -545,19 +563,6 @@ impl Isolated {
         let stderr_file = overwrite(&spec.stderr)?;
         let (out_r, out_w) = sys::pipe().map_err(io("create a pipe".into()))?;
         let (err_r, err_w) = sys::pipe().map_err(io("create a pipe".into()))?;
-        let group = match &self.cgroups {
-            Ok(cgroups) => Some(
-                cgroups
-                    .create(limits.memory, limits.processes)
-                    .map_err(SandboxError::Setup)?,
-            ),
-            Err(_) => None,
-        };
-        // The group's cgroup.procs files, already open (sent along; the group keeps its own).
-        let procs = match &group {
-            Some(g) => g.join_fds().map_err(SandboxError::Setup)?,
-            None => Vec::new(),
-        };
         // Outer folders first, so a path inside another one is attached on top of it.
         let mut readable: Vec<&PathBuf> = spec.readable.iter().filter(|p| p.exists()).collect();
         readable.sort_by_key(|p| p.as_os_str().len());
@@ -572,13 +577,47 @@ impl Isolated {
         // The worker keeps inits with the mounts of recent runs ready (root only): with one for
         // these mounts it needs one set of mounts, for the next standby; otherwise one more, for
         // this run. The worker itself checks that the mounts are the same folders.
+        let mut joined = None;
         let mount_sets = if self.userns {
             0
-        } else if let Some(i) = self.standbys.iter().position(|k| *k == key) {
-            self.standbys.remove(i);
+        } else if let Some(i) = self.standbys.iter().position(|s| s.key == key) {
+            joined = self.standbys.remove(i).group;
             1
         } else {
             2
+        };
+        let processes = limits.processes;
+        // A cgroup the standby init joined is used when it has the run's limits; otherwise the
+        // init moves out of it into the run's, and it goes when the run is over.
+        let mut stale = RetireLater(None);
+        let group = match (&self.cgroups, joined) {
+            (Ok(_), Some((m, p, g))) if m == limits.memory && p == processes => Some(g),
+            (Ok(cgroups), joined) => {
+                stale.0 = joined.map(|(_, _, g)| g);
+                Some(
+                    cgroups
+                        .create(limits.memory, processes)
+                        .map_err(SandboxError::Setup)?,
+                )
+            }
+            (Err(_), _) => None,
+        };
+        // The cgroup of the next run like this one, for the standby init this run leaves to
+        // join ahead of time: a spare the janitor made (never one made here, which would cost
+        // this run what it saves the next). The janitor then makes the spares up again.
+        let mut next = RetireLater(None);
+        if let (Ok(cgroups), false) = (&self.cgroups, self.userns) {
+            next.0 = cgroup::take_spare(limits.memory, processes);
+            cgroups.prepare(limits.memory, processes);
+        }
+        // The groups' cgroup.procs files, already open (sent along; the groups keep their own).
+        let procs = match &group {
+            Some(g) => g.join_fds().map_err(SandboxError::Setup)?,
+            None => Vec::new(),
+        };
+        let next_procs = match &next.0 {
+            Some(g) => g.join_fds().unwrap_or_default(),
+            None => Vec::new(),
         };
         if !spec.scratch_workdir && !self.userns {
             std::os::unix::fs::chown(&spec.workdir, Some(self.uid), Some(self.uid)).map_err(io(
@@ -611,6 +650,7 @@ impl Isolated {
             scratch_workdir: spec.scratch_workdir,
             readable: readable.iter().map(|p| bytes(p)).collect(),
             cgroup_fds: procs.len(),
+            next_cgroup_fds: next_procs.len(),
             mount_sets,
             uid: if self.userns { 0 } else { self.uid },
             gid: if self.userns { 0 } else { self.uid },
@@ -623,11 +663,12 @@ impl Isolated {
         };
         let mut fds: Vec<RawFd> = vec![stdin.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()];
         fds.extend(&procs);
+        fds.extend(&next_procs);
         fds.extend(mounts.iter().map(|f| f.as_raw_fd()));
         let start = Instant::now();
         wire::send_json(&self.sock, &request, &fds)
             .map_err(io("send a run to the sandbox worker".into()))?;
-        drop((stdin, out_w, err_w, procs, mounts));
+        drop((stdin, out_w, err_w, procs, next_procs, mounts));
         // The run's stdout and stderr are drained by this thread, in the same poll as the
         // worker's messages: no thread per run, and a full pipe never blocks the program.
         let mut out = Sink::new(out_r, stdout_file, limits.output, true)
@@ -700,10 +741,19 @@ impl Isolated {
                     ))) => {
                         finished = Some((status, wall_nanos, cpu_nanos, max_rss));
                         if standby {
-                            self.standbys.push(key.clone());
+                            // One per kind of run, as the worker keeps them.
+                            self.standbys.retain(|s| s.key != key);
+                            self.standbys.push(Standby {
+                                key: key.clone(),
+                                group: next.0.take().map(|g| (limits.memory, processes, g)),
+                            });
                             if self.standbys.len() > super::worker::STANDBYS {
-                                self.standbys.remove(0);
+                                let old = self.standbys.remove(0);
+                                drop(RetireLater(old.group.map(|(_, _, g)| g)));
                             }
+                        } else if let Some(g) = next.0.take() {
+                            // Nobody joined it.
+                            cgroup::give_back(limits.memory, processes, g);
                         }
                         finished_at = Instant::now();
                         // Whatever the program left behind dies with its init's namespace.
@@ -773,12 +823,7 @@ impl Isolated {
             ),
         };
         if let Some(g) = group {
-            let next = self
-                .cgroups
-                .as_ref()
-                .ok()
-                .map(|c| (c, limits.memory, limits.processes));
-            super::cgroup::retire(g, next);
+            cgroup::retire(g);
         }
         let stdout_bytes = out.kept;
         out.finish()
@@ -892,6 +937,10 @@ impl Drop for Isolated {
         unsafe { libc::shutdown(self.sock.as_raw_fd(), libc::SHUT_RDWR) };
         let _ = self.worker.kill();
         let _ = self.worker.wait();
+        // The standby inits die with the worker; their cgroups go in the background.
+        for s in self.standbys.drain(..) {
+            drop(RetireLater(s.group.map(|(_, _, g)| g)));
+        }
         let _ = std::fs::remove_dir_all(&self.base);
         crate::interrupt::unregister(&self.base);
     }

@@ -158,14 +158,15 @@ impl Sandbox {
     /// Probes the machine and prepares the strongest isolation available: the full sandbox when
     /// the judge runs as root on Linux, else plain processes under rlimits (and cgroups if usable).
     pub fn new() -> Result<Sandbox, SandboxError> {
-        // What judges that are gone left in $TMPDIR goes, in the background (once per process;
-        // their cgroups go when the cgroups are probed).
-        static SWEPT: std::sync::Once = std::sync::Once::new();
-        SWEPT.call_once(|| cgroup::in_background(|| drop(crate::leftovers::sweep_temp())));
         let backend = match isolated::Isolated::new() {
             Ok(i) => Backend::Isolated(Box::new(i)),
             Err(why) => Backend::Naive(naive::Naive::new(), why),
         };
+        // What judges that are gone left in $TMPDIR goes, in the background, once this judge's
+        // folders there are made (once per process; their cgroups go when the cgroups are
+        // probed).
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| cgroup::in_background(|| drop(crate::leftovers::sweep_temp())));
         Ok(Sandbox { backend })
     }
 

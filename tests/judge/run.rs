@@ -117,11 +117,15 @@ fn a_run_killed_at_a_limit_ends_at_the_limit() {
             test["wall_ms"].as_f64().unwrap(),
         );
         let compile = doc["compile"]["time_ms"].as_f64().unwrap();
-        // Killed within 0.3 s of the limit: CPU time for the loop (on a busy machine its wall
-        // time runs ahead of its CPU time), wall time for the sleeper.
-        let used = if prog == "tle-loop.c" { time } else { wall };
+        // Killed within 0.3 s of the limit: CPU time for the loop, wall time for the sleeper.
+        // (On a busy machine the loop's wall time runs ahead of its CPU time, by its share of
+        // a CPU: up to a second is allowed for that; the old kill waited 2.2 s on top.)
+        let (used, wall_allowed) = match prog {
+            "tle-loop.c" => (time, time + 1000.0),
+            _ => (wall, limit + 300.0),
+        };
         assert!(
-            (limit..limit + 300.0).contains(&used) && wall < used + 300.0,
+            (limit..limit + 300.0).contains(&used) && wall < wall_allowed,
             "{prog}: killed late: {time} ms of CPU, {wall} ms of wall time ({limit} ms limit)"
         );
         // Everything but compiling and the run itself (start-up, the worker, cleaning up,
