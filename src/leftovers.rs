@@ -31,7 +31,11 @@ impl Held {
     /// the new folder before it was locked: the caller tries another name.
     pub fn make(path: PathBuf, mkdir: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<Held> {
         mkdir(&path)?;
-        let fd = open_folder(&path)?;
+        let fd = match open_folder(&path) {
+            // Removed at once by a sweeping judge that took its lock first.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Err(swept(&path)),
+            other => other?,
+        };
         lock_new(path, fd)
     }
 
@@ -224,7 +228,8 @@ mod tests {
         assert!(other.is_dir());
     }
 
-    /// A folder a sweep took or removed between its mkdir and its lock is not taken for held.
+    /// A folder a sweep took or removed between its mkdir and its lock is not taken for held,
+    /// and the maker is told to try another name.
     #[test]
     fn a_folder_swept_before_it_was_locked_is_refused() {
         let parent = tempfile::tempdir().unwrap();
@@ -253,5 +258,14 @@ mod tests {
         let held = lock_new(path.clone(), open_folder(&path).unwrap()).unwrap();
         assert!(sweep_all().is_empty(), "a held folder is not swept");
         assert!(held.path().is_dir());
+        // The sweep removed it before our open.
+        let other = parent.path().join("judge-work-0000000000000002");
+        let err = Held::make(other.clone(), |p| {
+            std::fs::create_dir(p)?;
+            sweep_all();
+            Ok(())
+        })
+        .unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::Interrupted, "{err}");
     }
 }
