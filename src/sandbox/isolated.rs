@@ -341,6 +341,9 @@ pub struct Isolated {
     /// The inits the worker holds ready, least recently made first (the worker keeps the same
     /// list, see `worker::STANDBYS`).
     standbys: Vec<Standby>,
+    /// The kinds of the last runs, as the worker's `Recent` keeps them: a run of a kind seen
+    /// lately leaves a standby, which gets the next run's cgroup.
+    recent: Vec<MountsKey>,
     /// The cgroup favordynmods mode; None without root (no cgroups).
     favordynmods: Option<Favor>,
 }
@@ -443,6 +446,7 @@ impl Isolated {
             cgroups: Cgroups::probe_system(),
             worker_layers: Vec::new(),
             standbys: Vec::new(),
+            recent: Vec::new(),
             favordynmods: None,
             userns,
         };
@@ -605,9 +609,17 @@ impl Isolated {
         // The cgroup of the next run like this one, for the standby init this run leaves to
         // join ahead of time: a spare the janitor made (never one made here, which would cost
         // this run what it saves the next). The janitor then makes the spares up again.
+        let repeats = self.recent.contains(&key);
+        self.recent.retain(|k| *k != key);
+        self.recent.push(key.clone());
+        if self.recent.len() > super::worker::RECENT {
+            self.recent.remove(0);
+        }
         let mut next = RetireLater(None);
         if let (Ok(cgroups), false) = (&self.cgroups, self.userns) {
-            next.0 = cgroup::take_spare(limits.memory, processes);
+            if repeats {
+                next.0 = cgroup::take_spare(limits.memory, processes);
+            }
             cgroups.prepare(limits.memory, processes);
         }
         // The groups' cgroup.procs files, already open (sent along; the groups keep their own).

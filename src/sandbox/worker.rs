@@ -451,8 +451,11 @@ impl MountSpec {
 #[derive(Default)]
 struct Recent(Vec<MountSpec>);
 
+/// How many kinds of runs [`Recent`] remembers (the judge keeps the same list).
+pub const RECENT: usize = 4;
+
 impl Recent {
-    const KEPT: usize = 4;
+    const KEPT: usize = RECENT;
 
     /// Whether a run of this kind came lately; remembers this one.
     fn saw(&mut self, spec: &MountSpec) -> bool {
