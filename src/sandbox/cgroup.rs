@@ -827,9 +827,9 @@ pub fn retire(group: RunGroup) {
     submit(Job::Retire(Box::new(group)));
 }
 
-/// The longest [`flush`] waits: removing one run's cgroups takes at most about 2 s (see
-/// `RunGroup::drop`), so this is only reached if the janitor itself failed; exiting then beats
-/// hanging.
+/// The longest [`flush`] waits: removing one run's cgroups takes at most a few seconds (see
+/// [`KILL_LIMIT`] and `RunGroup::drop`), and only when a process cannot be killed; so this is
+/// only reached if the janitor itself failed; exiting then beats hanging.
 const FLUSH_LIMIT: Duration = Duration::from_secs(30);
 
 fn wait_idle(deadline: std::time::Instant) {
