@@ -136,6 +136,7 @@ pub fn build(
         if !stdout.trim().is_empty() {
             message = format!("{stdout}{message}");
         }
+        let message = name_the_users_file(&message, &src, source);
         let stopped = if outcome.cpu_limit_exceeded || outcome.wall_limit_exceeded {
             Some(format!(
                 "the compiler ran out of time ({} s limit)",
@@ -184,6 +185,50 @@ pub fn build(
     ))
 }
 
+/// Rewrites the compiler's name for the copied source (`/tmp/judge-X/build-1/main.cpp`, or the
+/// bare `main.cpp`) to the path the user gave, so messages point at the user's own file.
+fn name_the_users_file(message: &str, copy: &Path, user: &Path) -> String {
+    let full = copy.to_string_lossy();
+    let bare = copy
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let user = user.to_string_lossy();
+    // A file name continues with letters, digits, `_`, `-`, `/`, or a `.` followed by one of them.
+    let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/');
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    let mut before: Option<char> = None;
+    while let Some(c) = rest.chars().next() {
+        let starts_name = before.is_none_or(|b| !(name_char(b) || b == '.'));
+        let mut matched = None;
+        if !full.is_empty() && rest.starts_with(full.as_ref()) {
+            matched = Some(full.len());
+        } else if starts_name && !bare.is_empty() && rest.starts_with(bare.as_ref()) {
+            matched = Some(bare.len());
+        }
+        if let Some(len) = matched {
+            let after = &rest[len..];
+            let mut next = after.chars();
+            let ends_name = match next.next() {
+                None => true,
+                Some('.') => !next.next().is_some_and(name_char),
+                Some(n) => !name_char(n),
+            };
+            if ends_name {
+                out.push_str(&user);
+                before = rest[..len].chars().next_back();
+                rest = after;
+                continue;
+            }
+        }
+        out.push(c);
+        before = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
 /// Reads at most `cap` bytes of a file as text, marking the cut.
 pub fn read_capped(path: &Path, cap: usize) -> String {
     use std::io::Read;
@@ -199,4 +244,40 @@ pub fn read_capped(path: &Path, cap: usize) -> String {
         s.push_str("\n[… cut]");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiler_messages_name_the_users_file() {
+        let copy = Path::new("/tmp/judge-Ab1/build-1/main.cpp");
+        let user = Path::new("sol/my.cpp");
+        let cases = [
+            (
+                "/tmp/judge-Ab1/build-1/main.cpp: In function 'int main()':\n\
+                 /tmp/judge-Ab1/build-1/main.cpp:1:21: error: 'x' was not declared",
+                "sol/my.cpp: In function 'int main()':\nsol/my.cpp:1:21: error: 'x' was not declared",
+            ),
+            ("main.cpp:3:5: warning", "sol/my.cpp:3:5: warning"),
+            ("  --> main.cpp:3:5", "  --> sol/my.cpp:3:5"),
+            ("File \"main.cpp\", line 1", "File \"sol/my.cpp\", line 1"),
+            ("in main.cpp.", "in sol/my.cpp."),
+            // Other files that merely contain the name stay as they are.
+            ("notmain.cpp:1 main.cpp.o main.cpps x/main.cpp", "notmain.cpp:1 main.cpp.o main.cpps x/main.cpp"),
+            ("/tmp/judge-Ab1/build-1/main.cppx", "/tmp/judge-Ab1/build-1/main.cppx"),
+            ("héllo main.cpp", "héllo sol/my.cpp"),
+            ("", ""),
+        ];
+        for (message, want) in cases {
+            assert_eq!(name_the_users_file(message, copy, user), want, "{message}");
+        }
+        // The user's own path may contain the copy's name: it is not rewritten twice.
+        let user = Path::new("/home/a/main.cpp");
+        assert_eq!(
+            name_the_users_file("/tmp/judge-Ab1/build-1/main.cpp:1: main.cpp", copy, user),
+            "/home/a/main.cpp:1: /home/a/main.cpp"
+        );
+    }
 }
