@@ -101,6 +101,9 @@ impl<W: Write> Reporter for TableReporter<W> {
                 "Compiled",
                 &format!("{} in {}", report.language, secs(report.time)),
             );
+            if let Some(warnings) = compiler_warnings(report, &self.status_paint) {
+                eprint!("{warnings}");
+            }
         }
     }
 
@@ -135,6 +138,32 @@ impl<W: Write> Reporter for TableReporter<W> {
         let _ = writeln!(self.out, "{line}");
         let _ = self.out.flush();
     }
+}
+
+/// Lines of compiler warnings shown in the human output (all of them are in `--json`).
+pub const WARNING_LINES: usize = 20;
+
+/// What the compiler said about a source that compiled (its warnings), capped at
+/// [`WARNING_LINES`] lines; `None` when it said nothing.
+pub fn compiler_warnings(report: &CompileReport, paint: &Paint) -> Option<String> {
+    if !report.ok || report.message.trim().is_empty() {
+        return None;
+    }
+    let lines: Vec<&str> = report.message.trim_end().lines().collect();
+    let verb = paint.wrap("1;33", &format!("{:>12}", "Warning"));
+    let mut s = format!("{verb} the compiler says:\n");
+    for line in lines.iter().take(WARNING_LINES) {
+        s.push_str(&format!("  {line}\n"));
+    }
+    if lines.len() > WARNING_LINES {
+        let more = lines.len() - WARNING_LINES;
+        let text = format!(
+            "… {more} more line{} (all of them with --json)",
+            if more == 1 { "" } else { "s" }
+        );
+        s.push_str(&format!("  {}\n", paint.dim(&text)));
+    }
+    Some(s)
 }
 
 /// The closing lines of a `judge run`: verdict, and the details of the first failure.

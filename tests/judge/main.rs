@@ -3,6 +3,7 @@
 mod attacks;
 mod crosscheck;
 mod harness;
+mod messages;
 mod package_errors;
 mod run;
 mod sandbox;
