@@ -36,11 +36,24 @@ fn tokens_say_where_and_what() {
         (m.line, m.column, m.expected.as_str(), m.found.as_str()),
         (2, 3, "42", "41")
     );
-    assert!(
-        m.diff.contains("-3 42 5") && m.diff.contains("+3 41 5"),
-        "{}",
-        m.diff
+    let pairs: Vec<&diff::LinePair> = m
+        .window
+        .rows
+        .iter()
+        .filter_map(|r| match r {
+            diff::Row::Line(l) => Some(l),
+            diff::Row::Gap => None,
+        })
+        .collect();
+    assert_eq!(pairs.len(), 2, "{:?}", m.window);
+    assert!(pairs[0].same && pairs[0].found.as_ref().unwrap().text == "1 2");
+    let (e, f) = (
+        pairs[1].expected.as_ref().unwrap(),
+        pairs[1].found.as_ref().unwrap(),
     );
+    assert!(!pairs[1].same);
+    assert_eq!((e.text.as_str(), e.mark.clone()), ("3 42 5", Some(2..4)));
+    assert_eq!((f.text.as_str(), f.mark.clone()), ("3 41 5", Some(2..4)));
 
     let o = run(&Builtin::Tokens, b"1\n", b"1\n2\n");
     assert_eq!(

@@ -33,7 +33,7 @@ impl Paint {
         self.wrap("2", text)
     }
 
-    fn wrap(&self, code: &str, text: &str) -> String {
+    pub fn wrap(&self, code: &str, text: &str) -> String {
         if self.on {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
@@ -207,15 +207,8 @@ pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: boo
                     s.push_str(&format!("  {}\n", t.message));
                 }
                 if let Some(m) = &t.mismatch {
-                    if !m.diff.is_empty() {
-                        s.push_str(&format!(
-                            "  {}\n",
-                            paint.dim("diff (- expected, + your output):")
-                        ));
-                        for line in m.diff.lines() {
-                            s.push_str(&format!("    {line}\n"));
-                        }
-                    }
+                    s.push('\n');
+                    s.push_str(&super::diff::render(&m.window, &paint, "  "));
                 }
             }
         }
@@ -229,5 +222,54 @@ fn first_line(text: &str, cap: usize) -> String {
         format!("{}…", line.chars().take(cap).collect::<String>())
     } else {
         line.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn report(tests: Vec<TestResult>) -> SubmissionReport {
+        let verdict = tests
+            .iter()
+            .map(|t| t.verdict)
+            .find(|&v| v != Verdict::AC)
+            .unwrap_or(Verdict::AC);
+        SubmissionReport {
+            verdict,
+            compile: CompileReport {
+                language: "C++".into(),
+                ok: true,
+                time: Duration::ZERO,
+                message: String::new(),
+            },
+            tests,
+        }
+    }
+
+    #[test]
+    fn warnings_are_capped() {
+        let mut r = report(vec![]).compile;
+        let paint = Paint { on: false };
+        assert_eq!(compiler_warnings(&r, &paint), None);
+        r.message = "a.cpp:1:1: warning: one\n".into();
+        assert_eq!(
+            compiler_warnings(&r, &paint).unwrap(),
+            "     Warning the compiler says:\n  a.cpp:1:1: warning: one\n"
+        );
+        r.message = (1..=25).map(|i| format!("line {i}\n")).collect();
+        let w = compiler_warnings(&r, &paint).unwrap();
+        assert!(
+            w.contains("  line 20\n  … 5 more lines (all of them with --json)\n"),
+            "{w}"
+        );
+        assert!(!w.contains("line 21"), "{w}");
+        r.ok = false;
+        assert_eq!(
+            compiler_warnings(&r, &paint),
+            None,
+            "a CE shows its message elsewhere"
+        );
     }
 }

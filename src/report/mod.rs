@@ -1,5 +1,6 @@
 //! Rendering results: the human table (`human`) and the machine-readable JSON (`json`).
 
+pub mod diff;
 pub mod human;
 pub mod json;
 
@@ -35,7 +36,8 @@ pub fn ser_mismatch<S: Serializer>(m: &Option<Mismatch>, s: S) -> Result<S::Ok, 
             st.serialize_field("column", &m.column)?;
             st.serialize_field("expected", &m.expected)?;
             st.serialize_field("found", &m.found)?;
-            st.serialize_field("diff", &m.diff)?;
+            let plain = human::Paint { on: false };
+            st.serialize_field("diff", &diff::render(&m.window, &plain, ""))?;
             st.end()
         }
     }
