@@ -190,21 +190,36 @@ pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: boo
         }
         _ => {
             let failed = report.first_failure();
-            let passed = report
-                .tests
-                .iter()
-                .take_while(|t| t.verdict == Verdict::AC)
-                .count();
-            let on = failed
-                .map(|t| format!(" on test {}", t.name))
-                .unwrap_or_default();
-            s.push_str(&format!(
-                "\n{}{on} ({passed} of {total_tests} tests passed before it)\n",
-                paint.verdict(v, &headline)
-            ));
+            // Every test ran (`--all`, or the first failure was the last test): count them all.
+            let all_ran = report.tests.len() == total_tests && total_tests > 0;
+            if all_ran {
+                s.push_str(&format!(
+                    "\n{}: {}\n",
+                    paint.verdict(v, &headline),
+                    tally(&report.tests, &paint)
+                ));
+            } else {
+                let passed = report
+                    .tests
+                    .iter()
+                    .take_while(|t| t.verdict == Verdict::AC)
+                    .count();
+                let on = failed
+                    .map(|t| format!(" on test {}", t.name))
+                    .unwrap_or_default();
+                s.push_str(&format!(
+                    "\n{}{on} ({passed} of {total_tests} tests passed before it)\n",
+                    paint.verdict(v, &headline)
+                ));
+            }
             if let Some(t) = failed {
                 if !t.message.is_empty() {
-                    s.push_str(&format!("  {}\n", t.message));
+                    let which = if all_ran {
+                        format!("test {}: ", t.name)
+                    } else {
+                        String::new()
+                    };
+                    s.push_str(&format!("  {which}{}\n", t.message));
                 }
                 if let Some(m) = &t.mismatch {
                     s.push('\n');
@@ -212,6 +227,31 @@ pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: boo
                 }
             }
         }
+    }
+    s
+}
+
+/// "17 of 20 tests passed; failed: WA ×2 (first: test 7), TLE ×1 (test 12)", verdicts in the
+/// order they first failed.
+pub fn tally(tests: &[TestResult], paint: &Paint) -> String {
+    let passed = tests.iter().filter(|t| t.verdict == Verdict::AC).count();
+    let mut failed: Vec<(Verdict, usize, &str)> = Vec::new();
+    for t in tests.iter().filter(|t| t.verdict != Verdict::AC) {
+        match failed.iter_mut().find(|(v, _, _)| *v == t.verdict) {
+            Some((_, n, _)) => *n += 1,
+            None => failed.push((t.verdict, 1, &t.name)),
+        }
+    }
+    let mut s = format!("{passed} of {} tests passed", tests.len());
+    if !failed.is_empty() {
+        let each: Vec<String> = failed
+            .iter()
+            .map(|&(v, n, first)| {
+                let which = if n == 1 { "test" } else { "first: test" };
+                format!("{} ×{n} ({which} {first})", paint.verdict(v, v.code()))
+            })
+            .collect();
+        s.push_str(&format!("; failed: {}", each.join(", ")));
     }
     s
 }
@@ -230,6 +270,18 @@ mod tests {
     use super::*;
     use std::time::Duration;
 
+    fn result(name: &str, verdict: Verdict, message: &str) -> TestResult {
+        TestResult {
+            name: name.into(),
+            verdict,
+            time: Duration::from_millis(3),
+            wall: Duration::from_millis(4),
+            memory: 1 << 20,
+            message: message.into(),
+            mismatch: None,
+        }
+    }
+
     fn report(tests: Vec<TestResult>) -> SubmissionReport {
         let verdict = tests
             .iter()
@@ -246,6 +298,37 @@ mod tests {
             },
             tests,
         }
+    }
+
+    #[test]
+    fn with_all_the_summary_counts_every_failure() {
+        use Verdict::{AC, TLE, WA};
+        let mut tests: Vec<TestResult> = (1..=20).map(|i| result(&i.to_string(), AC, "")).collect();
+        tests[6] = result("7", WA, "line 1, column 1: expected `4`, found `5`");
+        tests[9] = result("10", TLE, "CPU time over the limit");
+        tests[11] = result("12", WA, "line 2, column 1: expected `1`, found `2`");
+        tests[14] = result("15", WA, "line 1, column 3: expected `x`, found `y`");
+        let s = render_summary(&report(tests), 20, false);
+        assert_eq!(
+            s,
+            "\nWA (wrong answer): 16 of 20 tests passed; failed: WA ×3 (first: test 7), TLE ×1 (test 10)\n  \
+             test 7: line 1, column 1: expected `4`, found `5`\n"
+        );
+    }
+
+    #[test]
+    fn stopping_at_the_first_failure_says_how_many_passed_before_it() {
+        use Verdict::{AC, WA};
+        let tests = vec![
+            result("1", AC, ""),
+            result("2", WA, "line 1, column 1: expected `4`, found `5`"),
+        ];
+        let s = render_summary(&report(tests), 5, false);
+        assert_eq!(
+            s,
+            "\nWA (wrong answer) on test 2 (1 of 5 tests passed before it)\n  \
+             line 1, column 1: expected `4`, found `5`\n"
+        );
     }
 
     #[test]

@@ -50,7 +50,11 @@ fn warnings_are_shown_in_the_human_output() {
     f.expect_code(0);
     let err = f.stderr();
     let path = program("warn.cpp").display().to_string();
-    assert!(err.contains("Warning the compiler says:"), "{}", f.describe());
+    assert!(
+        err.contains("Warning the compiler says:"),
+        "{}",
+        f.describe()
+    );
     assert!(
         err.contains(&format!("  {path}:3:17: warning: overflow")),
         "{}",
@@ -94,4 +98,30 @@ fn python_that_does_not_decode_is_a_compilation_error() {
     judge()
         .run_fixture("sum", "ac-latin1-declared.py")
         .expect_verdict("AC");
+}
+
+#[test]
+fn a_wrong_answer_shows_the_lines_aligned_and_all_counts_every_test() {
+    let f = judge()
+        .args(["run", "--all"])
+        .arg(fixture_problem("sum"))
+        .arg(program("wa.c"))
+        .output();
+    f.expect_code(1);
+    let out = f.stdout();
+    let want = "\nWA (wrong answer): 2 of 3 tests passed; failed: WA ×1 (test 10)\n  \
+                test 10: line 1, column 1: expected `4000000000`, found `-294967296`\n\n  \
+                expected 1 │ 4000000000\n     found 1 │ -294967296\n             │ ^^^^^^^^^^\n";
+    assert!(out.ends_with(want), "{}", f.describe());
+    assert!(
+        !out.contains('\x1b'),
+        "no colour when piped: {}",
+        f.describe()
+    );
+
+    let doc = judge().run_fixture("sum", "wa.rs").expect_verdict("WA");
+    assert_eq!(
+        doc["tests"][0]["mismatch"]["diff"],
+        "           │ v\nexpected 1 │ 6\n   found 1 │ 42\n           │ ^^\n"
+    );
 }
