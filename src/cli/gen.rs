@@ -20,7 +20,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let summary = gen::generate(&mut session.engine, &dir, &mut |line| {
         status(&paint, "Gen", line)
     })?;
-    println!(
+    crate::outln!(
         "{}: {} input(s) and {} answer(s) written, {} unchanged, {} up to date (cached)",
         dir.display(),
         summary.inputs_written.len(),
@@ -29,10 +29,10 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         summary.cached
     );
     for name in summary.inputs_written.iter() {
-        println!("  wrote tests/{name}.in");
+        crate::outln!("  wrote tests/{name}.in");
     }
     for name in summary.answers_written.iter() {
-        println!("  wrote tests/{name}.ans");
+        crate::outln!("  wrote tests/{name}.ans");
     }
     Ok(exit::OK)
 }

@@ -59,13 +59,13 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
     for dir in &dirs {
         status(&progress.paint, "Verifying", &dir.display().to_string());
         let check = verify::verify_problem(&mut session.engine, dir, &mut progress);
-        print!("{}", render_problem(&check, &paint));
+        crate::out!("{}", render_problem(&check, &paint));
         checks.push(check);
     }
     let failed: Vec<&ProblemCheck> = checks.iter().filter(|c| !c.ok()).collect();
     let package_broken = checks.iter().any(|c| c.problem.is_none());
     if failed.is_empty() {
-        println!(
+        crate::outln!(
             "\n{}",
             paint.verdict(
                 crate::verdict::Verdict::AC,
@@ -77,16 +77,16 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         );
         Ok(exit::OK)
     } else {
-        println!(
+        crate::outln!(
             "\n{}",
             paint.verdict(crate::verdict::Verdict::WA, "verification failed:")
         );
         for c in &failed {
             for e in &c.errors {
-                println!("  {}", e.replace('\n', "\n  "));
+                crate::outln!("  {}", e.replace('\n', "\n  "));
             }
             for s in c.solutions.iter().filter(|s| !s.holds()) {
-                println!("  {}", describe_failure(s));
+                crate::outln!("  {}", describe_failure(s));
             }
         }
         Ok(if package_broken {

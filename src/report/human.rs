@@ -50,7 +50,7 @@ pub fn status(paint: &Paint, verb: &str, rest: &str) {
     } else {
         verb
     };
-    eprintln!("{verb} {rest}");
+    crate::errln!("{verb} {rest}");
 }
 
 /// Prints the test table of one `judge run` as tests finish.

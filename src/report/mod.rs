@@ -2,6 +2,7 @@
 
 pub mod human;
 pub mod json;
+pub mod stream;
 
 use crate::checker::Mismatch;
 use serde::Serializer;
