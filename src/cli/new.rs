@@ -13,7 +13,12 @@ pub struct Args {
 pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
     let dir = new::scaffold(Path::new("."), &args.slug)?;
     let mut session = Session::new(languages)?;
-    gen::generate(&mut session.engine, &dir, &mut |_| {})?;
+    gen::generate(
+        &mut session.engine,
+        &dir,
+        &gen::GenOptions::default(),
+        &mut |_, _| {},
+    )?;
     crate::outln!(
         "created {} and solutions/{}/accepted/reference.py",
         dir.display(),

@@ -26,6 +26,8 @@ pub struct Args {
     /// The solution whose answers count (default: the first of accepted/).
     #[arg(long, value_name = "REF")]
     against: Option<PathBuf>,
+    #[command(flatten)]
+    gen_limits: super::gen::GenArgs,
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
@@ -52,6 +54,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         gen: args.gen.clone(),
         time_budget: Duration::from_secs_f64(args.seconds),
         against: args.against.clone(),
+        generator_time_limit: args.gen_limits.options().generator_time_limit,
     };
     let found = stress(
         &mut session.engine,
