@@ -4,9 +4,47 @@
 
 use crate::judge::{Checker, Engine, JudgeOptions, Reporter, SubmissionReport};
 use crate::package::{natural_cmp, recipe, Problem};
+use crate::setter::gen::GenOptions;
+use crate::setter::jury::{self, NotValid};
 use crate::verdict::Verdict;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+
+/// The validator's protocol, in one sentence for hints (the rule is in `setter::jury`).
+pub const VALIDATOR_RULE: &str = "a validator accepts with exit 0 and rejects with another exit status (or a failed assertion), the reason on stderr; an uncaught exception, a panic or a signal is a crash";
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// The package or a jury program is broken (a judge error): nothing built on it can be
+    /// trusted.
+    Broken,
+    /// An expectation does not hold (an invalid or stale test, a checker test that disagrees).
+    Failed,
+}
+
+/// Something wrong with a package, naming its file and what to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn broken(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Broken,
+            message: message.into(),
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Failed,
+            message: message.into(),
+        }
+    }
+}
 
 /// One solution file and what happened to it.
 #[derive(Debug, Clone)]
@@ -19,6 +57,15 @@ pub struct SolutionCheck {
 }
 
 impl SolutionCheck {
+    /// The judge could not judge it (an error, or a JE verdict: the checker failed).
+    pub fn judge_error(&self) -> bool {
+        self.error.is_some()
+            || self
+                .report
+                .as_ref()
+                .is_some_and(|r| r.verdict == Verdict::JE)
+    }
+
     /// The expectation holds: accepted means AC everywhere; otherwise the first failing verdict.
     pub fn holds(&self) -> bool {
         self.report
@@ -46,20 +93,50 @@ pub struct ProblemCheck {
     pub dir: PathBuf,
     pub problem: Option<Problem>,
     /// Problems with the package itself (each names its file and what to do).
-    pub errors: Vec<String>,
+    pub findings: Vec<Finding>,
     pub solutions: Vec<SolutionCheck>,
     pub advice: Option<TimeAdvice>,
 }
 
 impl ProblemCheck {
     pub fn ok(&self) -> bool {
-        self.errors.is_empty() && self.solutions.iter().all(SolutionCheck::holds)
+        self.findings.is_empty() && self.solutions.iter().all(SolutionCheck::holds)
     }
+
+    /// Judge errors: broken package parts, jury programs that failed, solutions not judged.
+    pub fn judge_errors(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Broken)
+            .count()
+            + self.solutions.iter().filter(|s| s.judge_error()).count()
+    }
+
+    /// Failed expectations: invalid or stale tests, checker tests, solutions with another verdict.
+    pub fn failures(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Failed)
+            .count()
+            + self
+                .solutions
+                .iter()
+                .filter(|s| !s.holds() && !s.judge_error())
+                .count()
+    }
+}
+
+/// Options of `verify`.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    pub gen: GenOptions,
 }
 
 /// Progress of a verification.
 pub trait VerifyReporter {
     fn step(&mut self, _what: &str) {}
+    /// One step of a long check: `verb` ("Generating", "Validating") and what, with i/N.
+    fn status(&mut self, _verb: &str, _what: &str) {}
     fn solution_started(&mut self, _path: &Path) {}
     fn solution_finished(&mut self, _check: &SolutionCheck) {}
     /// Reporter for the tests of one solution.
@@ -80,14 +157,18 @@ pub fn solutions_dir(problem_dir: &Path, slug: &str) -> PathBuf {
     root.join("solutions").join(slug)
 }
 
-/// Lists `<dir>/<expected>/<file>`; unknown folders are errors.
-pub fn list_solutions(dir: &Path) -> Result<Vec<(PathBuf, Verdict)>, String> {
+/// Lists `<dir>/<expected>/<file>`, and names everything else in `<dir>` (each misnamed folder,
+/// each stray file) with the valid folder names: those are not judged, every other solution is.
+pub fn list_solutions(dir: &Path) -> (Vec<(PathBuf, Verdict)>, Vec<String>) {
     let mut out = Vec::new();
+    let mut misplaced = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
-        Err(e) => return Err(format!("{}: cannot read: {e}", dir.display())),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (out, misplaced),
+        Err(e) => return (out, vec![format!("{}: cannot read: {e}", dir.display())]),
     };
+    let valid: Vec<&str> = Verdict::ALL.iter().filter_map(|v| v.folder()).collect();
+    let hint = format!("\n  hint: solutions go in one of: {}", valid.join(", "));
     let mut folders: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
     folders.sort();
     for folder in folders {
@@ -99,20 +180,32 @@ pub fn list_solutions(dir: &Path) -> Result<Vec<(PathBuf, Verdict)>, String> {
         if name.starts_with('.') {
             continue;
         }
-        let Some(expected) = folder
-            .is_dir()
-            .then(|| Verdict::from_folder(&name))
-            .flatten()
-        else {
-            let names: Vec<&str> = Verdict::ALL.iter().filter_map(|v| v.folder()).collect();
-            return Err(format!(
-                "{}: not an expected-verdict folder\n  hint: solutions go in one of: {}",
-                folder.display(),
-                names.join(", ")
+        if !folder.is_dir() {
+            misplaced.push(format!(
+                "{}: not in an expected-verdict folder, so not judged{hint}",
+                folder.display()
             ));
+            continue;
+        }
+        let Some(expected) = Verdict::from_folder(&name) else {
+            let guess = match meant_folder(&name) {
+                Some(f) => format!(" (did you mean `{f}`?)"),
+                None => String::new(),
+            };
+            misplaced.push(format!(
+                "{}: not an expected-verdict folder{guess}, so its solutions are not judged{hint}",
+                folder.display()
+            ));
+            continue;
         };
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .map_err(|e| format!("{}: cannot read: {e}", folder.display()))?
+        let files = match std::fs::read_dir(&folder) {
+            Ok(entries) => entries,
+            Err(e) => {
+                misplaced.push(format!("{}: cannot read: {e}", folder.display()));
+                continue;
+            }
+        };
+        let mut files: Vec<PathBuf> = files
             .filter_map(|e| e.ok())
             .map(|e| e.path())
             .filter(|p| {
@@ -125,60 +218,92 @@ pub fn list_solutions(dir: &Path) -> Result<Vec<(PathBuf, Verdict)>, String> {
         files.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
         out.extend(files.into_iter().map(|f| (f, expected)));
     }
-    Ok(out)
+    (out, misplaced)
+}
+
+/// The expected-verdict folder a misnamed one probably means: `wrong` → `wrong_answer`,
+/// `time_limit` → `time_limit_exceeded`, `tle` → `time_limit_exceeded`.
+fn meant_folder(name: &str) -> Option<&'static str> {
+    let lower = name.to_ascii_lowercase().replace('-', "_");
+    if let Some(f) = Verdict::from_code(&lower.to_ascii_uppercase()).and_then(Verdict::folder) {
+        return Some(f);
+    }
+    let mut candidates = Verdict::ALL
+        .iter()
+        .filter_map(|v| v.folder())
+        .filter(|f| lower.len() >= 2 && (f.starts_with(&lower) || lower.starts_with(f)));
+    match (candidates.next(), candidates.next()) {
+        (Some(f), None) => Some(f),
+        _ => None,
+    }
 }
 
 /// Verifies one package.
 pub fn verify_problem(
     engine: &mut Engine,
     dir: &Path,
+    options: &VerifyOptions,
     reporter: &mut dyn VerifyReporter,
 ) -> ProblemCheck {
     let mut check = ProblemCheck {
         dir: dir.to_path_buf(),
         problem: None,
-        errors: Vec::new(),
+        findings: Vec::new(),
         solutions: Vec::new(),
         advice: None,
     };
     let problem = match Problem::load(dir) {
         Ok(p) => p,
         Err(e) => {
-            check.errors.push(e.to_string());
+            check.findings.push(Finding::broken(e.to_string()));
             return check;
         }
     };
-    reporter.step("tests against the validator");
-    check.errors.extend(validate_tests(engine, &problem));
-    reporter.step("that generated tests are up to date");
+    let solutions_dir = solutions_dir(dir, &problem.slug);
+    let (solutions, misplaced) = list_solutions(&solutions_dir);
     check
-        .errors
-        .extend(crate::setter::gen::stale_tests(engine, &problem));
+        .findings
+        .extend(misplaced.into_iter().map(Finding::broken));
+    let reference = solutions
+        .iter()
+        .find(|(_, v)| *v == Verdict::AC)
+        .map(|(p, _)| p.clone());
+    if reference.is_none() {
+        check.findings.push(Finding::failed(format!(
+            "{}: no reference solution\n  hint: put at least one solution in accepted/",
+            solutions_dir.display()
+        )));
+    }
+    reporter.step("tests against the validator");
+    check
+        .findings
+        .extend(validate_tests(engine, &problem, &mut |verb, what| {
+            reporter.status(verb, what)
+        }));
+    reporter.step("that generated tests are up to date");
+    match recipe::load_recipe(&problem.dir) {
+        Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
+            engine,
+            &problem,
+            &recipe,
+            reference.as_deref(),
+            &options.gen,
+            &mut |verb, what| reporter.status(verb, what),
+        )),
+        Err(e) => check.findings.push(Finding::broken(e.to_string())),
+    }
     let checker = match engine.prepare_checker(&problem) {
         Ok(c) => Some(c),
         Err(e) => {
-            check.errors.push(e.to_string());
+            check.findings.push(Finding::broken(e.to_string()));
             None
         }
     };
     if let Some(checker) = &checker {
         reporter.step("the checker against checker_tests.toml");
         check
-            .errors
+            .findings
             .extend(run_checker_tests(engine, &problem, checker));
-    }
-    let solutions = match list_solutions(&solutions_dir(dir, &problem.slug)) {
-        Ok(s) => s,
-        Err(e) => {
-            check.errors.push(e);
-            Vec::new()
-        }
-    };
-    if !solutions.iter().any(|(_, v)| *v == Verdict::AC) {
-        check.errors.push(format!(
-            "{}: no reference solution\n  hint: put at least one solution in accepted/",
-            solutions_dir(dir, &problem.slug).display()
-        ));
     }
     if let Some(checker) = &checker {
         for (path, expected) in solutions {
@@ -208,76 +333,92 @@ pub fn verify_problem(
     check
 }
 
-/// Runs the validator on every test; returns one error per invalid test.
-pub fn validate_tests(engine: &mut Engine, problem: &Problem) -> Vec<String> {
+/// Runs the validator on every test: one finding per invalid test (a failed expectation) and per
+/// crash of the validator (a judge error). After the validator runs out of time once, the other
+/// tests are not validated (each would cost the whole limit).
+pub fn validate_tests(
+    engine: &mut Engine,
+    problem: &Problem,
+    progress: &mut dyn FnMut(&str, &str),
+) -> Vec<Finding> {
     let Some(validator) = &problem.validator else {
         return Vec::new();
     };
+    let name = validator
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
     let artifact = match engine.build(validator) {
         Ok((Some(a), _)) => a,
         Ok((None, report)) => {
-            return vec![format!(
+            return vec![Finding::broken(format!(
                 "{}: the validator does not compile:\n{}",
                 validator.display(),
                 report.message
-            )]
+            ))]
         }
-        Err(e) => return vec![format!("{}: {e}", validator.display())],
+        Err(e) => return vec![Finding::broken(format!("{}: {e}", validator.display()))],
     };
-    let mut errors = Vec::new();
-    for test in &problem.tests {
-        match validate_input(engine, &artifact, &test.input) {
+    let mut findings = Vec::new();
+    let count = problem.tests.len();
+    for (i, test) in problem.tests.iter().enumerate() {
+        progress("Validating", &format!("{} ({}/{count})", test.name, i + 1));
+        match validate_input(engine, &artifact, validator, &test.input) {
             Ok(()) => {}
-            Err(why) => errors.push(format!(
-                "{}: invalid test (rejected by {}): {why}",
-                test.input.display(),
-                validator.file_name().unwrap_or_default().to_string_lossy()
-            )),
+            Err(NotValid::Rejected(why)) => findings.push(Finding::failed(format!(
+                "{}: invalid test (rejected by {name}): {why}",
+                test.input.display()
+            ))),
+            Err(NotValid::Crashed(f)) => {
+                findings.push(Finding::broken(format!(
+                    "{}: {}\n  hint: fix the validator: {VALIDATOR_RULE}",
+                    test.input.display(),
+                    f.render(&name)
+                )));
+                if f.timed_out && i + 1 < count {
+                    findings.push(Finding::broken(format!(
+                        "{}: not run on the other {} test(s) after it exceeded its time limit",
+                        validator.display(),
+                        count - i - 1
+                    )));
+                    break;
+                }
+            }
         }
     }
-    errors
+    findings
 }
 
-/// Runs a built validator on one input: `Err(reason)` when it rejects it.
+/// Runs a validator built from `source` on one input (the rule is in `setter::jury`).
 pub fn validate_input(
     engine: &mut Engine,
     validator: &crate::build::Artifact,
+    source: &Path,
     input: &Path,
-) -> Result<(), String> {
+) -> Result<(), NotValid> {
+    let limits = crate::judge::checker_limits();
     let (run, out, err) = engine
-        .execute(
-            validator,
-            &[],
-            Some(input),
-            &[],
-            crate::judge::checker_limits(),
-        )
-        .map_err(|e| format!("could not run the validator: {e}"))?;
-    let reason = crate::build::read_capped(&err, 2000);
-    let _ = (std::fs::remove_file(&out), std::fs::remove_file(&err));
-    match run.termination {
-        crate::sandbox::Termination::Exited(0)
-            if !run.cpu_limit_exceeded && !run.wall_limit_exceeded =>
-        {
-            Ok(())
-        }
-        t => {
-            let reason = reason.trim();
-            Err(if reason.is_empty() {
-                format!("validator {}", crate::verdict::termination_text(t))
-            } else {
-                reason.lines().next().unwrap_or(reason).to_string()
+        .execute(validator, &[], Some(input), &[], limits.clone())
+        .map_err(|e| {
+            NotValid::Crashed(jury::Failure {
+                what: format!("could not be run: {e}"),
+                tail: Vec::new(),
+                timed_out: false,
             })
-        }
-    }
+        })?;
+    let stderr = jury::name_source(&jury::read_tail(&err, jury::STDERR_TAIL), validator, source);
+    engine.recycle(out, err);
+    jury::validator_verdict(&run, &limits, &stderr)
 }
 
-/// Runs `checker_tests.toml`; returns one error per failing case.
-fn run_checker_tests(engine: &mut Engine, problem: &Problem, checker: &Checker) -> Vec<String> {
+/// Runs `checker_tests.toml`: one finding per case the checker judges otherwise (a failed
+/// expectation) or fails on (a judge error).
+fn run_checker_tests(engine: &mut Engine, problem: &Problem, checker: &Checker) -> Vec<Finding> {
     let names: Vec<&str> = problem.tests.iter().map(|t| t.name.as_str()).collect();
     let cases = match recipe::load_checker_tests(&problem.dir, &names) {
         Ok(c) => c,
-        Err(e) => return vec![e.to_string()],
+        Err(e) => return vec![Finding::broken(e.to_string())],
     };
     let mut errors = Vec::new();
     for case in cases {
@@ -288,29 +429,36 @@ fn run_checker_tests(engine: &mut Engine, problem: &Problem, checker: &Checker) 
             .expect("checked on load");
         let dir = match engine.fresh_dir("checker-test") {
             Ok(d) => d,
-            Err(e) => return vec![e.to_string()],
+            Err(e) => return vec![Finding::broken(e.to_string())],
         };
         let output = dir.join("output");
         if let Err(e) = std::fs::write(&output, &case.output) {
-            errors.push(format!("{}: {e}", output.display()));
+            errors.push(Finding::broken(format!("{}: {e}", output.display())));
             continue;
         }
-        let got = match engine.check(checker, &test.input, &output, &test.answer) {
-            Ok(o) => match o.judgement {
-                crate::checker::Judgement::Accepted => "AC",
-                crate::checker::Judgement::WrongAnswer => "WA",
-                crate::checker::Judgement::PresentationError => "PE",
+        let file = problem.dir.join("checker_tests.toml");
+        match engine.check(checker, &test.input, &output, &test.answer) {
+            Ok(o) => {
+                let got = match o.judgement {
+                    crate::checker::Judgement::Accepted => "AC",
+                    crate::checker::Judgement::WrongAnswer => "WA",
+                    crate::checker::Judgement::PresentationError => "PE",
+                };
+                if got != case.expect {
+                    errors.push(Finding::failed(format!(
+                        "{}: checker test `{}` expects {} but the checker said {got}",
+                        file.display(),
+                        case.name,
+                        case.expect
+                    )));
+                }
             }
-            .to_string(),
-            Err(why) => format!("JE ({why})"),
-        };
-        if got != case.expect {
-            errors.push(format!(
-                "{}: checker test `{}` expects {} but the checker said {got}",
-                problem.dir.join("checker_tests.toml").display(),
+            Err(why) => errors.push(Finding::broken(format!(
+                "{}: checker test `{}` expects {} but the checker failed: {why}",
+                file.display(),
                 case.name,
                 case.expect
-            ));
+            ))),
         }
         let _ = std::fs::remove_dir_all(&dir);
     }
@@ -378,4 +526,38 @@ fn time_advice(problem: &Problem, solutions: &[SolutionCheck]) -> TimeAdvice {
         advice.kattis_limit = Some(Duration::from_secs_f64(tenths / 10.0));
     }
     advice
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_misnamed_folder_gets_a_guess() {
+        assert_eq!(meant_folder("wrong"), Some("wrong_answer"));
+        assert_eq!(meant_folder("time_limit"), Some("time_limit_exceeded"));
+        assert_eq!(meant_folder("TLE"), Some("time_limit_exceeded"));
+        assert_eq!(meant_folder("ac"), Some("accepted"));
+        assert_eq!(meant_folder("wrong-answer"), Some("wrong_answer"));
+        assert_eq!(meant_folder("misc"), None);
+        assert_eq!(meant_folder("je"), None);
+    }
+
+    #[test]
+    fn every_misplaced_entry_is_named_and_the_rest_listed() {
+        let dir = tempfile::tempdir().unwrap();
+        for (folder, file) in [("accepted", "a.c"), ("wrong", "w.c"), ("tle", "t.c")] {
+            std::fs::create_dir_all(dir.path().join(folder)).unwrap();
+            std::fs::write(dir.path().join(folder).join(file), "").unwrap();
+        }
+        std::fs::write(dir.path().join("stray.c"), "").unwrap();
+        let (solutions, misplaced) = list_solutions(dir.path());
+        assert_eq!(solutions, [(dir.path().join("accepted/a.c"), Verdict::AC)]);
+        assert_eq!(misplaced.len(), 3, "{misplaced:?}");
+        assert!(misplaced[0].contains("stray.c: not in an expected-verdict folder"));
+        assert!(misplaced[1]
+            .contains("tle: not an expected-verdict folder (did you mean `time_limit_exceeded`?)"));
+        assert!(misplaced[2]
+            .contains("wrong: not an expected-verdict folder (did you mean `wrong_answer`?)"));
+    }
 }

@@ -16,26 +16,26 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let notes = sandbox.notes();
     if args.json {
         let doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "speed": notes});
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(exit::OK);
     }
     let width = layers.iter().map(|l| l.name.len()).max().unwrap_or(5);
     for l in &layers {
         let state = if l.active { "active " } else { "MISSING" };
-        println!("{:<width$}  {state}  {}", l.name, l.detail);
+        crate::outln!("{:<width$}  {state}  {}", l.name, l.detail);
         if let (false, Some(h)) = (l.active, &l.hint) {
-            println!("{:<width$}           hint: {h}", "");
+            crate::outln!("{:<width$}           hint: {h}", "");
         }
     }
-    println!("\nisolation: {:?}", sandbox.level());
+    crate::outln!("\nisolation: {:?}", sandbox.level());
     if !notes.is_empty() {
-        println!("\nspeed:");
+        crate::outln!("\nspeed:");
         let width = notes.iter().map(|l| l.name.len()).max().unwrap_or(5);
         for n in &notes {
             let state = if n.active { "on " } else { "off" };
-            println!("{:<width$}  {state}  {}", n.name, n.detail);
+            crate::outln!("{:<width$}  {state}  {}", n.name, n.detail);
             if let (false, Some(h)) = (n.active, &n.hint) {
-                println!("{:<width$}       hint: {h}", "");
+                crate::outln!("{:<width$}       hint: {h}", "");
             }
         }
     }

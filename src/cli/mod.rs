@@ -2,6 +2,7 @@
 //! Exit statuses are a contract: see [`exit`].
 
 mod doctor;
+pub mod exit;
 mod gen;
 mod new;
 mod run;
@@ -10,19 +11,11 @@ mod verify;
 
 use crate::judge::Engine;
 use crate::lang::Languages;
+use crate::report::stream::Gone;
 use crate::sandbox::Sandbox;
 use clap::{Parser, Subcommand};
+use std::io::Write;
 use std::path::PathBuf;
-
-/// Exit statuses.
-pub mod exit {
-    /// Accepted; every expectation met.
-    pub const OK: i32 = 0;
-    /// Rejected (WA PE TLE MLE OLE RE CE) or an expectation failed.
-    pub const REJECTED: i32 = 1;
-    /// Judge error, bad package or usage error.
-    pub const ERROR: i32 = 2;
-}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -68,21 +61,38 @@ pub fn main() -> i32 {
             };
         }
     };
-    let result = match cli.command {
-        Command::Run(args) => run::run(args, cli.languages.as_deref()),
-        Command::Verify(args) => verify::run(args, cli.languages.as_deref()),
+    // A closed stdout or stderr unwinds to here (see `report::stream`), so the destructors on
+    // the way remove the work folders and stop the sandbox before the clean-up below.
+    let languages = cli.languages.as_deref();
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
+        Command::Run(args) => run::run(args, languages),
+        Command::Verify(args) => verify::run(args, languages),
         Command::Doctor(args) => doctor::run(args),
-        Command::Gen(args) => gen::run(args, cli.languages.as_deref()),
-        Command::Stress(args) => stress::run(args, cli.languages.as_deref()),
-        Command::New(args) => new::run(args, cli.languages.as_deref()),
-    };
+        Command::Gen(args) => gen::run(args, languages),
+        Command::Stress(args) => stress::run(args, languages),
+        Command::New(args) => new::run(args, languages),
+    }));
     crate::sandbox::finish();
     let code = match result {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
+        Ok(Ok(code)) => code,
+        Ok(Err(e)) => {
+            let _ = writeln!(std::io::stderr(), "error: {e:#}");
             exit::ERROR
         }
+        Err(payload) => match payload.downcast::<Gone>() {
+            Ok(gone) if gone.is_closed() => exit::CLOSED,
+            Ok(gone) => {
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "error: cannot write to {}: {}",
+                    gone.stream,
+                    gone.error
+                );
+                exit::ERROR
+            }
+            // A bug: its message was printed by the panic hook; keep the usual status.
+            Err(_) => 101,
+        },
     };
     crate::interrupt::hold_exit();
     code
@@ -133,7 +143,7 @@ pub fn warn_isolation(sandbox: &Sandbox) {
     } else {
         "time and memory measurements are approximate (no per-run cgroup)"
     };
-    eprintln!(
+    crate::errln!(
         "warning: isolation is {:?} (missing: {}); hostile code is not contained; {measurement}. Run `judge doctor` for details.",
         sandbox.level(),
         missing.join(", ")

@@ -3,7 +3,6 @@
 use super::{exit, Session};
 use crate::package::{self, Problem};
 use crate::report::{self, human, json};
-use crate::verdict::Verdict;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -48,12 +47,16 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     } else {
         let colour = report::use_colour(&stdout);
         let status_colour = report::use_colour(&std::io::stderr());
-        let mut table =
-            human::TableReporter::new(stdout.lock(), colour, status_colour, &problem.tests);
+        let mut table = human::TableReporter::new(
+            crate::report::stream::stdout(),
+            colour,
+            status_colour,
+            &problem.tests,
+        );
         engine.judge(&problem, &checker, &args.source, options, &mut table)?
     };
     if args.json {
-        println!(
+        crate::outln!(
             "{}",
             json::run_document(
                 &problem.slug,
@@ -63,14 +66,10 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             )
         );
     } else {
-        print!(
+        crate::out!(
             "{}",
             human::render_summary(&report, problem.tests.len(), report::use_colour(&stdout))
         );
     }
-    Ok(match report.verdict {
-        Verdict::AC => exit::OK,
-        Verdict::JE => exit::ERROR,
-        _ => exit::REJECTED,
-    })
+    Ok(exit::for_verdict(report.verdict))
 }

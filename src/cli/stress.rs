@@ -26,6 +26,8 @@ pub struct Args {
     /// The solution whose answers count (default: the first of accepted/).
     #[arg(long, value_name = "REF")]
     against: Option<PathBuf>,
+    #[command(flatten)]
+    gen_limits: super::gen::GenArgs,
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
@@ -52,6 +54,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         gen: args.gen.clone(),
         time_budget: Duration::from_secs_f64(args.seconds),
         against: args.against.clone(),
+        generator_time_limit: args.gen_limits.options().generator_time_limit,
     };
     let found = stress(
         &mut session.engine,
@@ -61,14 +64,14 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         &mut |l| status(&paint, "Stress", l),
     )?;
     let Some(c) = found else {
-        println!("no failing input found in {} s", args.seconds);
+        crate::outln!("no failing input found in {} s", args.seconds);
         return Ok(exit::OK);
     };
     if c.verdict == crate::verdict::Verdict::CE {
-        println!("{} does not compile:\n{}", args.source.display(), c.message);
+        crate::outln!("{} does not compile:\n{}", args.source.display(), c.message);
         return Ok(exit::REJECTED);
     }
-    println!(
+    crate::outln!(
         "{} ({}) after {} input(s); shrunk in {} step(s) to {} byte(s):",
         c.verdict.code(),
         c.verdict.long_name(),
@@ -76,11 +79,11 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         c.shrink_steps,
         c.input.len()
     );
-    println!("--- input\n{}", show(&c.input));
-    println!("--- expected (reference)\n{}", show(&c.answer));
-    println!("--- {}\n{}", args.source.display(), show(&c.output));
+    crate::outln!("--- input\n{}", show(&c.input));
+    crate::outln!("--- expected (reference)\n{}", show(&c.answer));
+    crate::outln!("--- {}\n{}", args.source.display(), show(&c.output));
     if !c.message.is_empty() {
-        println!("--- verdict\n{}: {}", c.verdict.code(), c.message);
+        crate::outln!("--- verdict\n{}: {}", c.verdict.code(), c.message);
     }
     if let Some(out) = &args.out {
         std::fs::write(out, &c.input)
@@ -92,7 +95,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         };
         std::fs::write(&ans, &c.answer)
             .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", ans.display()))?;
-        println!("saved {} and {}", out.display(), ans.display());
+        crate::outln!("saved {} and {}", out.display(), ans.display());
     }
     Ok(exit::REJECTED)
 }

@@ -4,13 +4,15 @@ use super::{exit, Session};
 use crate::judge::{Reporter, Silent};
 use crate::package;
 use crate::report::{self, human::status, human::Paint, secs};
-use crate::verify::{self, ProblemCheck, SolutionCheck, VerifyReporter};
+use crate::verify::{self, Finding, ProblemCheck, Severity, SolutionCheck, VerifyReporter};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Problems to verify (directories or slugs under ./problems); default: all of ./problems.
     problems: Vec<String>,
+    #[command(flatten)]
+    gen: super::gen::GenArgs,
 }
 
 struct Progress {
@@ -21,6 +23,9 @@ struct Progress {
 impl VerifyReporter for Progress {
     fn step(&mut self, what: &str) {
         status(&self.paint, "Checking", what);
+    }
+    fn status(&mut self, verb: &str, what: &str) {
+        status(&self.paint, verb, what);
     }
     fn solution_started(&mut self, path: &Path) {
         status(&self.paint, "Judging", &path.display().to_string());
@@ -55,17 +60,21 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         },
         silent: Silent,
     };
+    let options = verify::VerifyOptions {
+        gen: args.gen.options(),
+    };
     let mut checks = Vec::new();
     for dir in &dirs {
         status(&progress.paint, "Verifying", &dir.display().to_string());
-        let check = verify::verify_problem(&mut session.engine, dir, &mut progress);
-        print!("{}", render_problem(&check, &paint));
+        let check = verify::verify_problem(&mut session.engine, dir, &options, &mut progress);
+        crate::out!("{}", render_problem(&check, &paint));
         checks.push(check);
     }
     let failed: Vec<&ProblemCheck> = checks.iter().filter(|c| !c.ok()).collect();
-    let package_broken = checks.iter().any(|c| c.problem.is_none());
+    let errors: usize = checks.iter().map(ProblemCheck::judge_errors).sum();
+    let failures: usize = checks.iter().map(ProblemCheck::failures).sum();
     if failed.is_empty() {
-        println!(
+        crate::outln!(
             "\n{}",
             paint.verdict(
                 crate::verdict::Verdict::AC,
@@ -75,31 +84,52 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
                 )
             )
         );
-        Ok(exit::OK)
     } else {
-        println!(
-            "\n{}",
-            paint.verdict(crate::verdict::Verdict::WA, "verification failed:")
-        );
+        let mut counts = Vec::new();
+        if errors > 0 {
+            counts.push(format!("{errors} judge error(s)"));
+        }
+        if failures > 0 {
+            counts.push(format!("{failures} failed expectation(s)"));
+        }
+        let headline = format!("verification failed: {}:", counts.join(", "));
+        let colour = if errors > 0 {
+            crate::verdict::Verdict::JE
+        } else {
+            crate::verdict::Verdict::WA
+        };
+        crate::outln!("\n{}", paint.verdict(colour, &headline));
         for c in &failed {
-            for e in &c.errors {
-                println!("  {}", e.replace('\n', "\n  "));
+            for f in &c.findings {
+                crate::outln!("  {}", render_finding(f));
             }
             for s in c.solutions.iter().filter(|s| !s.holds()) {
-                println!("  {}", describe_failure(s));
+                crate::outln!("  {}", describe_failure(s));
             }
         }
-        Ok(if package_broken {
-            exit::ERROR
-        } else {
-            exit::REJECTED
-        })
     }
+    Ok(exit::for_findings(errors, failures))
+}
+
+/// "error: …" for a judge error, "failed: …" for a failed expectation; continuation lines indented.
+fn render_finding(f: &Finding) -> String {
+    let label = match f.severity {
+        Severity::Broken => "error",
+        Severity::Failed => "failed",
+    };
+    format!("{label}: {}", f.message.replace('\n', "\n  "))
 }
 
 fn describe_failure(s: &SolutionCheck) -> String {
     match (&s.report, &s.error) {
         (_, Some(e)) => format!("{}: could not be judged: {e}", s.path.display()),
+        (Some(r), None) if r.verdict == crate::verdict::Verdict::JE => {
+            let at = r
+                .first_failure()
+                .map(|t| format!(" on test {}: {}", t.name, t.message))
+                .unwrap_or_default();
+            format!("{}: judge error{at}", s.path.display())
+        }
         (Some(r), None) => {
             let at = r
                 .first_failure()
@@ -123,8 +153,8 @@ fn render_problem(c: &ProblemCheck, paint: &Paint) -> String {
         None => c.dir.display().to_string(),
     };
     s.push_str(&format!("\n{}\n", paint.bold(&title)));
-    for e in &c.errors {
-        s.push_str(&format!("  error: {}\n", e.replace('\n', "\n  ")));
+    for f in &c.findings {
+        s.push_str(&format!("  {}\n", render_finding(f)));
     }
     let Some(problem) = &c.problem else { return s };
     let limit = problem.limits.time;

@@ -50,7 +50,7 @@ pub fn status(paint: &Paint, verb: &str, rest: &str) {
     } else {
         verb
     };
-    eprintln!("{verb} {rest}");
+    crate::errln!("{verb} {rest}");
 }
 
 /// Prints the test table of one `judge run` as tests finish.
@@ -102,7 +102,7 @@ impl<W: Write> Reporter for TableReporter<W> {
                 &format!("{} in {}", report.language, secs(report.time)),
             );
             if let Some(warnings) = compiler_warnings(report, &self.status_paint) {
-                eprint!("{warnings}");
+                crate::report::stream::eprint(format_args!("{warnings}"));
             }
         }
     }

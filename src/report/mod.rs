@@ -3,6 +3,7 @@
 pub mod diff;
 pub mod human;
 pub mod json;
+pub mod stream;
 
 use crate::checker::Mismatch;
 use serde::Serializer;

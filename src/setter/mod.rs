@@ -2,6 +2,7 @@
 //! shrinking (`stress`) and package scaffolding (`new`).
 
 pub mod gen;
+pub mod jury;
 pub mod new;
 pub mod stress;
 
@@ -11,6 +12,7 @@ use crate::verdict::Verdict;
 use crate::verify::{list_solutions, solutions_dir};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SetterError {
@@ -22,10 +24,11 @@ pub enum SetterError {
     Other(String),
 }
 
-/// The reference solution: the first file of `accepted/` in name order.
+/// The reference solution: the first file of `accepted/` in name order. (Misnamed folders beside
+/// `accepted/` are `verify`'s business, not a reason to refuse the reference.)
 pub fn reference_solution(problem_dir: &Path, slug: &str) -> Result<PathBuf, SetterError> {
     let dir = solutions_dir(problem_dir, slug);
-    let all = list_solutions(&dir).map_err(SetterError::Other)?;
+    let (all, _misplaced) = list_solutions(&dir);
     all.into_iter().find(|(_, v)| *v == Verdict::AC).map(|(p, _)| p).ok_or_else(|| {
         SetterError::Other(format!(
             "{}: no reference solution\n  hint: put the intended solution in accepted/ (the first file by name is the reference)",
@@ -65,44 +68,61 @@ impl Builds {
     }
 }
 
-/// Runs a jury program (generator, reference) and returns its stdout, or why it failed.
+/// CPU time a generator run may use unless tests.toml or the command line says otherwise.
+pub const DEFAULT_GENERATOR_TIME_LIMIT: Duration = Duration::from_secs(5);
+
+/// The generator time limit in force: the command line's, else tests.toml's, else the default.
+pub fn generator_time_limit(
+    cli: Option<Duration>,
+    recipe: &crate::package::recipe::Recipe,
+) -> Duration {
+    cli.or(recipe.generator_time_limit)
+        .unwrap_or(DEFAULT_GENERATOR_TIME_LIMIT)
+}
+
+/// Limits of a generator run: its own CPU time limit, a wall-clock limit of twice that plus a
+/// second, and the jury's memory and output allowance.
+pub fn generator_limits(cpu: Duration) -> crate::sandbox::Limits {
+    crate::sandbox::Limits {
+        cpu,
+        wall: cpu * 2 + Duration::from_secs(1),
+        ..crate::judge::checker_limits()
+    }
+}
+
+/// The hint under a generator that ran out of time.
+pub fn generator_time_hint(limit: Duration) -> String {
+    format!(
+        "\n  hint: the limit ({} s of CPU) is `generator_time_limit` in tests.toml or --generator-time-limit; or make the generator faster",
+        limit.as_secs_f64()
+    )
+}
+
+/// Runs a jury program (generator, reference solution) built from `source` and returns its
+/// stdout, or how it failed.
 pub fn run_for_output(
     engine: &mut Engine,
     artifact: &Artifact,
+    source: &Path,
     args: &[String],
     stdin: Option<&Path>,
     limits: crate::sandbox::Limits,
-    what: &str,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, jury::Failure> {
     let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
     let (run, out, err) = engine
         .execute(artifact, &args, stdin, &[], limits.clone())
-        .map_err(|e| format!("could not run the {what}: {e}"))?;
-    let stderr = crate::build::read_capped(&err, 2000);
+        .map_err(|e| jury::Failure {
+            what: format!("could not be run: {e}"),
+            tail: Vec::new(),
+            timed_out: false,
+        })?;
+    let stderr = jury::name_source(&jury::read_tail(&err, jury::STDERR_TAIL), artifact, source);
     let bytes = std::fs::read(&out).unwrap_or_default();
-    let _ = (std::fs::remove_file(&out), std::fs::remove_file(&err));
-    if let Some(parent) = out.parent() {
-        let _ = std::fs::remove_dir(parent);
+    engine.recycle(out, err);
+    match jury::failure(&run, &limits, &stderr) {
+        Some(f) => Err(f),
+        None => Ok(bytes),
     }
-    if let Some((verdict, message)) = crate::verdict::classify_run(&run, limits.memory) {
-        let tail = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        let tail = if tail.is_empty() {
-            String::new()
-        } else {
-            format!("; stderr: {tail}")
-        };
-        return Err(format!(
-            "the {what} failed: {} ({message}){tail}",
-            verdict.code()
-        ));
-    }
-    Ok(bytes)
 }
 
 /// FNV-1a, 64 bits: a stable fingerprint for caching (not for security).

@@ -38,6 +38,8 @@ pub fn judge() -> Judge {
         program: PathBuf::from(env!("CARGO_BIN_EXE_judge")),
         user: None,
         interrupt_after: None,
+        stdout_lines: None,
+        merge_stderr: false,
     }
 }
 
@@ -47,6 +49,8 @@ pub struct Judge {
     program: PathBuf,
     user: Option<u32>,
     interrupt_after: Option<f64>,
+    stdout_lines: Option<usize>,
+    merge_stderr: bool,
 }
 
 impl Judge {
@@ -75,6 +79,19 @@ impl Judge {
     /// Sends SIGINT to the judge after this many seconds.
     pub fn interrupt_after(mut self, seconds: f64) -> Self {
         self.interrupt_after = Some(seconds);
+        self
+    }
+
+    /// Reads this many lines of the judge's stdout, then closes it (like `judge … | head -n N`);
+    /// `stdout()` holds the lines read.
+    pub fn close_stdout_after(mut self, lines: usize) -> Self {
+        self.stdout_lines = Some(lines);
+        self
+    }
+
+    /// Sends the judge's stderr into its stdout (`2>&1`), e.g. to close both at once.
+    pub fn stderr_to_stdout(mut self) -> Self {
+        self.merge_stderr = true;
         self
     }
 
@@ -113,7 +130,11 @@ impl Judge {
             &program.to_string_lossy(),
             &args,
             &self.dir,
-            self.interrupt_after,
+            Containment {
+                interrupt_after: self.interrupt_after,
+                stdout_lines: self.stdout_lines,
+                merge_stderr: self.merge_stderr,
+            },
         );
         Finished {
             output,
@@ -214,13 +235,19 @@ impl Finished {
     }
 }
 
+/// How a contained invocation is disturbed.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Containment {
+    /// Send SIGINT after this many seconds.
+    pub interrupt_after: Option<f64>,
+    /// Close the judge's stdout after reading this many lines.
+    pub stdout_lines: Option<usize>,
+    /// The judge's stderr goes to its stdout.
+    pub merge_stderr: bool,
+}
+
 /// Runs `program args` in its own namespaces and capped cgroup; cleans up whatever is left.
-pub fn contained(
-    program: &str,
-    args: &[OsString],
-    dir: &Path,
-    interrupt_after: Option<f64>,
-) -> Output {
+pub fn contained(program: &str, args: &[OsString], dir: &Path, how: Containment) -> Output {
     let name = format!(
         "judge-test-{}-{}",
         std::process::id(),
@@ -260,8 +287,14 @@ pub fn contained(
     )
     .unwrap();
     cmd.args(args).current_dir(dir).env("TMPDIR", tmp.path());
-    if let Some(seconds) = interrupt_after {
+    if let Some(seconds) = how.interrupt_after {
         cmd.env("HARNESS_SIGINT_AFTER", seconds.to_string());
+    }
+    if let Some(lines) = how.stdout_lines {
+        cmd.env("HARNESS_STDOUT_LINES", lines.to_string());
+    }
+    if how.merge_stderr {
+        cmd.env("HARNESS_STDERR_TO_STDOUT", "1");
     }
     let procs: Vec<CString> = cgroups
         .dirs
@@ -318,7 +351,23 @@ const SURVIVORS: &str = r#"
 import os, signal, subprocess, sys, time
 env = dict(os.environ)
 after = env.pop("HARNESS_SIGINT_AFTER", None)
-judge = subprocess.Popen(sys.argv[1:], env=env)
+lines = env.pop("HARNESS_STDOUT_LINES", None)
+merge = env.pop("HARNESS_STDERR_TO_STDOUT", None) is not None
+judge = subprocess.Popen(
+    sys.argv[1:],
+    env=env,
+    stdout=None if lines is None else subprocess.PIPE,
+    stderr=subprocess.STDOUT if merge else None,
+)
+if lines is not None:
+    # Like `| head -n N`: read N lines, pass them on, close the pipe.
+    for _ in range(int(lines)):
+        line = judge.stdout.readline()
+        if not line:
+            break
+        sys.stdout.buffer.write(line)
+    sys.stdout.flush()
+    judge.stdout.close()
 if after is not None:
     try:
         judge.wait(timeout=float(after))
