@@ -71,7 +71,7 @@ pub fn main() -> i32 {
     let result = match cli.command {
         Command::Run(args) => run::run(args, cli.languages.as_deref()),
         Command::Verify(args) => verify::run(args, cli.languages.as_deref()),
-        Command::Doctor(args) => doctor::run(args),
+        Command::Doctor(args) => doctor::run(args, cli.languages.as_deref()),
         Command::Gen(args) => gen::run(args, cli.languages.as_deref()),
         Command::Stress(args) => stress::run(args, cli.languages.as_deref()),
         Command::New(args) => new::run(args, cli.languages.as_deref()),
