@@ -8,3 +8,4 @@ mod run;
 mod sandbox;
 mod setter;
 mod verify;
+mod view;
