@@ -35,11 +35,13 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
             let languages: Vec<serde_json::Value> = paths
                 .iter()
                 .map(|(l, [compile, run])| {
+                    let mut missing: Vec<&String> = compile.missing.iter().collect();
+                    missing.extend(run.missing.iter().filter(|m| !compile.missing.contains(m)));
                     serde_json::json!({
                         "name": l.name,
                         "compile": compile.shown,
                         "run": run.shown,
-                        "missing": compile.missing.iter().chain(&run.missing).collect::<Vec<_>>(),
+                        "missing": missing,
                     })
                 })
                 .collect();

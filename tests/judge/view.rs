@@ -403,7 +403,7 @@ fn doctor_lists_what_programs_see() {
     let dir = tempfile::tempdir().unwrap();
     let table = c_table(
         dir.path(),
-        "compile_readable = [\"/usr/include\"]\nrun_readable = [\"/nonexistent/judge-listed-path\"]",
+        "compile_readable = [\"/usr/include\"]\nrun_readable = [\"/nonexistent/judge-listed-path\"]\nreadable = [\"/nonexistent/judge-both\"]",
     );
     let doc = harness::judge().args(["doctor", "--json"]).output().json();
     let visible = &doc["visible"];
@@ -454,7 +454,7 @@ fn doctor_lists_what_programs_see() {
     assert_eq!(c["run"], serde_json::json!([]), "{c}");
     assert_eq!(
         c["missing"],
-        serde_json::json!(["/nonexistent/judge-listed-path"]),
+        serde_json::json!(["/nonexistent/judge-both", "/nonexistent/judge-listed-path"]),
         "{c}"
     );
     let human = harness::judge()
@@ -465,6 +465,6 @@ fn doctor_lists_what_programs_see() {
     human
         .expect_stdout_contains("visible to programs (read-only; nothing else of the host):")
         .expect_stdout_contains(
-            "compile: /usr/include; run: /nonexistent/judge-listed-path (not on this machine)",
+            "compile: /usr/include /nonexistent/judge-both (not on this machine); run: /nonexistent/judge-both (not on this machine) /nonexistent/judge-listed-path (not on this machine)",
         );
 }
