@@ -1,6 +1,6 @@
 //! Building a source file into something runnable, inside the sandbox, under compile limits.
 
-use crate::lang::{self, LangError, Languages};
+use crate::lang::{self, LangError, Languages, Step};
 use crate::sandbox::{Limits, RunSpec, Sandbox, SandboxError, Termination};
 use crate::verdict::termination_text;
 use serde::Serialize;
@@ -100,10 +100,12 @@ pub fn build(
     let expand_all = |words: &[String]| -> Result<Vec<String>, LangError> {
         words.iter().map(|w| lang::expand(w, &src, &exe)).collect()
     };
-    let mut readable: Vec<PathBuf> = vec![dir.to_path_buf()];
-    for r in &language.readable {
-        readable.push(PathBuf::from(lang::expand(r, &src, &exe)?));
-    }
+    // The build folder and the language's paths for each step (compile and run see their own).
+    let readable = |step| -> Result<Vec<PathBuf>, LangError> {
+        let mut paths = vec![dir.to_path_buf()];
+        paths.extend(language.paths(step, &src, &exe)?);
+        Ok(paths)
+    };
 
     let mut report = CompileReport {
         language: language.name.clone(),
@@ -125,7 +127,7 @@ pub fn build(
             stdin: None,
             stdout: log_out.clone(),
             stderr: log_err.clone(),
-            readable: readable.clone(),
+            readable: readable(Step::Compile)?,
             scratch_workdir: false,
             limits: limits.clone(),
         };
@@ -179,7 +181,7 @@ pub fn build(
             language: language.name.clone(),
             program,
             args: run[1..].iter().map(OsString::from).collect(),
-            readable,
+            readable: readable(Step::Run)?,
         }),
         report,
     ))

@@ -67,7 +67,7 @@ pub fn main() -> i32 {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
         Command::Run(args) => run::run(args, languages),
         Command::Verify(args) => verify::run(args, languages),
-        Command::Doctor(args) => doctor::run(args),
+        Command::Doctor(args) => doctor::run(args, languages),
         Command::Gen(args) => gen::run(args, languages),
         Command::Stress(args) => stress::run(args, languages),
         Command::New(args) => new::run(args, languages),

@@ -67,8 +67,9 @@ pub struct RunSpec {
     /// File that receives stderr (at most `limits.stderr` bytes kept).
     pub stderr: PathBuf,
     /// Extra host paths (files or directories) the program may read, e.g. a toolchain, the built
-    /// binary, a checker's input files. System directories the runtime needs (/usr, /lib, /bin, ...)
-    /// are always readable.
+    /// binary, a checker's input files. Besides them, only the system view is visible
+    /// ([`worker::SystemView`]: /usr, /bin, /sbin, /lib*, the loader's cache and the
+    /// alternatives' links of /etc); paths missing on the host are skipped.
     pub readable: Vec<PathBuf>,
     pub limits: Limits,
 }
@@ -191,6 +192,15 @@ impl Sandbox {
         match &self.backend {
             Backend::Isolated(i) => i.notes(),
             Backend::Naive(..) => Vec::new(),
+        }
+    }
+
+    /// What every program sees of the host besides its run's own paths (for `judge doctor`);
+    /// `None` when programs see the whole host (no mount namespace).
+    pub fn system_view(&self) -> Option<worker::SystemView> {
+        match &self.backend {
+            Backend::Isolated(_) => Some(worker::SystemView::of_host()),
+            Backend::Naive(..) => None,
         }
     }
 

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Refuses to run hostile code unless the judge says every isolation layer is active here.
-fn require_full_isolation() {
+pub(crate) fn require_full_isolation() {
     static FULL: OnceLock<Result<(), String>> = OnceLock::new();
     let state = FULL.get_or_init(|| {
         let doc = harness::judge().args(["doctor", "--json"]).output().json();

@@ -10,3 +10,4 @@ mod run;
 mod sandbox;
 mod setter;
 mod verify;
+mod view;
