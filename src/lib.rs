@@ -4,8 +4,8 @@
 pub mod build;
 pub mod checker;
 pub mod cli;
+pub mod engine;
 pub mod interrupt;
-pub mod judge;
 pub mod lang;
 pub mod package;
 pub mod report;

@@ -2,7 +2,7 @@
 //! generated tests are up to date, the checker passes its own tests, and every solution under
 //! `solutions/<slug>/<expected>/` gets its expected verdict.
 
-use crate::judge::{Checker, Engine, JudgeOptions, Reporter, SubmissionReport};
+use crate::engine::{Checker, Engine, JudgeOptions, Reporter, SubmissionReport};
 use crate::package::{natural_cmp, recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{self, NotValid};
@@ -397,7 +397,7 @@ pub fn validate_input(
     source: &Path,
     input: &Path,
 ) -> Result<(), NotValid> {
-    let limits = crate::judge::checker_limits();
+    let limits = crate::engine::checker_limits();
     let (run, out, err) = engine
         .execute(validator, &[], Some(input), &[], limits.clone())
         .map_err(|e| {

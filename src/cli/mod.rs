@@ -9,7 +9,7 @@ mod run;
 mod stress;
 mod verify;
 
-use crate::judge::Engine;
+use crate::engine::Engine;
 use crate::lang::Languages;
 use crate::report::stream::Gone;
 use crate::sandbox::Sandbox;

@@ -34,7 +34,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         super::warn_isolation(&engine.sandbox);
     }
     let checker = engine.prepare_checker(&problem)?;
-    let options = crate::judge::JudgeOptions { all: args.all };
+    let options = crate::engine::JudgeOptions { all: args.all };
     let stdout = std::io::stdout();
     let report = if args.json {
         engine.judge(
@@ -42,7 +42,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             &checker,
             &args.source,
             options,
-            &mut crate::judge::Silent,
+            &mut crate::engine::Silent,
         )?
     } else {
         let colour = report::use_colour(&stdout);

@@ -1,7 +1,7 @@
 //! `judge verify [PROBLEM...]`: every problem under ./problems by default.
 
 use super::{exit, Session};
-use crate::judge::{Reporter, Silent};
+use crate::engine::{Reporter, Silent};
 use crate::package;
 use crate::report::{self, human::status, human::Paint, secs};
 use crate::verify::{self, Finding, ProblemCheck, Severity, SolutionCheck, VerifyReporter};

@@ -3,7 +3,7 @@
 
 use super::{mib, secs};
 use crate::build::CompileReport;
-use crate::judge::{Reporter, SubmissionReport, TestResult};
+use crate::engine::{Reporter, SubmissionReport, TestResult};
 use crate::package::TestCase;
 use crate::verdict::Verdict;
 use std::io::Write;

@@ -1,6 +1,6 @@
 //! `--json`: one object on stdout. Schema version 1; fields are only ever added.
 
-use crate::judge::SubmissionReport;
+use crate::engine::SubmissionReport;
 use crate::sandbox::IsolationLevel;
 use serde::Serialize;
 

@@ -8,7 +8,7 @@ use super::{
     fingerprint, generator_limits, generator_time_hint, generator_time_limit, reference_solution,
     run_for_output, Builds, SetterError,
 };
-use crate::judge::{solution_limits, Engine};
+use crate::engine::{solution_limits, Engine};
 use crate::package::{recipe, Problem};
 use crate::verify::Finding;
 use std::collections::{BTreeMap, HashSet};

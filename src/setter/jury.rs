@@ -294,7 +294,7 @@ mod tests {
     }
 
     fn limits() -> Limits {
-        crate::judge::checker_limits()
+        crate::engine::checker_limits()
     }
 
     const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"/tmp/b/main.py\", line 3, in <module>\n    print(1 // (n - 4))\n          ~~^^~~~~~~~\nZeroDivisionError: integer division or modulo by zero\n";

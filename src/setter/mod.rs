@@ -7,7 +7,7 @@ pub mod new;
 pub mod stress;
 
 use crate::build::Artifact;
-use crate::judge::{Engine, EngineError};
+use crate::engine::{Engine, EngineError};
 use crate::verdict::Verdict;
 use crate::verify::{list_solutions, solutions_dir};
 use std::collections::HashMap;
@@ -86,7 +86,7 @@ pub fn generator_limits(cpu: Duration) -> crate::sandbox::Limits {
     crate::sandbox::Limits {
         cpu,
         wall: cpu * 2 + Duration::from_secs(1),
-        ..crate::judge::checker_limits()
+        ..crate::engine::checker_limits()
     }
 }
 

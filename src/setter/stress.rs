@@ -8,7 +8,7 @@ use super::{
     run_for_output, Builds, SetterError,
 };
 use crate::build::Artifact;
-use crate::judge::{solution_limits, Checker, Engine};
+use crate::engine::{solution_limits, Checker, Engine};
 use crate::package::{recipe, Problem, TestCase};
 use crate::verdict::Verdict;
 use std::path::{Path, PathBuf};
