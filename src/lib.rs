@@ -12,4 +12,3 @@ pub mod report;
 pub mod sandbox;
 pub mod setter;
 pub mod verdict;
-pub mod verify;

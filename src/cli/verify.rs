@@ -4,7 +4,8 @@ use super::{exit, Session};
 use crate::engine::{Reporter, Silent};
 use crate::package;
 use crate::report::{self, human::status, human::Paint, secs};
-use crate::verify::{self, Finding, ProblemCheck, Severity, SolutionCheck, VerifyReporter};
+use crate::setter::verify::{self, ProblemCheck, SolutionCheck, VerifyReporter};
+use crate::setter::{Finding, Severity};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]

@@ -10,6 +10,7 @@
 //!   uncaught exception or panic (a Python traceback, a Rust panic, a C++ `terminate`), is killed
 //!   by a signal, or exceeds its limits.
 
+use crate::engine::Engine;
 use crate::sandbox::{Limits, RunOutcome, Termination};
 use crate::verdict::termination_text;
 use std::path::Path;
@@ -273,6 +274,31 @@ pub fn name_source(text: &str, artifact: &crate::build::Artifact, source: &Path)
         }
     }
     text
+}
+
+/// The validator's protocol, in one sentence for hints (the rule is in `setter::jury`).
+pub const VALIDATOR_RULE: &str = "a validator accepts with exit 0 and rejects with another exit status (or a failed assertion), the reason on stderr; an uncaught exception, a panic or a signal is a crash";
+
+/// Runs a validator built from `source` on one input (the rule is in `setter::jury`).
+pub fn validate_input(
+    engine: &mut Engine,
+    validator: &crate::build::Artifact,
+    source: &Path,
+    input: &Path,
+) -> Result<(), NotValid> {
+    let limits = crate::engine::checker_limits();
+    let (run, out, err) = engine
+        .execute(validator, &[], Some(input), &[], limits.clone())
+        .map_err(|e| {
+            NotValid::Crashed(Failure {
+                what: format!("could not be run: {e}"),
+                tail: Vec::new(),
+                timed_out: false,
+            })
+        })?;
+    let stderr = name_source(&read_tail(&err, STDERR_TAIL), validator, source);
+    engine.recycle(out, err);
+    validator_verdict(&run, &limits, &stderr)
 }
 
 #[cfg(test)]

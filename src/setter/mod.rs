@@ -4,12 +4,14 @@
 pub mod gen;
 pub mod jury;
 pub mod new;
+pub mod solutions;
 pub mod stress;
+pub mod verify;
 
 use crate::build::Artifact;
 use crate::engine::{Engine, EngineError};
 use crate::verdict::Verdict;
-use crate::verify::{list_solutions, solutions_dir};
+use solutions::{list_solutions, solutions_dir};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -22,6 +24,39 @@ pub enum SetterError {
     Package(#[from] crate::package::PackageError),
     #[error("{0}")]
     Other(String),
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    /// The package or a jury program is broken (a judge error): nothing built on it can be
+    /// trusted.
+    Broken,
+    /// An expectation does not hold (an invalid or stale test, a checker test that disagrees).
+    Failed,
+}
+
+/// Something wrong with a package, naming its file and what to do.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Finding {
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn broken(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Broken,
+            message: message.into(),
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Failed,
+            message: message.into(),
+        }
+    }
 }
 
 /// The reference solution: the first file of `accepted/` in name order. (Misnamed folders beside

@@ -247,7 +247,7 @@ impl Stress<'_> {
         write(&test.input, input)?;
         let result = (|| {
             if let Some((source, v)) = &self.validator {
-                match crate::verify::validate_input(self.engine, v, source, &test.input) {
+                match crate::setter::jury::validate_input(self.engine, v, source, &test.input) {
                     Ok(()) => {}
                     Err(NotValid::Rejected(_)) => return Ok(Trial::Invalid),
                     Err(NotValid::Crashed(_)) if self.shrinking => return Ok(Trial::Invalid),
@@ -256,7 +256,7 @@ impl Stress<'_> {
                         return Err(SetterError::Other(format!(
                             "on a generated input, {}\n  hint: fix the validator: {}",
                             f.render(&name),
-                            crate::verify::VALIDATOR_RULE
+                            crate::setter::jury::VALIDATOR_RULE
                         )));
                     }
                 }
