@@ -97,6 +97,33 @@ pub struct JudgeOptions {
     pub all: bool,
 }
 
+/// What to read from a jury program's run before its files are reused.
+#[derive(Debug, Clone, Copy)]
+pub struct Keep {
+    /// Up to this many bytes of stdout; `None`: none.
+    pub stdout: Option<u64>,
+    /// The last this-many bytes of stderr (where tracebacks end).
+    pub stderr: u64,
+}
+
+impl Keep {
+    /// Only the tail of stderr.
+    pub fn stderr(cap: u64) -> Keep {
+        Keep {
+            stdout: None,
+            stderr: cap,
+        }
+    }
+}
+
+/// A finished jury run: its evidence and the output that `Keep` asked for.
+#[derive(Debug)]
+pub struct JuryRun {
+    pub outcome: RunOutcome,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
 /// Owns the sandbox, the language table and a private work folder.
 pub struct Engine {
     pub sandbox: Sandbox,
@@ -215,6 +242,38 @@ impl Engine {
             let _ = std::fs::remove_dir_all(&dir);
         }
         Ok((outcome?, stdout, stderr))
+    }
+
+    /// Runs a jury program (checker, validator, generator, reference solution) once and reads
+    /// what `keep` asks for; its output files go back to the engine before this returns, so
+    /// callers never hold (or leak) them.
+    pub fn run_jury(
+        &mut self,
+        artifact: &Artifact,
+        args: &[OsString],
+        stdin: Option<&Path>,
+        readable: &[PathBuf],
+        limits: Limits,
+        keep: Keep,
+    ) -> Result<JuryRun, EngineError> {
+        let (outcome, out, err) = self.execute(artifact, args, stdin, readable, limits)?;
+        let stdout = match keep.stdout {
+            None => Vec::new(),
+            Some(cap) => std::fs::File::open(&out)
+                .and_then(|f| {
+                    let mut buf = Vec::new();
+                    std::io::Read::read_to_end(&mut std::io::Read::take(f, cap), &mut buf)?;
+                    Ok(buf)
+                })
+                .unwrap_or_default(),
+        };
+        let stderr = read_tail(&err, keep.stderr);
+        self.recycle(out, err);
+        Ok(JuryRun {
+            outcome,
+            stdout,
+            stderr,
+        })
     }
 
     /// Judges one solution on every test of the problem.
@@ -353,11 +412,20 @@ impl Engine {
                 // The checker runs in its own working folder: hand it absolute paths.
                 let files = [absolute(input), absolute(output), absolute(answer)];
                 let args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
-                let (run, out, err) = self
-                    .execute(artifact, &args, None, &files, checker_limits())
+                let JuryRun {
+                    outcome: run,
+                    stderr,
+                    ..
+                } = self
+                    .run_jury(
+                        artifact,
+                        &args,
+                        None,
+                        &files,
+                        checker_limits(),
+                        Keep::stderr(STDERR_CAP),
+                    )
                     .map_err(|e| format!("could not run the checker: {e}"))?;
-                let stderr = build::read_capped(&err, STDERR_CAP as usize);
-                self.recycle(out, err);
                 if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
                     return Err("the checker exceeded its limits".to_string());
                 }
@@ -403,5 +471,25 @@ pub fn checker_limits() -> Limits {
         output: 1 << 30,
         stderr: STDERR_CAP,
         processes: 64,
+    }
+}
+
+/// The last `cap` bytes of a file, lossily as text, starting at a line boundary when cut.
+pub fn read_tail(path: &Path, cap: u64) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let cut = len > cap;
+    if cut && f.seek(SeekFrom::Start(len - cap)).is_err() {
+        return String::new();
+    }
+    let mut buf = Vec::new();
+    let _ = f.take(cap).read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    match (cut, text.find('\n')) {
+        (true, Some(i)) => text[i + 1..].to_string(),
+        _ => text,
     }
 }

@@ -10,7 +10,9 @@
 //!   uncaught exception or panic (a Python traceback, a Rust panic, a C++ `terminate`), is killed
 //!   by a signal, or exceeds its limits.
 
-use crate::engine::Engine;
+#[cfg(test)]
+use crate::engine::read_tail;
+use crate::engine::{Engine, Keep};
 use crate::sandbox::{Limits, RunOutcome, Termination};
 use crate::verdict::termination_text;
 use std::path::Path;
@@ -141,7 +143,7 @@ fn secs(d: Duration) -> String {
 }
 
 /// Why a run of a jury program failed, or `None` when it exited 0 within its limits. `stderr`
-/// is the end of its stderr (see [`read_tail`]).
+/// is the end of its stderr (see [`crate::engine::read_tail`]).
 pub fn failure(run: &RunOutcome, limits: &Limits, stderr: &str) -> Option<Failure> {
     let lines: Vec<&str> = stderr.lines().collect();
     let timed_out = run.cpu_limit_exceeded || run.wall_limit_exceeded;
@@ -242,26 +244,6 @@ pub fn validator_verdict(run: &RunOutcome, limits: &Limits, stderr: &str) -> Res
     Err(NotValid::Crashed(crash))
 }
 
-/// The last `cap` bytes of a file, lossily as text, starting at a line boundary when cut.
-pub fn read_tail(path: &Path, cap: u64) -> String {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return String::new();
-    };
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let cut = len > cap;
-    if cut && f.seek(SeekFrom::Start(len - cap)).is_err() {
-        return String::new();
-    }
-    let mut buf = Vec::new();
-    let _ = f.take(cap).read_to_end(&mut buf);
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    match (cut, text.find('\n')) {
-        (true, Some(i)) => text[i + 1..].to_string(),
-        _ => text,
-    }
-}
-
 /// Replaces the build folder's copy of a source (e.g. `/tmp/judge-x/build-3/main.py`, as a
 /// traceback names it) with the source's own name, in a message.
 pub fn name_source(text: &str, artifact: &crate::build::Artifact, source: &Path) -> String {
@@ -287,8 +269,15 @@ pub fn validate_input(
     input: &Path,
 ) -> Result<(), NotValid> {
     let limits = crate::engine::checker_limits();
-    let (run, out, err) = engine
-        .execute(validator, &[], Some(input), &[], limits.clone())
+    let run = engine
+        .run_jury(
+            validator,
+            &[],
+            Some(input),
+            &[],
+            limits.clone(),
+            Keep::stderr(STDERR_TAIL),
+        )
         .map_err(|e| {
             NotValid::Crashed(Failure {
                 what: format!("could not be run: {e}"),
@@ -296,9 +285,8 @@ pub fn validate_input(
                 timed_out: false,
             })
         })?;
-    let stderr = name_source(&read_tail(&err, STDERR_TAIL), validator, source);
-    engine.recycle(out, err);
-    validator_verdict(&run, &limits, &stderr)
+    let stderr = name_source(&run.stderr, validator, source);
+    validator_verdict(&run.outcome, &limits, &stderr)
 }
 
 #[cfg(test)]

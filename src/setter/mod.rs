@@ -144,19 +144,21 @@ pub fn run_for_output(
     limits: crate::sandbox::Limits,
 ) -> Result<Vec<u8>, jury::Failure> {
     let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
-    let (run, out, err) = engine
-        .execute(artifact, &args, stdin, &[], limits.clone())
+    let keep = crate::engine::Keep {
+        stdout: Some(u64::MAX),
+        stderr: jury::STDERR_TAIL,
+    };
+    let run = engine
+        .run_jury(artifact, &args, stdin, &[], limits.clone(), keep)
         .map_err(|e| jury::Failure {
             what: format!("could not be run: {e}"),
             tail: Vec::new(),
             timed_out: false,
         })?;
-    let stderr = jury::name_source(&jury::read_tail(&err, jury::STDERR_TAIL), artifact, source);
-    let bytes = std::fs::read(&out).unwrap_or_default();
-    engine.recycle(out, err);
-    match jury::failure(&run, &limits, &stderr) {
+    let stderr = jury::name_source(&run.stderr, artifact, source);
+    match jury::failure(&run.outcome, &limits, &stderr) {
         Some(f) => Err(f),
-        None => Ok(bytes),
+        None => Ok(run.stdout),
     }
 }
 

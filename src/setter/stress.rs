@@ -397,11 +397,15 @@ impl Stress<'_> {
             return Vec::new();
         }
         let limits = solution_limits(self.problem);
+        let keep = crate::engine::Keep {
+            stdout: Some(4096),
+            stderr: 0,
+        };
         let out = match self
             .engine
-            .execute(&self.solution, &[], Some(&path), &[], limits)
+            .run_jury(&self.solution, &[], Some(&path), &[], limits, keep)
         {
-            Ok((_, out, _)) => crate::build::read_capped(&out, 4096).into_bytes(),
+            Ok(run) => run.stdout,
             Err(_) => Vec::new(),
         };
         let _ = std::fs::remove_dir_all(&dir);
