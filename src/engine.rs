@@ -1,8 +1,9 @@
 //! The engine: build a solution, run it on every test in the sandbox, check the output, decide the
-//! verdicts. It reports progress through [`Reporter`] and never prints.
+//! verdicts. It reports progress as [`Event`]s through a [`Reporter`] and never prints.
 
 use crate::build::{self, Artifact, BuildError, CompileReport};
 use crate::checker::{self, Judgement, Mismatch};
+use crate::event::{Event, Reporter, RunId, TestId};
 use crate::lang::Languages;
 use crate::package::{CheckerSpec, Problem, TestCase};
 use crate::sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxError};
@@ -56,18 +57,6 @@ impl SubmissionReport {
     }
 }
 
-/// Progress events. Every method has a default so reporters implement what they show.
-pub trait Reporter {
-    fn compile_started(&mut self, _source: &Path) {}
-    fn compiled(&mut self, _report: &CompileReport) {}
-    fn test_started(&mut self, _test: &TestCase) {}
-    fn test_finished(&mut self, _result: &TestResult) {}
-}
-
-/// A reporter that shows nothing.
-pub struct Silent;
-impl Reporter for Silent {}
-
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error(transparent)]
@@ -95,6 +84,8 @@ pub enum Checker {
 pub struct JudgeOptions {
     /// Run every test instead of stopping at the first failure.
     pub all: bool,
+    /// The verdict the solution is expected to get (`verify`), told in `solution_finished`.
+    pub expected: Option<Verdict>,
 }
 
 /// What to read from a jury program's run before its files are reused.
@@ -122,6 +113,13 @@ pub struct JuryRun {
     pub outcome: RunOutcome,
     pub stdout: Vec<u8>,
     pub stderr: String,
+}
+
+/// The ids every event of one judging carries.
+struct Ids {
+    problem: String,
+    solution: String,
+    run: RunId,
 }
 
 /// Owns the sandbox, the language table and a private work folder.
@@ -276,7 +274,8 @@ impl Engine {
         })
     }
 
-    /// Judges one solution on every test of the problem.
+    /// Judges one solution on every test of the problem, emitting `compile_*`, `test_*` and
+    /// finally `solution_finished` (also when it cannot be judged: then with the error).
     pub fn judge(
         &mut self,
         problem: &Problem,
@@ -285,9 +284,50 @@ impl Engine {
         options: JudgeOptions,
         reporter: &mut dyn Reporter,
     ) -> Result<SubmissionReport, EngineError> {
-        reporter.compile_started(source);
+        let ids = Ids {
+            problem: problem.slug.clone(),
+            solution: source.display().to_string(),
+            run: RunId::next(),
+        };
+        let result = self.judge_inner(problem, checker, source, options, &ids, reporter);
+        let (verdict, error, report) = match &result {
+            Ok(r) => (r.verdict, None, Some(r.clone())),
+            Err(e) => (Verdict::JE, Some(e.to_string()), None),
+        };
+        reporter.event(&Event::SolutionFinished {
+            problem: ids.problem,
+            solution: ids.solution,
+            run: ids.run,
+            expected: options.expected,
+            matches: options.expected.map(|v| report.is_some() && v == verdict),
+            verdict,
+            error,
+            report,
+        });
+        result
+    }
+
+    fn judge_inner(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        source: &Path,
+        options: JudgeOptions,
+        ids: &Ids,
+        reporter: &mut dyn Reporter,
+    ) -> Result<SubmissionReport, EngineError> {
+        reporter.event(&Event::CompileStarted {
+            problem: ids.problem.clone(),
+            solution: ids.solution.clone(),
+            run: ids.run,
+        });
         let (artifact, compile) = self.build(source)?;
-        reporter.compiled(&compile);
+        reporter.event(&Event::CompileFinished {
+            problem: ids.problem.clone(),
+            solution: ids.solution.clone(),
+            run: ids.run,
+            compile: compile.clone(),
+        });
         let Some(artifact) = artifact else {
             return Ok(SubmissionReport {
                 verdict: Verdict::CE,
@@ -297,10 +337,27 @@ impl Engine {
         };
         let mut tests = Vec::new();
         let mut verdict = Verdict::AC;
-        for test in &problem.tests {
-            reporter.test_started(test);
+        let of = problem.tests.len();
+        for (i, test) in problem.tests.iter().enumerate() {
+            let test_id = TestId {
+                index: i + 1,
+                name: test.name.clone(),
+            };
+            reporter.event(&Event::TestStarted {
+                problem: ids.problem.clone(),
+                solution: ids.solution.clone(),
+                run: ids.run,
+                test: test_id.clone(),
+                of,
+            });
             let result = self.run_test(problem, checker, &artifact, test);
-            reporter.test_finished(&result);
+            reporter.event(&Event::TestFinished {
+                problem: ids.problem.clone(),
+                solution: ids.solution.clone(),
+                run: ids.run,
+                test: test_id,
+                result: result.clone(),
+            });
             let failed = result.verdict != Verdict::AC;
             if failed && verdict == Verdict::AC {
                 verdict = result.verdict;

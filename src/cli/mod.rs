@@ -10,8 +10,10 @@ mod stress;
 mod verify;
 
 use crate::engine::Engine;
+use crate::event::{Event, Reporter};
 use crate::lang::Languages;
 use crate::report::stream::Gone;
+use crate::report::Format;
 use crate::sandbox::Sandbox;
 use clap::{Parser, Subcommand};
 use std::io::Write;
@@ -123,8 +125,51 @@ impl Drop for Session {
     }
 }
 
+/// `--format` and its synonym `--json`, for the subcommands with reporters.
+#[derive(Debug, clap::Args)]
+pub struct FormatArgs {
+    /// Output: human (a table; status and progress on stderr), json (one document at the end),
+    /// jsonl (one event per line as it happens), junit (JUnit XML for CI).
+    #[arg(long, value_enum, default_value_t = Format::Human, value_name = "FORMAT")]
+    format: Format,
+    /// The same as --format json.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+}
+
+impl FormatArgs {
+    pub fn pick(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format
+        }
+    }
+}
+
+/// The first events of a subcommand: `started`, and a warning when runs are not fully isolated.
+pub fn started(reporter: &mut dyn Reporter, command: &str, sandbox: &Sandbox) {
+    reporter.event(&Event::Started {
+        command: command.to_string(),
+        isolation: sandbox.level(),
+    });
+    if let Some(message) = isolation_warning(sandbox) {
+        reporter.event(&Event::Warning {
+            problem: None,
+            message,
+        });
+    }
+}
+
 /// Warns on stderr when runs are not fully isolated, and whether measurements are exact.
 pub fn warn_isolation(sandbox: &Sandbox) {
+    if let Some(message) = isolation_warning(sandbox) {
+        crate::errln!("warning: {message}");
+    }
+}
+
+/// Whether runs are not fully isolated, and whether measurements are exact.
+pub fn isolation_warning(sandbox: &Sandbox) -> Option<String> {
     let layers = sandbox.layers();
     let missing: Vec<&str> = layers
         .iter()
@@ -132,7 +177,7 @@ pub fn warn_isolation(sandbox: &Sandbox) {
         .map(|l| l.name.as_str())
         .collect();
     if missing.is_empty() {
-        return;
+        return None;
     }
     let measured_exactly = layers
         .iter()
@@ -143,9 +188,9 @@ pub fn warn_isolation(sandbox: &Sandbox) {
     } else {
         "time and memory measurements are approximate (no per-run cgroup)"
     };
-    crate::errln!(
-        "warning: isolation is {:?} (missing: {}); hostile code is not contained; {measurement}. Run `judge doctor` for details.",
+    Some(format!(
+        "isolation is {:?} (missing: {}); hostile code is not contained; {measurement}. Run `judge doctor` for details.",
         sandbox.level(),
         missing.join(", ")
-    );
+    ))
 }

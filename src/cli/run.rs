@@ -1,8 +1,10 @@
-//! `judge run <PROBLEM> <SOURCE> [--json] [--all]`.
+//! `judge run <PROBLEM> <SOURCE> [--all] [--format human|json|jsonl|junit]`.
 
 use super::{exit, Session};
+use crate::event::{Event, Reporter};
 use crate::package::{self, Problem};
-use crate::report::{self, human, json};
+use crate::report;
+use crate::verdict::Verdict;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -11,12 +13,11 @@ pub struct Args {
     problem: String,
     /// The solution's source file (.cpp .cc .c .rs .py).
     source: PathBuf,
-    /// Print one JSON object on stdout instead of the table.
-    #[arg(long)]
-    json: bool,
     /// Run every test instead of stopping at the first failure.
     #[arg(long)]
     all: bool,
+    #[command(flatten)]
+    format: super::FormatArgs,
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
@@ -30,46 +31,24 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     }
     let mut session = Session::new(languages)?;
     let engine = &mut session.engine;
-    if !args.json {
-        super::warn_isolation(&engine.sandbox);
-    }
+    let mut reporter = report::reporter(args.format.pick(), report::Command::Run);
+    super::started(&mut *reporter, "run", &engine.sandbox);
+    reporter.event(&Event::problem_started(&problem));
     let checker = engine.prepare_checker(&problem)?;
-    let options = crate::engine::JudgeOptions { all: args.all };
-    let stdout = std::io::stdout();
-    let report = if args.json {
-        engine.judge(
-            &problem,
-            &checker,
-            &args.source,
-            options,
-            &mut crate::engine::Silent,
-        )?
-    } else {
-        let colour = report::use_colour(&stdout);
-        let status_colour = report::use_colour(&std::io::stderr());
-        let mut table = human::TableReporter::new(
-            crate::report::stream::stdout(),
-            colour,
-            status_colour,
-            &problem.tests,
-        );
-        engine.judge(&problem, &checker, &args.source, options, &mut table)?
+    let options = crate::engine::JudgeOptions {
+        all: args.all,
+        expected: None,
     };
-    if args.json {
-        crate::outln!(
-            "{}",
-            json::run_document(
-                &problem.slug,
-                &args.source.to_string_lossy(),
-                engine.sandbox.level(),
-                &report
-            )
-        );
-    } else {
-        crate::out!(
-            "{}",
-            human::render_summary(&report, problem.tests.len(), report::use_colour(&stdout))
-        );
-    }
-    Ok(exit::for_verdict(report.verdict))
+    let report = engine.judge(&problem, &checker, &args.source, options, &mut *reporter)?;
+    let code = exit::for_verdict(report.verdict);
+    let rejected = report.verdict != Verdict::AC && report.verdict != Verdict::JE;
+    reporter.event(&Event::ProblemFinished {
+        problem: problem.slug.clone(),
+        findings: Vec::new(),
+        advice: None,
+        judge_errors: usize::from(report.verdict == Verdict::JE),
+        failures: usize::from(rejected),
+    });
+    reporter.event(&Event::Finished { exit: code });
+    Ok(code)
 }

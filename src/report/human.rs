@@ -3,11 +3,10 @@
 
 use super::{mib, secs};
 use crate::build::CompileReport;
-use crate::engine::{Reporter, SubmissionReport, TestResult};
-use crate::package::TestCase;
+use crate::engine::{SubmissionReport, TestResult};
+use crate::event::{Event, Reporter};
 use crate::verdict::Verdict;
 use std::io::Write;
-use std::path::Path;
 
 /// Paints text with an ANSI colour when colour is on.
 pub struct Paint {
@@ -44,70 +43,101 @@ impl Paint {
 
 /// A cargo-like status line on stderr: right-aligned verb, then the rest.
 pub fn status(paint: &Paint, verb: &str, rest: &str) {
+    status_to(&mut super::stream::stderr(), paint, verb, rest);
+}
+
+/// A live progress line on a terminal's stderr (solution, test i/N, elapsed), redrawn in place
+/// and wiped before anything else is written, so it never stays in the scrollback.
+pub struct Progress {
+    /// Only on a terminal.
+    pub on: bool,
+    shown: bool,
+    since: Option<std::time::Instant>,
+}
+
+impl Progress {
+    pub fn new(on: bool) -> Progress {
+        Progress {
+            on,
+            shown: false,
+            since: None,
+        }
+    }
+
+    /// Starts the clock of a solution.
+    pub fn start(&mut self) {
+        self.since = Some(std::time::Instant::now());
+    }
+
+    /// Draws `verb rest  elapsed` over the previous line.
+    pub fn show(&mut self, err: &mut dyn Write, paint: &Paint, verb: &str, rest: &str) {
+        if !self.on {
+            return;
+        }
+        let elapsed = self
+            .since
+            .map(|t| format!("  {:.1} s", t.elapsed().as_secs_f64()))
+            .unwrap_or_default();
+        let verb = paint.wrap("1;36", &format!("{verb:>12}"));
+        let _ = write!(err, "\r\x1b[K{verb} {rest}{elapsed}");
+        let _ = err.flush();
+        self.shown = true;
+    }
+
+    /// Wipes the line, if one is shown.
+    pub fn clear(&mut self, err: &mut dyn Write) {
+        if self.shown {
+            let _ = write!(err, "\r\x1b[K");
+            let _ = err.flush();
+            self.shown = false;
+        }
+    }
+}
+
+/// A writer a reporter owns: `Send`, so the reporter can be.
+pub type Out = Box<dyn Write + Send>;
+
+/// `status` into a given writer.
+pub fn status_to(err: &mut dyn Write, paint: &Paint, verb: &str, rest: &str) {
     let verb = format!("{verb:>12}");
     let verb = if paint.on {
         format!("\x1b[1;32m{verb}\x1b[0m")
     } else {
         verb
     };
-    crate::errln!("{verb} {rest}");
+    let _ = writeln!(err, "{verb} {rest}");
 }
 
-/// Prints the test table of one `judge run` as tests finish.
-pub struct TableReporter<W: Write> {
-    out: W,
+/// The human report of `judge run`: status lines and a progress line on stderr, the test table
+/// as tests finish and the summary on stdout.
+pub struct RunTable {
+    out: Out,
+    err: Out,
     paint: Paint,
     /// Paint for stderr status lines.
     status_paint: Paint,
+    progress: Progress,
+    tests: Vec<String>,
     name_width: usize,
     header_done: bool,
 }
 
-impl<W: Write> TableReporter<W> {
-    pub fn new(out: W, colour: bool, status_colour: bool, tests: &[TestCase]) -> Self {
-        let name_width = tests
-            .iter()
-            .map(|t| t.name.chars().count())
-            .max()
-            .unwrap_or(4)
-            .max(4);
-        TableReporter {
+impl RunTable {
+    /// `colour` for stdout, `status_colour` for stderr, `progress` when stderr is a terminal.
+    pub fn new(out: Out, err: Out, colour: bool, status_colour: bool, progress: bool) -> Self {
+        RunTable {
             out,
+            err,
             paint: Paint { on: colour },
             status_paint: Paint { on: status_colour },
-            name_width,
+            progress: Progress::new(progress),
+            tests: Vec::new(),
+            name_width: 4,
             header_done: false,
         }
     }
 
-    pub fn into_inner(self) -> W {
-        self.out
-    }
-}
-
-impl<W: Write> Reporter for TableReporter<W> {
-    fn compile_started(&mut self, source: &Path) {
-        status(
-            &self.status_paint,
-            "Compiling",
-            &source.display().to_string(),
-        );
-    }
-
-    fn compiled(&mut self, report: &CompileReport) {
-        if report.ok {
-            status(
-                &self.status_paint,
-                "Compiled",
-                &format!("{} in {}", report.language, secs(report.time)),
-            );
-            if let Some(warnings) = compiler_warnings(report, &self.status_paint) {
-                crate::report::stream::eprint(format_args!("{warnings}"));
-            }
-        }
-    }
-
-    fn test_finished(&mut self, r: &TestResult) {
+    fn row(&mut self, r: &TestResult) {
         if !self.header_done {
             self.header_done = true;
             let head = format!(
@@ -137,6 +167,64 @@ impl<W: Write> Reporter for TableReporter<W> {
         }
         let _ = writeln!(self.out, "{line}");
         let _ = self.out.flush();
+    }
+}
+
+impl Reporter for RunTable {
+    fn event(&mut self, e: &Event) {
+        match e {
+            Event::Warning { message, .. } => {
+                self.progress.clear(&mut self.err);
+                let _ = writeln!(self.err, "warning: {message}");
+            }
+            Event::ProblemStarted { tests, .. } => {
+                self.name_width = tests
+                    .iter()
+                    .map(|t| t.chars().count())
+                    .max()
+                    .unwrap_or(4)
+                    .max(4);
+                self.tests = tests.clone();
+            }
+            Event::CompileStarted { solution, .. } => {
+                status_to(&mut self.err, &self.status_paint, "Compiling", solution);
+            }
+            Event::CompileFinished { compile, .. } => {
+                self.progress.start();
+                if compile.ok {
+                    let text = format!("{} in {}", compile.language, secs(compile.time));
+                    status_to(&mut self.err, &self.status_paint, "Compiled", &text);
+                    if let Some(warnings) = compiler_warnings(compile, &self.status_paint) {
+                        let _ = write!(self.err, "{warnings}");
+                    }
+                }
+            }
+            Event::TestStarted {
+                solution, test, of, ..
+            } => {
+                let rest = format!("{solution}  test {}/{of} ({})", test.index, test.name);
+                self.progress
+                    .show(&mut self.err, &self.status_paint, "Running", &rest);
+            }
+            Event::TestFinished { result, .. } => {
+                self.progress.clear(&mut self.err);
+                self.row(result);
+            }
+            Event::SolutionFinished {
+                report: Some(report),
+                ..
+            } => {
+                self.progress.clear(&mut self.err);
+                let summary = render_summary(report, self.tests.len(), self.paint.on);
+                let _ = write!(self.out, "{summary}");
+                let _ = self.out.flush();
+            }
+            Event::Started { .. }
+            | Event::Step { .. }
+            | Event::SolutionFinished { report: None, .. }
+            | Event::ProblemFinished { .. }
+            | Event::Finished { .. } => {}
+        }
     }
 }
 

@@ -1,9 +1,15 @@
-//! Rendering results: the human table (`human`) and the machine-readable JSON (`json`).
+//! Rendering events (`crate::event`): reporters for people (`human` for `run`, `verify` for
+//! `verify`) and for programs (`json`, `jsonl`, `junit`), chosen by `--format`.
 
 pub mod diff;
 pub mod human;
 pub mod json;
+pub mod jsonl;
+pub mod junit;
 pub mod stream;
+pub mod verify;
+
+use crate::event::Reporter;
 
 use crate::checker::Mismatch;
 use serde::Serializer;
@@ -47,4 +53,54 @@ pub fn ser_mismatch<S: Serializer>(m: &Option<Mismatch>, s: S) -> Result<S::Ok, 
 /// Whether to colour a stream: a terminal, and NO_COLOR unset.
 pub fn use_colour(stream: &impl std::io::IsTerminal) -> bool {
     stream.is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+}
+
+/// `--format`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
+pub enum Format {
+    /// A table for people; status and progress lines on stderr.
+    #[default]
+    Human,
+    /// One JSON document on stdout at the end (`--json`).
+    Json,
+    /// One JSON object per event and line, as it happens.
+    Jsonl,
+    /// JUnit XML for CI systems, at the end.
+    Junit,
+}
+
+/// Which subcommand a reporter renders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    Run,
+    Verify,
+}
+
+/// The reporter of a subcommand in a format, writing to stdout (and stderr for people).
+pub fn reporter(format: Format, command: Command) -> Box<dyn Reporter> {
+    let out = || -> human::Out { Box::new(stream::stdout_shared()) };
+    let err = || -> human::Out { Box::new(stream::stderr_shared()) };
+    let colour = use_colour(&std::io::stdout());
+    let status_colour = use_colour(&std::io::stderr());
+    let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    match (format, command) {
+        (Format::Human, Command::Run) => Box::new(human::RunTable::new(
+            out(),
+            err(),
+            colour,
+            status_colour,
+            progress,
+        )),
+        (Format::Human, Command::Verify) => Box::new(verify::VerifyTable::new(
+            out(),
+            err(),
+            colour,
+            status_colour,
+            progress,
+        )),
+        (Format::Json, Command::Run) => Box::new(json::RunJson::new(out())),
+        (Format::Json, Command::Verify) => Box::new(json::VerifyJson::new(out())),
+        (Format::Jsonl, _) => Box::new(jsonl::Jsonl::new(out())),
+        (Format::Junit, command) => Box::new(junit::Junit::new(out(), command == Command::Verify)),
+    }
 }

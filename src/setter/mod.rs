@@ -27,7 +27,8 @@ pub enum SetterError {
 }
 
 /// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// The package or a jury program is broken (a judge error): nothing built on it can be
     /// trusted.
@@ -37,7 +38,7 @@ pub enum Severity {
 }
 
 /// Something wrong with a package, naming its file and what to do.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct Finding {
     pub severity: Severity,
     pub message: String,

@@ -2,13 +2,15 @@
 //! generated tests are up to date, the checker passes its own tests, and every solution under
 //! `solutions/<slug>/<expected>/` gets its expected verdict.
 
-use crate::engine::{Checker, Engine, JudgeOptions, Reporter, SubmissionReport};
+use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
+use crate::event::{Event, Reporter};
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input, NotValid, VALIDATOR_RULE};
 use crate::setter::solutions::{list_solutions, solutions_dir};
 use crate::setter::{Finding, Severity};
 use crate::verdict::Verdict;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -41,16 +43,43 @@ impl SolutionCheck {
 }
 
 /// Time-limit advice from the measured times.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct TimeAdvice {
+    #[serde(rename = "limit_ms", serialize_with = "crate::report::ser_ms")]
     pub limit: Duration,
+    #[serde(serialize_with = "ser_timed")]
     pub slowest_accepted: Option<(Duration, PathBuf)>,
     /// Fastest test that a time_limit_exceeded solution was killed on (at least the limit).
+    #[serde(serialize_with = "ser_timed")]
     pub fastest_tle: Option<(Duration, PathBuf)>,
     /// The Kattis rule: slowest accepted x 2, rounded up to 0.1 s.
+    #[serde(rename = "kattis_limit_ms", serialize_with = "ser_opt_ms")]
     pub kattis_limit: Option<Duration>,
     /// Solutions whose verdict would change within a factor 1.5 of the limit, with the evidence.
     pub warnings: Vec<String>,
+}
+
+/// `{"time_ms": …, "solution": "…"}` or null.
+fn ser_timed<S: serde::Serializer>(
+    v: &Option<(Duration, PathBuf)>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Timed<'a> {
+        #[serde(serialize_with = "crate::report::ser_ms")]
+        time_ms: &'a Duration,
+        solution: &'a Path,
+    }
+    v.as_ref()
+        .map(|(time_ms, solution)| Timed { time_ms, solution })
+        .serialize(s)
+}
+
+fn ser_opt_ms<S: serde::Serializer>(v: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(d) => crate::report::ser_ms(d, s),
+        None => s.serialize_none(),
+    }
 }
 
 /// Everything `verify` found about one problem.
@@ -98,23 +127,12 @@ pub struct VerifyOptions {
     pub gen: GenOptions,
 }
 
-/// Progress of a verification.
-pub trait VerifyReporter {
-    fn step(&mut self, _what: &str) {}
-    /// One step of a long check: `verb` ("Generating", "Validating") and what, with i/N.
-    fn status(&mut self, _verb: &str, _what: &str) {}
-    fn solution_started(&mut self, _path: &Path) {}
-    fn solution_finished(&mut self, _check: &SolutionCheck) {}
-    /// Reporter for the tests of one solution.
-    fn tests(&mut self) -> &mut dyn Reporter;
-}
-
 /// Verifies one package.
 pub fn verify_problem(
     engine: &mut Engine,
     dir: &Path,
     options: &VerifyOptions,
-    reporter: &mut dyn VerifyReporter,
+    reporter: &mut dyn Reporter,
 ) -> ProblemCheck {
     let mut check = ProblemCheck {
         dir: dir.to_path_buf(),
@@ -123,12 +141,36 @@ pub fn verify_problem(
         solutions: Vec::new(),
         advice: None,
     };
-    let problem = match Problem::load(dir) {
+    let loaded = Problem::load(dir);
+    let id = match &loaded {
+        Ok(p) => p.slug.clone(),
+        Err(_) => dir.display().to_string(),
+    };
+    reporter.event(&match &loaded {
+        Ok(p) => Event::problem_started(p),
+        Err(_) => Event::ProblemStarted {
+            problem: id.clone(),
+            dir: dir.display().to_string(),
+            name: String::new(),
+            tests: Vec::new(),
+            time_limit_ms: Duration::ZERO,
+            memory_limit_kib: 0,
+        },
+    });
+    let problem = match loaded {
         Ok(p) => p,
         Err(e) => {
             check.findings.push(Finding::broken(e.to_string()));
+            finished(reporter, id, &check);
             return check;
         }
+    };
+    let step = |reporter: &mut dyn Reporter, verb: &str, what: &str| {
+        reporter.event(&Event::Step {
+            problem: id.clone(),
+            verb: verb.to_string(),
+            what: what.to_string(),
+        })
     };
     let solutions_dir = solutions_dir(dir, &problem.slug);
     let (solutions, misplaced) = list_solutions(&solutions_dir);
@@ -145,13 +187,13 @@ pub fn verify_problem(
             solutions_dir.display()
         )));
     }
-    reporter.step("tests against the validator");
+    step(reporter, "Checking", "tests against the validator");
     check
         .findings
         .extend(validate_tests(engine, &problem, &mut |verb, what| {
-            reporter.status(verb, what)
+            step(reporter, verb, what)
         }));
-    reporter.step("that generated tests are up to date");
+    step(reporter, "Checking", "that generated tests are up to date");
     match recipe::load_recipe(&problem.dir) {
         Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
             engine,
@@ -159,7 +201,7 @@ pub fn verify_problem(
             &recipe,
             reference.as_deref(),
             &options.gen,
-            &mut |verb, what| reporter.status(verb, what),
+            &mut |verb, what| step(reporter, verb, what),
         )),
         Err(e) => check.findings.push(Finding::broken(e.to_string())),
     }
@@ -171,21 +213,22 @@ pub fn verify_problem(
         }
     };
     if let Some(checker) = &checker {
-        reporter.step("the checker against checker_tests.toml");
+        step(
+            reporter,
+            "Checking",
+            "the checker against checker_tests.toml",
+        );
         check
             .findings
             .extend(run_checker_tests(engine, &problem, checker));
     }
     if let Some(checker) = &checker {
         for (path, expected) in solutions {
-            reporter.solution_started(&path);
-            let (report, error) = match engine.judge(
-                &problem,
-                checker,
-                &path,
-                JudgeOptions::default(),
-                reporter.tests(),
-            ) {
+            let options = JudgeOptions {
+                all: false,
+                expected: Some(expected),
+            };
+            let (report, error) = match engine.judge(&problem, checker, &path, options, reporter) {
                 Ok(r) => (Some(r), None),
                 Err(e) => (None, Some(e.to_string())),
             };
@@ -195,13 +238,23 @@ pub fn verify_problem(
                 report,
                 error,
             };
-            reporter.solution_finished(&sc);
             check.solutions.push(sc);
         }
     }
     check.advice = Some(time_advice(&problem, &check.solutions));
     check.problem = Some(problem);
+    finished(reporter, id, &check);
     check
+}
+
+fn finished(reporter: &mut dyn Reporter, problem: String, check: &ProblemCheck) {
+    reporter.event(&Event::ProblemFinished {
+        problem,
+        findings: check.findings.clone(),
+        advice: check.advice.clone(),
+        judge_errors: check.judge_errors(),
+        failures: check.failures(),
+    });
 }
 
 /// Runs the validator on every test: one finding per invalid test (a failed expectation) and per
