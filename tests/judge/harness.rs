@@ -40,6 +40,7 @@ pub fn judge() -> Judge {
         interrupt_after: None,
         stdout_lines: None,
         merge_stderr: false,
+        stamp_stdout: false,
     }
 }
 
@@ -51,6 +52,7 @@ pub struct Judge {
     interrupt_after: Option<f64>,
     stdout_lines: Option<usize>,
     merge_stderr: bool,
+    stamp_stdout: bool,
 }
 
 impl Judge {
@@ -95,6 +97,14 @@ impl Judge {
         self
     }
 
+    /// Reads the judge's stdout line by line as it comes and prefixes each line with the seconds
+    /// since the judge started (`1.234 {...}`), then adds `<seconds> HARNESS-EXIT` when the judge
+    /// has exited: shows whether output streams or comes all at the end.
+    pub fn stamp_stdout(mut self) -> Self {
+        self.stamp_stdout = true;
+        self
+    }
+
     pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
         self.dir = dir.as_ref().to_path_buf();
         self
@@ -134,6 +144,7 @@ impl Judge {
                 interrupt_after: self.interrupt_after,
                 stdout_lines: self.stdout_lines,
                 merge_stderr: self.merge_stderr,
+                stamp_stdout: self.stamp_stdout,
             },
         );
         Finished {
@@ -244,6 +255,8 @@ pub struct Containment {
     pub stdout_lines: Option<usize>,
     /// The judge's stderr goes to its stdout.
     pub merge_stderr: bool,
+    /// Stamp each stdout line with the time it arrived (see `Judge::stamp_stdout`).
+    pub stamp_stdout: bool,
 }
 
 /// Runs `program args` in its own namespaces and capped cgroup; cleans up whatever is left.
@@ -295,6 +308,9 @@ pub fn contained(program: &str, args: &[OsString], dir: &Path, how: Containment)
     }
     if how.merge_stderr {
         cmd.env("HARNESS_STDERR_TO_STDOUT", "1");
+    }
+    if how.stamp_stdout {
+        cmd.env("HARNESS_STAMP_STDOUT", "1");
     }
     let procs: Vec<CString> = cgroups
         .dirs
@@ -353,12 +369,20 @@ env = dict(os.environ)
 after = env.pop("HARNESS_SIGINT_AFTER", None)
 lines = env.pop("HARNESS_STDOUT_LINES", None)
 merge = env.pop("HARNESS_STDERR_TO_STDOUT", None) is not None
+stamp = env.pop("HARNESS_STAMP_STDOUT", None) is not None
+start = time.monotonic()
 judge = subprocess.Popen(
     sys.argv[1:],
     env=env,
-    stdout=None if lines is None else subprocess.PIPE,
+    stdout=None if lines is None and not stamp else subprocess.PIPE,
     stderr=subprocess.STDOUT if merge else None,
 )
+if stamp:
+    for line in iter(judge.stdout.readline, b""):
+        sys.stdout.buffer.write(b"%.3f " % (time.monotonic() - start) + line)
+    judge.wait()
+    sys.stdout.buffer.write(b"%.3f HARNESS-EXIT\n" % (time.monotonic() - start))
+    sys.stdout.flush()
 if lines is not None:
     # Like `| head -n N`: read N lines, pass them on, close the pipe.
     for _ in range(int(lines)):

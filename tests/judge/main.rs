@@ -3,6 +3,7 @@
 mod attacks;
 mod cli;
 mod crosscheck;
+mod formats;
 mod harness;
 mod messages;
 mod package_errors;
