@@ -6,6 +6,8 @@ pub mod human;
 pub mod json;
 pub mod jsonl;
 pub mod junit;
+#[cfg(test)]
+mod snapshots;
 pub mod stream;
 pub mod verify;
 
