@@ -7,6 +7,9 @@ use crate::engine::{SubmissionReport, TestResult};
 use crate::event::{Event, Reporter};
 use crate::verdict::Verdict;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Paints text with an ANSI colour when colour is on.
 pub struct Paint {
@@ -46,56 +49,156 @@ pub fn status(paint: &Paint, verb: &str, rest: &str) {
     status_to(&mut super::stream::stderr(), paint, verb, rest);
 }
 
-/// A live progress line on a terminal's stderr (solution, test i/N, elapsed), redrawn in place
-/// and wiped before anything else is written, so it never stays in the scrollback.
-pub struct Progress {
-    /// Only on a terminal.
-    pub on: bool,
-    shown: bool,
-    since: Option<std::time::Instant>,
+/// Stderr of a human reporter: cargo-like status lines, and on a terminal a live progress line
+/// (solution, test i/N, elapsed) redrawn in place — by a ticker thread while a test runs, when
+/// [`StatusLines::ticking`] — and wiped before anything else is written, so it never stays in
+/// the scrollback.
+pub struct StatusLines {
+    shared: Arc<Mutex<Lines>>,
+    ticker: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
 }
 
-impl Progress {
-    pub fn new(on: bool) -> Progress {
-        Progress {
-            on,
-            shown: false,
-            since: None,
+struct Lines {
+    err: Out,
+    paint: Paint,
+    /// Draw progress lines (a terminal).
+    progress: bool,
+    /// The progress line's text without the elapsed time.
+    line: Option<String>,
+    since: Option<Instant>,
+    shown: bool,
+}
+
+impl Lines {
+    fn wipe(&mut self) {
+        if self.shown {
+            let _ = write!(self.err, "\r\x1b[K");
+            let _ = self.err.flush();
+            self.shown = false;
         }
     }
 
-    /// Starts the clock of a solution.
-    pub fn start(&mut self) {
-        self.since = Some(std::time::Instant::now());
-    }
-
-    /// Draws `verb rest  elapsed` over the previous line.
-    pub fn show(&mut self, err: &mut dyn Write, paint: &Paint, verb: &str, rest: &str) {
-        if !self.on {
-            return;
-        }
+    fn draw(&mut self) {
+        let Some(line) = &self.line else { return };
         let elapsed = self
             .since
             .map(|t| format!("  {:.1} s", t.elapsed().as_secs_f64()))
             .unwrap_or_default();
-        let verb = paint.wrap("1;36", &format!("{verb:>12}"));
-        let _ = write!(err, "\r\x1b[K{verb} {rest}{elapsed}");
-        let _ = err.flush();
+        let _ = write!(self.err, "\r\x1b[K{line}{elapsed}");
+        let _ = self.err.flush();
         self.shown = true;
     }
+}
 
-    /// Wipes the line, if one is shown.
-    pub fn clear(&mut self, err: &mut dyn Write) {
-        if self.shown {
-            let _ = write!(err, "\r\x1b[K");
-            let _ = err.flush();
-            self.shown = false;
+impl StatusLines {
+    /// `paint` for the verbs; `progress` when stderr is a terminal.
+    pub fn new(err: Out, paint: Paint, progress: bool) -> StatusLines {
+        StatusLines {
+            shared: Arc::new(Mutex::new(Lines {
+                err,
+                paint,
+                progress,
+                line: None,
+                since: None,
+                shown: false,
+            })),
+            ticker: None,
+        }
+    }
+
+    /// Redraws the progress line every `every` while one is shown (only with progress on).
+    pub fn ticking(mut self, every: Duration) -> StatusLines {
+        if !self.lock().progress || self.ticker.is_some() {
+            return self;
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let (shared, stopped) = (Arc::clone(&self.shared), Arc::clone(&stop));
+        let handle = std::thread::spawn(move || {
+            while !stopped.load(Ordering::Relaxed) {
+                std::thread::park_timeout(every);
+                if stopped.load(Ordering::Relaxed) {
+                    break;
+                }
+                let mut lines = shared.lock().unwrap_or_else(|e| e.into_inner());
+                if lines.shown {
+                    lines.draw();
+                }
+            }
+        });
+        self.ticker = Some((stop, handle));
+        self
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Lines> {
+        // A write that unwound (a closed stderr) leaves it poisoned; the state is still whole.
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `   Compiling rest`, right-aligned verb as cargo's.
+    pub fn status(&self, verb: &str, rest: &str) {
+        let mut lines = self.lock();
+        lines.wipe();
+        let verb = format!("{verb:>12}");
+        let verb = lines.paint.wrap("1;32", &verb);
+        let _ = writeln!(lines.err, "{verb} {rest}");
+    }
+
+    /// Any other text (warnings).
+    pub fn write(&self, text: &str) {
+        let mut lines = self.lock();
+        lines.wipe();
+        let _ = write!(lines.err, "{text}");
+    }
+
+    /// Starts the elapsed-time clock of the progress line (a solution's tests begin).
+    pub fn start_clock(&self) {
+        self.lock().since = Some(Instant::now());
+    }
+
+    /// Shows `verb rest  elapsed` as the progress line.
+    pub fn progress(&self, verb: &str, rest: &str) {
+        let mut lines = self.lock();
+        if !lines.progress {
+            return;
+        }
+        let verb = lines.paint.wrap("1;36", &format!("{verb:>12}"));
+        lines.line = Some(format!("{verb} {rest}"));
+        lines.draw();
+    }
+
+    /// Wipes the progress line.
+    pub fn clear(&self) {
+        let mut lines = self.lock();
+        lines.line = None;
+        lines.wipe();
+    }
+
+    pub fn paint(&self) -> Paint {
+        Paint {
+            on: self.lock().paint.on,
+        }
+    }
+}
+
+impl Drop for StatusLines {
+    fn drop(&mut self) {
+        if let Some((stop, handle)) = self.ticker.take() {
+            stop.store(true, Ordering::Relaxed);
+            handle.thread().unpark();
+            let _ = handle.join();
+        }
+        // Not while unwinding from a closed stderr: that write would unwind again.
+        if !std::thread::panicking() {
+            self.clear();
         }
     }
 }
 
 /// A writer a reporter owns: `Send`, so the reporter can be.
 pub type Out = Box<dyn Write + Send>;
+
+/// How often a progress line's elapsed time is redrawn.
+pub const TICK: Duration = Duration::from_millis(250);
 
 /// `status` into a given writer.
 pub fn status_to(err: &mut dyn Write, paint: &Paint, verb: &str, rest: &str) {
@@ -112,11 +215,8 @@ pub fn status_to(err: &mut dyn Write, paint: &Paint, verb: &str, rest: &str) {
 /// as tests finish and the summary on stdout.
 pub struct RunTable {
     out: Out,
-    err: Out,
+    err: StatusLines,
     paint: Paint,
-    /// Paint for stderr status lines.
-    status_paint: Paint,
-    progress: Progress,
     tests: Vec<String>,
     name_width: usize,
     header_done: bool,
@@ -127,14 +227,18 @@ impl RunTable {
     pub fn new(out: Out, err: Out, colour: bool, status_colour: bool, progress: bool) -> Self {
         RunTable {
             out,
-            err,
+            err: StatusLines::new(err, Paint { on: status_colour }, progress),
             paint: Paint { on: colour },
-            status_paint: Paint { on: status_colour },
-            progress: Progress::new(progress),
             tests: Vec::new(),
             name_width: 4,
             header_done: false,
         }
+    }
+
+    /// Redraws the progress line every so often while a test runs.
+    pub fn ticking(mut self) -> Self {
+        self.err = self.err.ticking(TICK);
+        self
     }
 
     fn row(&mut self, r: &TestResult) {
@@ -173,10 +277,7 @@ impl RunTable {
 impl Reporter for RunTable {
     fn event(&mut self, e: &Event) {
         match e {
-            Event::Warning { message, .. } => {
-                self.progress.clear(&mut self.err);
-                let _ = writeln!(self.err, "warning: {message}");
-            }
+            Event::Warning { message, .. } => self.err.write(&format!("warning: {message}\n")),
             Event::ProblemStarted { tests, .. } => {
                 self.name_width = tests
                     .iter()
@@ -186,16 +287,14 @@ impl Reporter for RunTable {
                     .max(4);
                 self.tests = tests.clone();
             }
-            Event::CompileStarted { solution, .. } => {
-                status_to(&mut self.err, &self.status_paint, "Compiling", solution);
-            }
+            Event::CompileStarted { solution, .. } => self.err.status("Compiling", solution),
             Event::CompileFinished { compile, .. } => {
-                self.progress.start();
+                self.err.start_clock();
                 if compile.ok {
                     let text = format!("{} in {}", compile.language, secs(compile.time));
-                    status_to(&mut self.err, &self.status_paint, "Compiled", &text);
-                    if let Some(warnings) = compiler_warnings(compile, &self.status_paint) {
-                        let _ = write!(self.err, "{warnings}");
+                    self.err.status("Compiled", &text);
+                    if let Some(warnings) = compiler_warnings(compile, &self.err.paint()) {
+                        self.err.write(&warnings);
                     }
                 }
             }
@@ -203,18 +302,17 @@ impl Reporter for RunTable {
                 solution, test, of, ..
             } => {
                 let rest = format!("{solution}  test {}/{of} ({})", test.index, test.name);
-                self.progress
-                    .show(&mut self.err, &self.status_paint, "Running", &rest);
+                self.err.progress("Running", &rest);
             }
             Event::TestFinished { result, .. } => {
-                self.progress.clear(&mut self.err);
+                self.err.clear();
                 self.row(result);
             }
             Event::SolutionFinished {
                 report: Some(report),
                 ..
             } => {
-                self.progress.clear(&mut self.err);
+                self.err.clear();
                 let summary = render_summary(report, self.tests.len(), self.paint.on);
                 let _ = write!(self.out, "{summary}");
                 let _ = self.out.flush();

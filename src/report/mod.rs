@@ -86,20 +86,12 @@ pub fn reporter(format: Format, command: Command) -> Box<dyn Reporter> {
     let status_colour = use_colour(&std::io::stderr());
     let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
     match (format, command) {
-        (Format::Human, Command::Run) => Box::new(human::RunTable::new(
-            out(),
-            err(),
-            colour,
-            status_colour,
-            progress,
-        )),
-        (Format::Human, Command::Verify) => Box::new(verify::VerifyTable::new(
-            out(),
-            err(),
-            colour,
-            status_colour,
-            progress,
-        )),
+        (Format::Human, Command::Run) => {
+            Box::new(human::RunTable::new(out(), err(), colour, status_colour, progress).ticking())
+        }
+        (Format::Human, Command::Verify) => Box::new(
+            verify::VerifyTable::new(out(), err(), colour, status_colour, progress).ticking(),
+        ),
         (Format::Json, Command::Run) => Box::new(json::RunJson::new(out())),
         (Format::Json, Command::Verify) => Box::new(json::VerifyJson::new(out())),
         (Format::Jsonl, _) => Box::new(jsonl::Jsonl::new(out())),

@@ -2,7 +2,7 @@
 //! works, one block per problem on stdout when the problem is done (findings, a table of
 //! solutions with expected and obtained verdicts, time-limit advice), and a closing verdict.
 
-use super::human::{status_to, Out, Paint, Progress};
+use super::human::{Out, Paint, StatusLines, TICK};
 use super::{mib, secs};
 use crate::event::{Event, Reporter};
 use crate::setter::verify::{SolutionCheck, TimeAdvice};
@@ -35,10 +35,8 @@ impl ProblemView {
 /// The human reporter of `judge verify`.
 pub struct VerifyTable {
     out: Out,
-    err: Out,
+    err: StatusLines,
     paint: Paint,
-    status_paint: Paint,
-    progress: Progress,
     current: Option<ProblemView>,
     done: Vec<ProblemView>,
     judge_errors: usize,
@@ -50,10 +48,8 @@ impl VerifyTable {
     pub fn new(out: Out, err: Out, colour: bool, status_colour: bool, progress: bool) -> Self {
         VerifyTable {
             out,
-            err,
+            err: StatusLines::new(err, Paint { on: status_colour }, progress),
             paint: Paint { on: colour },
-            status_paint: Paint { on: status_colour },
-            progress: Progress::new(progress),
             current: None,
             done: Vec::new(),
             judge_errors: 0,
@@ -61,9 +57,14 @@ impl VerifyTable {
         }
     }
 
+    /// Redraws the progress line every so often while a test runs.
+    pub fn ticking(mut self) -> Self {
+        self.err = self.err.ticking(TICK);
+        self
+    }
+
     fn status(&mut self, verb: &str, rest: &str) {
-        self.progress.clear(&mut self.err);
-        status_to(&mut self.err, &self.status_paint, verb, rest);
+        self.err.status(verb, rest);
     }
 
     fn closing(&mut self) {
@@ -113,10 +114,7 @@ impl VerifyTable {
 impl Reporter for VerifyTable {
     fn event(&mut self, e: &Event) {
         match e {
-            Event::Warning { message, .. } => {
-                self.progress.clear(&mut self.err);
-                let _ = writeln!(self.err, "warning: {message}");
-            }
+            Event::Warning { message, .. } => self.err.write(&format!("warning: {message}\n")),
             Event::ProblemStarted {
                 problem,
                 dir,
@@ -139,13 +137,12 @@ impl Reporter for VerifyTable {
             }
             Event::Step { verb, what, .. } => self.status(verb, what),
             Event::CompileStarted { solution, .. } => self.status("Judging", solution),
-            Event::CompileFinished { .. } => self.progress.start(),
+            Event::CompileFinished { .. } => self.err.start_clock(),
             Event::TestStarted {
                 solution, test, of, ..
             } => {
                 let rest = format!("{solution}  test {}/{of} ({})", test.index, test.name);
-                self.progress
-                    .show(&mut self.err, &self.status_paint, "Running", &rest);
+                self.err.progress("Running", &rest);
             }
             Event::SolutionFinished {
                 solution,
@@ -154,7 +151,7 @@ impl Reporter for VerifyTable {
                 report,
                 ..
             } => {
-                self.progress.clear(&mut self.err);
+                self.err.clear();
                 if let Some(view) = &mut self.current {
                     view.solutions.push(SolutionCheck {
                         path: PathBuf::from(solution),
@@ -171,7 +168,7 @@ impl Reporter for VerifyTable {
                 failures,
                 ..
             } => {
-                self.progress.clear(&mut self.err);
+                self.err.clear();
                 let mut view = self.current.take().unwrap_or_default();
                 view.findings = findings.clone();
                 view.advice = advice.clone();
@@ -183,7 +180,7 @@ impl Reporter for VerifyTable {
                 self.done.push(view);
             }
             Event::Finished { .. } => {
-                self.progress.clear(&mut self.err);
+                self.err.clear();
                 self.closing();
             }
             Event::Started { .. } | Event::TestFinished { .. } => {}
