@@ -126,6 +126,22 @@ pub enum Event {
         judge_errors: usize,
         failures: usize,
     },
+    /// `judge gen` is done: which files it wrote.
+    Generated {
+        problem: String,
+        dir: String,
+        #[serde(flatten)]
+        summary: crate::setter::gen::GenSummary,
+    },
+    /// `judge stress` is done: the smallest failing input it found (or none in `seconds`), and
+    /// the files it saved it to.
+    StressFinished {
+        problem: String,
+        solution: String,
+        seconds: f64,
+        found: Option<crate::setter::stress::Counterexample>,
+        saved: Vec<String>,
+    },
     /// The subcommand is done; `exit` is the status it ends with.
     Finished { exit: i32 },
 }
@@ -155,7 +171,9 @@ impl Event {
             | Event::TestStarted { problem, .. }
             | Event::TestFinished { problem, .. }
             | Event::SolutionFinished { problem, .. }
-            | Event::ProblemFinished { problem, .. } => Some(problem),
+            | Event::ProblemFinished { problem, .. }
+            | Event::Generated { problem, .. }
+            | Event::StressFinished { problem, .. } => Some(problem),
         }
     }
 }

@@ -31,7 +31,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     }
     let mut session = Session::new(languages)?;
     let engine = &mut session.engine;
-    let mut reporter = report::reporter(args.format.pick(), report::Command::Run);
+    let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
     super::started(&mut *reporter, "run", &engine.sandbox);
     reporter.event(&Event::problem_started(&problem));
     let checker = engine.prepare_checker(&problem)?;

@@ -31,7 +31,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
             .collect::<Result<_, _>>()?
     };
     let mut session = Session::new(languages)?;
-    let mut reporter = report::reporter(args.format.pick(), report::Command::Verify);
+    let mut reporter = report::reporter(args.format.pick(), report::Command::Verify)?;
     super::started(&mut *reporter, "verify", &session.engine.sandbox);
     let options = verify::VerifyOptions {
         gen: args.gen.options(),

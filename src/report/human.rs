@@ -321,6 +321,8 @@ impl Reporter for RunTable {
             | Event::Step { .. }
             | Event::SolutionFinished { report: None, .. }
             | Event::ProblemFinished { .. }
+            | Event::Generated { .. }
+            | Event::StressFinished { .. }
             | Event::Finished { .. } => {}
         }
     }

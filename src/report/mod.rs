@@ -6,6 +6,7 @@ pub mod human;
 pub mod json;
 pub mod jsonl;
 pub mod junit;
+pub mod setter;
 #[cfg(test)]
 mod snapshots;
 pub mod stream;
@@ -76,16 +77,43 @@ pub enum Format {
 pub enum Command {
     Run,
     Verify,
+    Gen,
+    Stress,
+}
+
+/// A format a subcommand does not write.
+#[derive(Debug, thiserror::Error)]
+#[error("--format {format} is not available for `judge {command}`\n  hint: gen and stress write human or jsonl; json and junit are for run and verify")]
+pub struct NoSuchFormat {
+    format: &'static str,
+    command: &'static str,
 }
 
 /// The reporter of a subcommand in a format, writing to stdout (and stderr for people).
-pub fn reporter(format: Format, command: Command) -> Box<dyn Reporter> {
+pub fn reporter(format: Format, command: Command) -> Result<Box<dyn Reporter>, NoSuchFormat> {
     let out = || -> human::Out { Box::new(stream::stdout_shared()) };
     let err = || -> human::Out { Box::new(stream::stderr_shared()) };
     let colour = use_colour(&std::io::stdout());
     let status_colour = use_colour(&std::io::stderr());
     let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    match (format, command) {
+    Ok(match (format, command) {
+        (Format::Human, Command::Gen | Command::Stress) => {
+            Box::new(setter::SetterLines::new(out(), err(), status_colour))
+        }
+        (Format::Json | Format::Junit, Command::Gen | Command::Stress) => {
+            return Err(NoSuchFormat {
+                format: if format == Format::Json {
+                    "json"
+                } else {
+                    "junit"
+                },
+                command: if command == Command::Gen {
+                    "gen"
+                } else {
+                    "stress"
+                },
+            })
+        }
         (Format::Human, Command::Run) => {
             Box::new(human::RunTable::new(out(), err(), colour, status_colour, progress).ticking())
         }
@@ -96,5 +124,5 @@ pub fn reporter(format: Format, command: Command) -> Box<dyn Reporter> {
         (Format::Json, Command::Verify) => Box::new(json::VerifyJson::new(out())),
         (Format::Jsonl, _) => Box::new(jsonl::Jsonl::new(out())),
         (Format::Junit, command) => Box::new(junit::Junit::new(out(), command == Command::Verify)),
-    }
+    })
 }

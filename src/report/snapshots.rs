@@ -393,6 +393,63 @@ fn verify_junit() {
     check("verify.junit.xml", &out);
 }
 
+fn setter_events() -> Vec<Event> {
+    use crate::setter::gen::GenSummary;
+    use crate::setter::stress::Counterexample;
+    let step = |verb: &str, what: &str| Event::Step {
+        problem: "sum".into(),
+        verb: verb.into(),
+        what: what.into(),
+    };
+    vec![
+        started("gen"),
+        step("Generating", "random-1 (1/2)"),
+        step("Answering", "random-1 (1/2)"),
+        Event::Generated {
+            problem: "sum".into(),
+            dir: "problems/sum".into(),
+            summary: GenSummary {
+                inputs_written: vec!["random-1".into()],
+                answers_written: vec!["random-1".into()],
+                cached: 1,
+                unchanged: 0,
+            },
+        },
+        step("Stress", "tried 10 input(s), size 2"),
+        Event::StressFinished {
+            problem: "sum".into(),
+            solution: "wa.cpp".into(),
+            seconds: 30.0,
+            found: Some(Counterexample {
+                input: b"2\n1 2\n".to_vec(),
+                answer: b"3\n".to_vec(),
+                output: b"4\n".to_vec(),
+                verdict: Verdict::WA,
+                message: "line 1, column 1: expected `3`, found `4`".into(),
+                tries: 12,
+                shrink_steps: 3,
+            }),
+            saved: vec!["counter.in".into(), "counter.ans".into()],
+        },
+        Event::Finished { exit: 1 },
+    ]
+}
+
+#[test]
+fn gen_and_stress_human() {
+    let (out, err) = render(&setter_events(), |o, e| {
+        Box::new(super::setter::SetterLines::new(o, e, false))
+    });
+    check("setter-human.stdout", &out);
+    check("setter-human.stderr", &err);
+}
+
+#[test]
+fn gen_and_stress_jsonl() {
+    let (out, _) = render(&setter_events(), |o, _| Box::new(Jsonl::new(o)));
+    check("setter.jsonl", &out);
+}
+
 #[test]
 fn redaction_hides_times_and_nothing_else() {
     assert_eq!(

@@ -183,7 +183,10 @@ impl Reporter for VerifyTable {
                 self.err.clear();
                 self.closing();
             }
-            Event::Started { .. } | Event::TestFinished { .. } => {}
+            Event::Started { .. }
+            | Event::TestFinished { .. }
+            | Event::Generated { .. }
+            | Event::StressFinished { .. } => {}
         }
     }
 }

@@ -26,7 +26,7 @@ struct Cache {
 }
 
 /// What `gen` did.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct GenSummary {
     pub inputs_written: Vec<String>,
     pub answers_written: Vec<String>,

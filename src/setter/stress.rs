@@ -30,16 +30,24 @@ pub struct StressOptions {
 }
 
 /// A failing input and what each side made of it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Counterexample {
+    #[serde(serialize_with = "lossy")]
     pub input: Vec<u8>,
+    #[serde(serialize_with = "lossy")]
     pub answer: Vec<u8>,
+    #[serde(serialize_with = "lossy")]
     pub output: Vec<u8>,
     pub verdict: Verdict,
     pub message: String,
     /// Inputs tried before the first failure, and shrinking steps that made it smaller.
     pub tries: u64,
     pub shrink_steps: u64,
+}
+
+/// Bytes as text (not UTF-8: replacement characters) in JSON.
+fn lossy<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&String::from_utf8_lossy(bytes))
 }
 
 /// The outcome of one candidate input.
