@@ -138,8 +138,14 @@ impl Junit {
                         }
                         None => String::new(),
                     };
+                    // A judge error is not the solution's fault.
+                    let element = if t.verdict == Verdict::JE {
+                        "error"
+                    } else {
+                        "failure"
+                    };
                     (
-                        "failure",
+                        element,
                         t.verdict.code().to_string(),
                         format!("{what}{}", first_line(&t.message)),
                         format!("{}\n{details}", t.message).trim_end().to_string(),
