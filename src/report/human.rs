@@ -44,11 +44,6 @@ impl Paint {
     }
 }
 
-/// A cargo-like status line on stderr: right-aligned verb, then the rest.
-pub fn status(paint: &Paint, verb: &str, rest: &str) {
-    status_to(&mut super::stream::stderr(), paint, verb, rest);
-}
-
 /// Stderr of a human reporter: cargo-like status lines, and on a terminal a live progress line
 /// (solution, test i/N, elapsed) redrawn in place — by a ticker thread while a test runs, when
 /// [`StatusLines::ticking`] — and wiped before anything else is written, so it never stays in
@@ -199,17 +194,6 @@ pub type Out = Box<dyn Write + Send>;
 
 /// How often a progress line's elapsed time is redrawn.
 pub const TICK: Duration = Duration::from_millis(250);
-
-/// `status` into a given writer.
-pub fn status_to(err: &mut dyn Write, paint: &Paint, verb: &str, rest: &str) {
-    let verb = format!("{verb:>12}");
-    let verb = if paint.on {
-        format!("\x1b[1;32m{verb}\x1b[0m")
-    } else {
-        verb
-    };
-    let _ = writeln!(err, "{verb} {rest}");
-}
 
 /// The human report of `judge run`: status lines and a progress line on stderr, the test table
 /// as tests finish and the summary on stdout.

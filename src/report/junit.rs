@@ -2,7 +2,8 @@
 //!
 //! One `<testsuite>` per solution, one `<testcase>` per test (`classname` the problem, `name` the
 //! test, `time` its CPU time in seconds). `judge run`: a test whose verdict is not AC is a
-//! `<failure>` (`type` the verdict code, `message` the checker's message); tests not run after
+//! `<failure>` (`type` the verdict code, `message` the checker's message; JE, the judge's
+//! fault, an `<error>`); tests not run after
 //! the first failure are `<skipped>`; a compilation error is a failing `compile` case.
 //! `judge verify`: a solution whose verdict matches its expectation passes in every case (the
 //! verdicts are in `system-out`); on a mismatch, each test with another verdict than AC fails,
