@@ -4,6 +4,7 @@
 
 use super::cgroup::Cgroups;
 use super::sys;
+use super::watch::{self, Watch};
 use super::wire::{self, Reply, Request};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
 use std::fs::File;
@@ -356,6 +357,29 @@ impl Isolated {
         layers
     }
 
+    /// What the run's init enforces by watching the tree when there is no cgroup.
+    fn watch(&self, limits: &super::Limits) -> Watch {
+        let processes = u64::from(limits.processes);
+        // In the worker's user namespace, RLIMIT_NPROC counts the namespace's processes (Linux
+        // 5.14+): the worker and up to two run inits (the last one being reaped) besides the
+        // run's own. Before 5.14 it would count all of the user's processes, so the watchdog
+        // counts instead. As root, the program's uid is this judge's alone.
+        let (nproc, kill_above_tasks) = if !self.userns {
+            (Some(processes), None)
+        } else if watch::nproc_per_user_namespace() {
+            (Some(processes + 3), None)
+        } else {
+            (None, Some(processes))
+        };
+        Watch {
+            memory: limits.memory,
+            cpu_nanos: limits.cpu.as_nanos().min(u128::from(u64::MAX)) as u64,
+            kill_above_tasks,
+            nproc,
+            address_space: watch::address_space_backstop(limits.memory),
+        }
+    }
+
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
         let io = |action: String| move |source| SandboxError::Io { action, source };
         let limits = spec.limits.clone();
@@ -453,6 +477,7 @@ impl Isolated {
             tmpfs_bytes: limits.memory,
             tmpfs_inodes: TMPFS_INODES,
             processes: limits.processes as u64,
+            watch: group.is_none().then(|| self.watch(&limits)),
         };
         let mut fds: Vec<RawFd> = vec![stdin.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()];
         fds.extend(&procs);
@@ -482,6 +507,7 @@ impl Isolated {
             }
         };
         let mut finished: Option<(i32, u64, u64, u64)> = None;
+        let mut watched = None;
         let mut finished_at = start;
         let (status, wall_nanos, cpu_nanos, max_rss) = loop {
             if let Some(f) = finished {
@@ -524,10 +550,12 @@ impl Isolated {
                             cpu_nanos,
                             max_rss,
                             standby,
+                            watched: seen,
                         },
                         _,
                     ))) => {
                         finished = Some((status, wall_nanos, cpu_nanos, max_rss));
+                        watched = seen;
                         if standby {
                             self.standbys.push(key.clone());
                             if self.standbys.len() > super::worker::STANDBYS {
@@ -592,11 +620,23 @@ impl Isolated {
                 let clean = termination == Termination::Exited(0);
                 (g.cpu_time(), g.peak_memory(), oom || (failcnt && !clean))
             }
-            None => (
-                Duration::from_nanos(cpu_nanos),
-                max_rss,
-                max_rss > limits.memory,
-            ),
+            // The init's watchdog measured the tree (its CPU time is the whole tree's).
+            None => match &watched {
+                Some(w) => {
+                    cpu_killed |= w.cpu_killed;
+                    let peak = w.peak_memory;
+                    (
+                        Duration::from_nanos(cpu_nanos),
+                        peak,
+                        w.memory_killed || peak > limits.memory,
+                    )
+                }
+                None => (
+                    Duration::from_nanos(cpu_nanos),
+                    max_rss,
+                    max_rss > limits.memory,
+                ),
+            },
         };
         if let Some(g) = group {
             let next = self

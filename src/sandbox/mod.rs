@@ -17,6 +17,7 @@ mod isolated;
 mod naive;
 pub mod seccomp;
 mod sys;
+mod watch;
 mod wire;
 pub mod worker;
 
@@ -140,6 +141,10 @@ pub enum SandboxError {
     Setup(String),
 }
 
+/// Set to 0, a judge that is not root runs plain processes instead of entering a user namespace
+/// (as where user namespaces are disabled).
+const NO_USERNS_ENV: &str = "JUDGE_USERNS";
+
 /// A prepared sandbox. Create one per worker and reuse it for many runs; runs through one
 /// `Sandbox` happen one at a time.
 pub struct Sandbox {
@@ -156,9 +161,16 @@ impl Sandbox {
     /// Probes the machine and prepares the strongest isolation available: the full sandbox when
     /// the judge runs as root on Linux, else plain processes under rlimits (and cgroups if usable).
     pub fn new() -> Result<Sandbox, SandboxError> {
-        let backend = match isolated::Isolated::new() {
-            Ok(i) => Backend::Isolated(Box::new(i)),
-            Err(why) => Backend::Naive(naive::Naive::new(), why),
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let backend = if !root && std::env::var_os(NO_USERNS_ENV).is_some_and(|v| v == "0") {
+            let why = format!("{NO_USERNS_ENV}=0: the user namespace is not used");
+            Backend::Naive(naive::Naive::new(), why)
+        } else {
+            match isolated::Isolated::new() {
+                Ok(i) => Backend::Isolated(Box::new(i)),
+                Err(why) => Backend::Naive(naive::Naive::new(), why),
+            }
         };
         Ok(Sandbox { backend })
     }
