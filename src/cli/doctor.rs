@@ -14,8 +14,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let sandbox = Sandbox::new()?;
     let layers = sandbox.layers();
     let notes = sandbox.notes();
+    let limits = sandbox.limits();
     if args.json {
-        let doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "speed": notes});
+        let doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "limits": limits, "speed": notes});
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(exit::OK);
     }
@@ -28,6 +29,16 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         }
     }
     println!("\nisolation: {:?}", sandbox.level());
+    println!("\nlimits:");
+    let width = limits.iter().map(|l| l.limit.len()).max().unwrap_or(5);
+    let how = limits.iter().map(|l| l.mechanism.len()).max().unwrap_or(5);
+    for l in &limits {
+        let exact = if l.exact { "exact" } else { "approximate" };
+        println!(
+            "{:<width$}  {:<how$}  {exact:<11}  {}",
+            l.limit, l.mechanism, l.detail
+        );
+    }
     if !notes.is_empty() {
         println!("\nspeed:");
         let width = notes.iter().map(|l| l.name.len()).max().unwrap_or(5);

@@ -311,6 +311,18 @@ impl Isolated {
             .collect()
     }
 
+    /// How each limit holds (for `judge doctor`).
+    pub fn limits(&self) -> Vec<super::LimitMechanism> {
+        let processes = if !self.userns {
+            super::ProcessCap::DedicatedUid
+        } else if watch::nproc_per_user_namespace() {
+            super::ProcessCap::UserNamespace
+        } else {
+            super::ProcessCap::Watchdog
+        };
+        super::limit_mechanisms(&self.cgroups, super::Watcher::Init, processes)
+    }
+
     pub fn layers(&self) -> Vec<Layer> {
         let active = |name: &str, detail: String| Layer {
             name: name.into(),
@@ -349,9 +361,16 @@ impl Isolated {
                 super::seccomp::denied().len()
             ),
         ));
+        let backstops = if self.cgroups.is_ok() {
+            ""
+        } else {
+            ", and without a cgroup an address-space backstop (4 × memory limit + 4 GiB)"
+        };
         layers.push(active(
             "rlimits",
-            "stack = memory limit, CPU-time backstop, file size cap, no core dumps".into(),
+            format!(
+                "stack = memory limit, CPU-time backstop, file size cap, no core dumps{backstops}"
+            ),
         ));
         layers.extend(super::cgroup_layers(&self.cgroups));
         layers

@@ -30,12 +30,25 @@ impl Naive {
         Naive { cgroups }
     }
 
+    /// How each limit holds (for `judge doctor`).
+    pub fn limits(&self) -> Vec<super::LimitMechanism> {
+        super::limit_mechanisms(
+            &self.cgroups,
+            super::Watcher::Judge,
+            super::ProcessCap::UserRlimit,
+        )
+    }
+
     /// The layers of plain processes; `why` tells why the full sandbox is not in use.
     pub fn layers(&self, why: &str) -> Vec<Layer> {
         let mut layers = vec![Layer {
             name: "rlimits".into(),
             active: true,
-            detail: "CPU-time backstop and stack rlimits".into(),
+            detail: if self.cgroups.is_ok() {
+                "CPU-time backstop and stack rlimits".into()
+            } else {
+                "CPU-time backstop, stack, process count and address-space (4 × memory limit + 4 GiB) rlimits".into()
+            },
             hint: None,
         }];
         layers.extend(super::cgroup_layers(&self.cgroups));

@@ -675,30 +675,67 @@ mod tests {
         );
     }
 
-    /// This test process itself, sampled like a run's process: its memory grows by what it
-    /// touches, the exact count takes over above the limit, and a pid that is gone counts
-    /// nothing.
+    /// A child holding 64 MiB, sampled like a run's process (not this test process: other
+    /// tests measure its peak): its memory is seen, the exact count takes over above the limit,
+    /// and a pid that is gone counts nothing.
     #[test]
     fn sampling_sees_memory_touched_and_forgets_the_dead() {
-        let me = std::process::id() as i32;
+        let mut child = std::process::Command::new("/usr/bin/python3")
+            .args(["-c", "b = bytearray(64 << 20); print(flush=True); input()"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        use std::io::BufRead;
+        std::io::BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let pid = child.id() as i32;
         let mut tree = Tree::new(Path::new("/proc"), &[]);
-        let before = tree.sample(&[me], true, u64::MAX);
-        assert!(before.tasks.unwrap() >= 1, "{before:?}");
-        assert!(before.cpu.is_some());
-        let block = vec![1u8; 64 << 20];
-        let after = tree.sample(&[me], false, u64::MAX);
-        assert!(
-            after.memory >= before.memory + (60 << 20),
-            "{before:?} then {after:?}"
-        );
-        assert_eq!((after.cpu, after.tasks), (None, None));
-        let exact = tree.sample(&[me], false, 1 << 20);
+        let cheap = tree.sample(&[pid], true, u64::MAX);
+        let exact = tree.sample(&[pid], false, 1 << 20);
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(cheap.memory >= 60 << 20, "{cheap:?}");
+        assert_eq!(cheap.tasks, Some(1));
+        assert!(cheap.cpu.is_some());
         assert!(tree.shared.is_some(), "counted exactly above the limit");
         assert!(exact.memory >= 60 << 20, "{exact:?}");
-        drop(block);
+        assert_eq!((exact.cpu, exact.tasks), (None, None));
         let gone = tree.sample(&[4_194_999], true, u64::MAX);
         assert_eq!((gone.memory, gone.tasks), (0, Some(0)));
-        assert!(tree.procs.len() == 1, "the dead pid is forgotten");
+        assert!(
+            tree.procs.len() == 1,
+            "only the last sample's pids are kept"
+        );
+    }
+
+    #[test]
+    fn a_process_cpu_clock_counts_all_its_threads() {
+        let me = std::process::id() as i32;
+        let before = process_cpu_nanos(me);
+        // A thread that burns 20 ms of its own CPU time, then ends.
+        std::thread::spawn(|| {
+            let own = || {
+                let mut ts = libc::timespec {
+                    tv_sec: 0,
+                    tv_nsec: 0,
+                };
+                // SAFETY: ts is a valid out-parameter.
+                unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+                ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+            };
+            let mut x = 0u64;
+            while own() < 20_000_000 {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+        })
+        .join()
+        .unwrap();
+        let after = process_cpu_nanos(me);
+        assert!(after >= before + 20_000_000, "{before} then {after}");
+        assert_eq!(process_cpu_nanos(4_194_999), 0, "no such process");
     }
 
     #[test]
