@@ -38,6 +38,7 @@ pub fn judge() -> Judge {
         program: PathBuf::from(env!("CARGO_BIN_EXE_judge")),
         user: None,
         interrupt_after: None,
+        env: Vec::new(),
     }
 }
 
@@ -47,6 +48,7 @@ pub struct Judge {
     program: PathBuf,
     user: Option<u32>,
     interrupt_after: Option<f64>,
+    env: Vec<(OsString, OsString)>,
 }
 
 impl Judge {
@@ -69,6 +71,12 @@ impl Judge {
     /// Runs the judge as this unprivileged uid/gid (through `setpriv`).
     pub fn user(mut self, uid: u32) -> Self {
         self.user = Some(uid);
+        self
+    }
+
+    /// Sets an environment variable for the judge.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
         self
     }
 
@@ -109,14 +117,16 @@ impl Judge {
             args = wrapped;
             program = "setpriv".into();
         }
-        let output = contained(
+        let (output, peak_memory) = contained(
             &program.to_string_lossy(),
             &args,
             &self.dir,
             self.interrupt_after,
+            &self.env,
         );
         Finished {
             output,
+            peak_memory,
             what: format!(
                 "judge {}",
                 self.args
@@ -131,6 +141,9 @@ impl Judge {
 
 pub struct Finished {
     pub output: Output,
+    /// Peak memory of everything the contained invocation ran (the judge, its worker and the
+    /// programs), from the containing cgroup, in bytes.
+    pub peak_memory: Option<u64>,
     what: String,
 }
 
@@ -215,12 +228,14 @@ impl Finished {
 }
 
 /// Runs `program args` in its own namespaces and capped cgroup; cleans up whatever is left.
+/// Returns the output and the peak memory of the containing cgroup.
 pub fn contained(
     program: &str,
     args: &[OsString],
     dir: &Path,
     interrupt_after: Option<f64>,
-) -> Output {
+    env: &[(OsString, OsString)],
+) -> (Output, Option<u64>) {
     let name = format!(
         "judge-test-{}-{}",
         std::process::id(),
@@ -259,7 +274,10 @@ pub fn contained(
         std::os::unix::fs::PermissionsExt::from_mode(0o1777),
     )
     .unwrap();
-    cmd.args(args).current_dir(dir).env("TMPDIR", tmp.path());
+    cmd.args(args)
+        .current_dir(dir)
+        .env("TMPDIR", tmp.path())
+        .envs(env.iter().map(|(k, v)| (k, v)));
     if let Some(seconds) = interrupt_after {
         cmd.env("HARNESS_SIGINT_AFTER", seconds.to_string());
     }
@@ -292,6 +310,7 @@ pub fn contained(
         !stderr.contains(SURVIVORS_MARK),
         "processes outlived the judge: {stderr}"
     );
+    let peak_memory = cgroups.peak_memory();
     let left_cgroups = cgroups.kill_and_remove();
     assert!(
         left_cgroups.is_empty(),
@@ -306,7 +325,7 @@ pub fn contained(
         left_files.is_empty(),
         "the judge left files in its TMPDIR: {left_files:?}"
     );
-    output
+    (output, peak_memory)
 }
 
 const SURVIVORS_MARK: &str = "HARNESS: processes outlived the judge";
@@ -393,6 +412,15 @@ impl Cgroups {
             }
         }
         Cgroups { dirs }
+    }
+
+    /// The peak memory of the containing memory cgroup (v1 or v2), in bytes.
+    fn peak_memory(&self) -> Option<u64> {
+        self.dirs.iter().find_map(|d| {
+            ["memory.max_usage_in_bytes", "memory.peak"]
+                .iter()
+                .find_map(|f| std::fs::read_to_string(d.join(f)).ok()?.trim().parse().ok())
+        })
     }
 
     /// Kills what is left, removes the cgroups and returns the nested cgroups the judge left.

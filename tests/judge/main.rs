@@ -7,4 +7,5 @@ mod package_errors;
 mod run;
 mod sandbox;
 mod setter;
+mod unpriv;
 mod verify;
