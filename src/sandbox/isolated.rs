@@ -223,10 +223,14 @@ impl Isolated {
             .map_err(|e| cleanup(format!("cannot create {}: {e}", root.display())))?;
         let (mine, theirs) =
             wire::socket_pair().map_err(|e| cleanup(format!("socketpair: {e}")))?;
+        let cgroups = Cgroups::probe_system();
         let mut cmd = Command::new(&exe);
         cmd.arg("__sandbox-worker").arg(&root);
         if userns {
             cmd.arg("--userns");
+        }
+        if cgroups.is_err() {
+            cmd.arg("--no-memory-cgroup");
         }
         // A kernel-wide mode: only when the user asks for it (JUDGE_CGROUP_FAVORDYNMODS=1).
         let opted_out = !std::env::var(FAVORDYNMODS_ENV).is_ok_and(|v| v == "1");
@@ -259,7 +263,7 @@ impl Isolated {
             uid: lease.as_ref().map_or(0, UidLease::uid),
             buf: vec![0; 64 * 1024].into_boxed_slice(),
             _lease: lease,
-            cgroups: Cgroups::probe_system(),
+            cgroups,
             worker_layers: Vec::new(),
             standbys: Vec::new(),
             favordynmods: None,
@@ -354,10 +358,22 @@ impl Isolated {
             "no_new_privs",
             "set before exec: setuid binaries and file capabilities grant nothing".into(),
         ));
+        let uncounted = if self.cgroups.is_ok() {
+            String::new()
+        } else {
+            let names: Vec<&str> = super::seccomp::uncounted_memory()
+                .iter()
+                .map(|(name, _)| *name)
+                .collect();
+            format!(
+                "; without a memory cgroup also {} (memory they hold can be mapped by no process, out of the watchdog's sight)",
+                names.join(", ")
+            )
+        };
         layers.push(active(
             "seccomp filter",
             format!(
-                "denies {} system calls with EPERM (ptrace, mount, unshare, setns, bpf, perf_event_open, keyctl, io_uring, kexec, modules, ...), namespace flags of clone, and foreign ABIs",
+                "denies {} system calls with EPERM (ptrace, mount, unshare, setns, bpf, perf_event_open, keyctl, io_uring, kexec, modules, ...), namespace flags of clone, and foreign ABIs{uncounted}",
                 super::seccomp::denied().len()
             ),
         ));

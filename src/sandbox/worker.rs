@@ -123,7 +123,14 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     }
-    let filter = seccomp::program();
+    let filter = if flag("--no-memory-cgroup") {
+        // The watchdog counts processes: refuse memory that no process would hold.
+        let mut deny = seccomp::denied();
+        deny.extend(seccomp::uncounted_memory());
+        seccomp::program_denying(&deny)
+    } else {
+        seccomp::program()
+    };
     let mut stack = vec![0u8; CHILD_STACK];
     serve(&sock, &filter, &mut stack);
     0

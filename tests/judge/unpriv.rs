@@ -196,6 +196,23 @@ fn without_root_cpu_memory_and_process_limits_hold() {
     attacks_are_held(false);
 }
 
+/// Memory no process maps (memfds written to, System V segments) would escape the watchdog:
+/// in a user namespace without a memory cgroup, the seccomp filter refuses to create it.
+#[test]
+fn without_root_memory_outside_every_process_is_refused() {
+    let programs = ["programs/memfd-hoard.c", "programs/shm-hoard.c"];
+    let copy = public_copy(&["attack"], &programs);
+    for prog in programs {
+        let run = judge_as_nobody(copy.path(), false)
+            .arg("run")
+            .arg("attack")
+            .arg(file_name(prog))
+            .arg("--json")
+            .output();
+        run.expect_verdict("AC");
+    }
+}
+
 #[test]
 fn without_user_namespaces_cpu_memory_and_process_limits_hold() {
     attacks_are_held(true);
