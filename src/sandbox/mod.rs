@@ -196,7 +196,7 @@ fn limit_mechanisms(
         ProcessCap::UserRlimit => (mechanism, false, format!("RLIMIT_NPROC set to the user's processes at the start plus the limit (it counts every process of the user), and the watchdog kills the run when it counts more than the limit (every {cpu_poll} ms)")),
     };
     vec![
-        limit("memory", mechanism, false, format!("{who} {poll} ms, the resident anonymous and shared memory of the run's processes (copy-on-write pages shared after a fork counted once){tmpfs}, and kills the run above the limit (MLE): a program can pass the limit by what it touches before the next poll (1–3 MiB measured for one process touching 1 GiB as fast as it can; more when the run's processes outnumber the CPUs, which the watchdog then lowers to nice 10 to keep its pace); {unseen}; {backstop}")),
+        limit("memory", mechanism, false, format!("{who} {poll} ms, the resident anonymous and shared memory of the run's processes (pages that forked processes still share copy-on-write count once per process){tmpfs}, and kills the run above the limit (MLE): a program can pass the limit by what it touches before the next poll (1–3 MiB measured for one process touching 1 GiB as fast as it can; more when the run's processes outnumber the CPUs, which the watchdog then lowers to nice 10 to keep its pace); {unseen}; {backstop}")),
         limit("cpu time", mechanism, false, format!("CPU time of the whole tree (live processes from their CPU clocks, finished ones from wait4) checked every {cpu_poll} ms: the tree is killed above the limit (TLE); the time reported is exact; RLIMIT_CPU per process as a backstop")),
         limit("processes", process_mechanism, process_exact, process_detail),
     ]

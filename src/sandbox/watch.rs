@@ -111,8 +111,8 @@ pub struct Sample {
 struct Proc {
     statm: Option<File>,
     stat: Option<File>,
-    /// `status` (one process) or `smaps_rollup` (several), read only near the limit.
-    exact: Option<File>,
+    /// `status`, read only near the limit.
+    status: Option<File>,
     /// The sample that last saw it (entries of processes gone are dropped).
     seen: u64,
 }
@@ -125,9 +125,6 @@ impl Proc {
     }
 }
 
-/// How many samples an estimate made from the last exact count may serve (see [`Tree::sample`]).
-const EXACT_EVERY: u32 = 16;
-
 /// Samples a set of processes: keeps their `/proc` files open between samples (opening them
 /// costs more than reading them), so a pid that dies and comes back as another process is not
 /// mistaken for the old one (the old files read nothing).
@@ -139,9 +136,8 @@ pub struct Tree {
     buf: Vec<u8>,
     tick: Duration,
     page: u64,
-    /// Resident pages that the last exact count found not to be the tree's own (mapped files,
-    /// copy-on-write pages shared between processes), and how many samples ago.
-    shared: Option<(u64, u32)>,
+    /// The last sample was above the cheap bound and counted exactly.
+    counted_exactly: bool,
 }
 
 impl Tree {
@@ -162,20 +158,20 @@ impl Tree {
             buf: vec![0; 4096],
             tick: Duration::from_nanos(1_000_000_000 / if hz > 0 { hz as u64 } else { 100 }),
             page: if page > 0 { page as u64 } else { 4096 },
-            shared: None,
+            counted_exactly: false,
         }
     }
 
     /// Memory (and, if `cpu`, CPU time and tasks) of the processes `pids`.
     ///
-    /// Memory is counted cheaply first (`/proc/PID/statm`, about a microsecond a process): the
-    /// anonymous pages give a lower bound, all resident pages an upper bound (they add mapped
-    /// files and shared memory). While the upper bound stays within `limit`, the lower one is
-    /// reported. Above it, the exact count decides: resident anonymous and shared-memory pages
-    /// (`status`) of a single process, or the proportional share (`Pss_Anon` + `Pss_Shmem` of
-    /// `smaps_rollup`) of each of several, so that copy-on-write pages of forked processes count
-    /// once. That count costs more and is made again every [`EXACT_EVERY`] samples, or at once
-    /// when the cheap count grows past what the last one allowed.
+    /// Memory is counted cheaply first (`/proc/PID/statm`, about a microsecond a process): its
+    /// anonymous pages are what is reported while all resident pages (which add mapped files and
+    /// shared memory) stay within `limit`. Above it, the resident anonymous and shared-memory
+    /// pages of `/proc/PID/status` decide (some microseconds a process, and no lock the program
+    /// may hold: a count by proportional share, `smaps_rollup`, walks each address space under
+    /// its lock and took milliseconds against a memory bomb of 32 processes, long enough for it
+    /// to triple its memory). Copy-on-write pages that forked processes still share count once
+    /// per process, as the kernel's per-process counters do: a conservative count.
     pub fn sample(&mut self, pids: &[i32], cpu: bool, limit: u64) -> Sample {
         self.generation += 1;
         let mut s = Sample {
@@ -221,41 +217,25 @@ impl Tree {
         }
         let tmpfs: u64 = self.tmpfs.iter().map(|p| tmpfs_used(p)).sum();
         let (anon, resident) = (anon * self.page + tmpfs, resident * self.page + tmpfs);
-        s.memory = if resident <= limit {
-            self.shared = None;
-            anon
+        self.counted_exactly = resident > limit;
+        s.memory = if self.counted_exactly {
+            self.exact(pids) + tmpfs
         } else {
-            match self.shared {
-                Some((shared, age)) if age < EXACT_EVERY && resident - shared <= limit => {
-                    self.shared = Some((shared, age + 1));
-                    resident - shared
-                }
-                _ => {
-                    let exact = self.exact(pids) + tmpfs;
-                    self.shared = Some((resident.saturating_sub(exact), 0));
-                    exact
-                }
-            }
+            anon
         };
         s
     }
 
-    /// Resident anonymous and shared-memory bytes of `pids`, copy-on-write pages counted once.
+    /// Resident anonymous and shared-memory bytes of `pids`.
     fn exact(&mut self, pids: &[i32]) -> u64 {
-        let (file, parse): (&str, fn(&str) -> u64) = if pids.len() == 1 {
-            ("status", |t| parse_status(t).0)
-        } else {
-            ("smaps_rollup", parse_smaps_rollup)
-        };
         let mut total = 0;
         for pid in pids {
             let Some(p) = self.procs.get_mut(pid) else {
                 continue;
             };
-            // A process alone may have been one of several at the last count, or the reverse.
-            p.exact = File::open(self.proc.join(format!("{pid}/{file}"))).ok();
-            if let Some(text) = p.exact.as_ref().and_then(|f| read(f, &mut self.buf)) {
-                total += parse(text);
+            Proc::open(&mut p.status, &self.proc, *pid, "status");
+            if let Some(text) = p.status.as_ref().and_then(|f| read(f, &mut self.buf)) {
+                total += parse_status(text).0;
             }
         }
         total
@@ -289,24 +269,6 @@ fn parse_statm(text: &str) -> Option<(u64, u64)> {
         .skip(1)
         .map(|v| v.parse::<u64>().ok());
     Some((f.next()??, f.next()??))
-}
-
-/// Proportional anonymous and shared-memory bytes from `/proc/PID/smaps_rollup` (`Pss` before
-/// Linux 5.7, which also counts mapped files).
-fn parse_smaps_rollup(text: &str) -> u64 {
-    let kib = |key: &str| {
-        text.lines().find_map(|l| {
-            l.strip_prefix(key)?
-                .split_whitespace()
-                .next()?
-                .parse::<u64>()
-                .ok()
-        })
-    };
-    match (kib("Pss_Anon:"), kib("Pss_Shmem:")) {
-        (Some(a), Some(s)) => (a + s) * 1024,
-        _ => kib("Pss:").unwrap_or(0) * 1024,
-    }
 }
 
 /// (resident anonymous + shared-memory bytes, threads) from the text of `/proc/PID/status`.
@@ -663,16 +625,9 @@ mod tests {
     }
 
     #[test]
-    fn statm_and_smaps_rollup_are_read() {
+    fn statm_is_read() {
         assert_eq!(parse_statm("765 437 409 5 0 123 0\n"), Some((437, 409)));
         assert_eq!(parse_statm("765\n"), None);
-        let rollup =
-            "Rss:  1732 kB\nPss:  364 kB\nPss_Anon:  116 kB\nPss_File:  248 kB\nPss_Shmem:  8 kB\n";
-        assert_eq!(parse_smaps_rollup(rollup), 124 * 1024);
-        assert_eq!(
-            parse_smaps_rollup("Rss:  1732 kB\nPss:  364 kB\n"),
-            364 * 1024
-        );
     }
 
     /// A child holding 64 MiB, sampled like a run's process (not this test process: other
@@ -700,7 +655,7 @@ mod tests {
         assert!(cheap.memory >= 60 << 20, "{cheap:?}");
         assert_eq!(cheap.tasks, Some(1));
         assert!(cheap.cpu.is_some());
-        assert!(tree.shared.is_some(), "counted exactly above the limit");
+        assert!(tree.counted_exactly, "counted exactly above the limit");
         assert!(exact.memory >= 60 << 20, "{exact:?}");
         assert_eq!((exact.cpu, exact.tasks), (None, None));
         let gone = tree.sample(&[4_194_999], true, u64::MAX);
