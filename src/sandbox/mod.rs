@@ -21,6 +21,12 @@ mod watch;
 mod wire;
 pub mod worker;
 
+/// Kills the runs that have no cgroup and no PID namespace of their own (plain processes), for
+/// the Ctrl-C cleanup: nothing else would end them when the judge exits.
+pub fn kill_plain_runs() {
+    naive::kill_runs();
+}
+
 /// Waits until the cgroups of finished runs are removed (they are removed in the background);
 /// call before the process exits.
 pub fn finish() {

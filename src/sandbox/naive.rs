@@ -26,6 +26,7 @@ impl Naive {
         let cgroups = Cgroups::probe_system();
         if cgroups.is_err() {
             watch::become_subreaper();
+            SUBREAPER.store(true, Ordering::SeqCst);
         }
         Naive { cgroups }
     }
@@ -258,6 +259,32 @@ impl Naive {
             output_limit_exceeded: over.load(Ordering::SeqCst),
             stdout_bytes,
         })
+    }
+}
+
+/// Set once the judge is the subreaper of its runs (no cgroup): then every process of a run
+/// is a descendant of the judge.
+static SUBREAPER: AtomicBool = AtomicBool::new(false);
+
+/// Kills every process of the runs without a cgroup (all of the judge's descendants), for the
+/// judge's Ctrl-C cleanup; the judge is about to exit, and they would outlive it.
+pub fn kill_runs() {
+    if !SUBREAPER.load(Ordering::SeqCst) {
+        return;
+    }
+    // SAFETY: getuid has no preconditions.
+    let uid = unsafe { libc::getuid() };
+    let judge = std::process::id() as i32;
+    for _ in 0..100 {
+        let found = watch::descendants(std::path::Path::new("/proc"), judge, uid);
+        if found.pids.is_empty() {
+            return;
+        }
+        for pid in found.pids {
+            // SAFETY: SIGKILL to a descendant of the judge: a process of one of its runs.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
 

@@ -261,3 +261,16 @@ fn without_root_doctor_names_the_watchdog_and_how_exact_it_is() {
         );
     }
 }
+
+/// Ctrl-C kills a run of plain processes and the daemon it started (the judge is their
+/// subreaper); the harness fails the test if anything outlives the judge.
+#[test]
+fn without_user_namespaces_interrupting_the_judge_leaves_no_process() {
+    let copy = public_copy(&["measure"], &["programs/sleep-with-daemon.c"]);
+    let run = judge_as_nobody(copy.path(), true)
+        .interrupt_after(1.5)
+        .args(["run", "measure", "sleep-with-daemon.c"])
+        .output();
+    assert_eq!(run.code(), Some(128 + libc::SIGINT), "{}", run.describe());
+    run.expect_stderr_contains("interrupted");
+}
