@@ -3,7 +3,9 @@
 //! tokens are compared in lockstep byte by byte, and only a window around the first difference is
 //! re-read for the message and the diff.
 
+pub mod kattis;
 mod scan;
+pub mod testlib;
 
 use scan::{read_token, read_token_pair, ByteSource, FileBytes, Normalised, Scanner, Token};
 use std::path::Path;
@@ -20,6 +22,10 @@ pub enum Builtin {
     /// Tokens; where the answer's token is a number, the output's must be a number within either
     /// tolerance.
     Float { absolute: f64, relative: f64 },
+    /// A standard testlib checker (`wcmp`, `rcmp6`, …) with testlib's own reading rules.
+    Testlib(testlib::Standard),
+    /// The Kattis default output validator with its flags.
+    Kattis(kattis::Flags),
 }
 
 /// The checker's judgement of one output.
@@ -76,6 +82,8 @@ pub fn check(kind: &Builtin, output: &Path, answer: &Path) -> std::io::Result<Ou
         Builtin::Float { absolute, relative } => {
             tokens(output, answer, Some((*absolute, *relative)))
         }
+        Builtin::Testlib(which) => testlib::check(*which, output, answer),
+        Builtin::Kattis(flags) => kattis::check(flags, output, answer),
         Builtin::Exact => {
             let mut o = Scanner::new(FileBytes::open(output)?);
             let mut a = Scanner::new(FileBytes::open(answer)?);
