@@ -32,8 +32,7 @@ pub struct Cli {
     /// Language table to use instead of the built-in one (also JUDGE_LANGUAGES).
     #[arg(long, global = true, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     languages: Option<PathBuf>,
-    /// When to colour the output: auto (on a terminal, unless NO_COLOR or CLICOLOR=0; also
-    /// when CLICOLOR_FORCE is set), always, never.
+    /// When to colour the output (tables on stdout, status lines on stderr).
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
     color: ColourChoice,
     #[command(subcommand)]

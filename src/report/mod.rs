@@ -49,7 +49,7 @@ pub fn ser_mismatch<S: Serializer>(m: &Option<Mismatch>, s: S) -> Result<S::Ok, 
 /// `--color`: whether to paint output (the one place that decides is [`use_colour`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColourChoice {
-    /// Colour on a terminal, unless `NO_COLOR` or `CLICOLOR=0` says no (`CLICOLOR_FORCE` says yes).
+    /// On a terminal, unless NO_COLOR is set or CLICOLOR=0; anywhere when CLICOLOR_FORCE is set.
     #[default]
     Auto,
     /// Always colour, also into a pipe or a file.
