@@ -2,6 +2,7 @@
 
 mod attacks;
 mod cli;
+mod conventions;
 mod crosscheck;
 mod harness;
 mod messages;
