@@ -58,7 +58,7 @@ Environment:
                                runs start without waiting (kernel-wide until reboot; off unless 1)
   NO_COLOR                     set and not empty: no colour (--color auto)
   CLICOLOR_FORCE               set, not empty and not 0: colour even into a pipe (--color auto)
-  CLICOLOR=0                   no colour (--color auto)
+  CLICOLOR=0, TERM=dumb        no colour (--color auto)
   XDG_CACHE_HOME               the build cache is $XDG_CACHE_HOME/judge (default ~/.cache/judge)
   TMPDIR                       where each session's work folder (judge-XXXXXX) goes; it is removed
                                when the judge ends, also on Ctrl-C
@@ -164,11 +164,14 @@ fn colour_flag(args: &[OsString]) -> Option<ColourChoice> {
 fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     let flag = colour_flag(&args);
     crate::report::set_colour_choice(flag.unwrap_or_default());
-    let mut command = Cli::command().color(match flag {
-        Some(ColourChoice::Always) => clap::ColorChoice::Always,
-        Some(ColourChoice::Never) => clap::ColorChoice::Never,
-        // clap follows NO_COLOR, CLICOLOR and CLICOLOR_FORCE on its own, as `report` does.
-        Some(ColourChoice::Auto) | None => clap::ColorChoice::Auto,
+    // Help goes to stdout and usage errors to stderr, which clap picks only later: colour them
+    // when both streams would be coloured, by the same rule as everything else.
+    let colour = crate::report::use_colour(&std::io::stdout())
+        && crate::report::use_colour(&std::io::stderr());
+    let mut command = Cli::command().color(if colour {
+        clap::ColorChoice::Always
+    } else {
+        clap::ColorChoice::Never
     });
     let matches = command.try_get_matches_from_mut(args)?;
     Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))

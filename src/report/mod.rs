@@ -49,7 +49,8 @@ pub fn ser_mismatch<S: Serializer>(m: &Option<Mismatch>, s: S) -> Result<S::Ok, 
 /// `--color`: whether to paint output (the one place that decides is [`use_colour`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, clap::ValueEnum)]
 pub enum ColourChoice {
-    /// On a terminal, unless NO_COLOR is set or CLICOLOR=0; anywhere when CLICOLOR_FORCE is set.
+    /// On a terminal, unless NO_COLOR is set, CLICOLOR=0 or TERM=dumb; anywhere when
+    /// CLICOLOR_FORCE is set.
     #[default]
     Auto,
     /// Always colour, also into a pipe or a file.
@@ -86,8 +87,8 @@ pub fn use_colour(stream: &impl std::io::IsTerminal) -> bool {
 }
 
 /// The rule, first match wins: `--color always|never`; a non-empty `NO_COLOR` → no colour;
-/// a non-empty `CLICOLOR_FORCE` other than `0` → colour; `CLICOLOR=0` → no colour; otherwise
-/// colour exactly when the stream is a terminal.
+/// a non-empty `CLICOLOR_FORCE` other than `0` → colour; `CLICOLOR=0` or `TERM=dumb` → no
+/// colour; otherwise colour exactly when the stream is a terminal.
 pub fn decide_colour(
     choice: ColourChoice,
     env: impl Fn(&str) -> Option<OsString>,
@@ -102,7 +103,9 @@ pub fn decide_colour(
                 false
             } else if set("CLICOLOR_FORCE").is_some_and(|v| v != "0") {
                 true
-            } else if set("CLICOLOR").is_some_and(|v| v == "0") {
+            } else if set("CLICOLOR").is_some_and(|v| v == "0")
+                || set("TERM").is_some_and(|v| v == "dumb")
+            {
                 false
             } else {
                 terminal
@@ -155,6 +158,13 @@ mod tests {
             true
         ));
         assert!(!decide_colour(Auto, with(&[("CLICOLOR", "0")]), true));
+        assert!(!decide_colour(Auto, with(&[("TERM", "dumb")]), true));
+        assert!(decide_colour(Auto, with(&[("TERM", "xterm")]), true));
+        assert!(decide_colour(
+            Auto,
+            with(&[("TERM", "dumb"), ("CLICOLOR_FORCE", "1")]),
+            false
+        ));
         assert!(decide_colour(Auto, with(&[("CLICOLOR", "1")]), true));
         assert!(decide_colour(
             Auto,

@@ -131,7 +131,7 @@ fn powershell_completion_and_an_unknown_shell() {
 fn on_a_terminal(env: &str, args: &str) -> Option<Finished> {
     let script = installed("script")?;
     let command = format!(
-        "env -u NO_COLOR -u CLICOLOR -u CLICOLOR_FORCE {env} '{}' {args} run '{}' '{}'",
+        "env -u NO_COLOR -u CLICOLOR -u CLICOLOR_FORCE TERM=xterm {env} '{}' {args} run '{}' '{}'",
         env!("CARGO_BIN_EXE_judge"),
         fixture_problem("sum").display(),
         program("wa.c").display()
@@ -174,6 +174,7 @@ fn color_never_and_no_color_print_no_escape_codes_even_on_a_terminal() {
         ("NO_COLOR=1", ""),
         ("CLICOLOR=0", ""),
         ("CLICOLOR_FORCE=1", "--color=never"),
+        ("TERM=dumb", ""),
     ] {
         let f = on_a_terminal(env, args).unwrap();
         assert!(!painted(&f), "{env} {args}: {}", f.describe());
