@@ -19,7 +19,7 @@ pub fn select_tests(
     }
     let unmatched: Vec<&String> = patterns
         .iter()
-        .filter(|p| !tests.iter().any(|t| glob_match(p, &t.name)))
+        .filter(|p| !tests.iter().any(|t| matches(p, &t.name)))
         .collect();
     if !unmatched.is_empty() {
         let which = unmatched
@@ -46,9 +46,14 @@ pub fn select_tests(
     }
     Ok(tests
         .iter()
-        .filter(|t| patterns.iter().any(|p| glob_match(p, &t.name)))
+        .filter(|t| patterns.iter().any(|p| matches(p, &t.name)))
         .cloned()
         .collect())
+}
+
+/// A name given exactly always selects its test, even when it holds `[` or `*`.
+fn matches(pattern: &str, name: &str) -> bool {
+    pattern == name || glob_match(pattern, name)
 }
 
 /// Whether `name` matches the glob `pattern`: `*` any run of characters, `?` one character,
@@ -194,6 +199,10 @@ mod tests {
             ["sample-1", "sample-2", "1"]
         );
         assert_eq!(names(&pick(&["?"]).unwrap()), ["1", "2"]);
+        let odd = tests(&["a[1]", "a1", "b*"]);
+        let p = |p: &str| select_tests(Path::new("x"), &odd, &[p.to_string()]).unwrap();
+        assert_eq!(names(&p("a[1]")), ["a[1]", "a1"]);
+        assert_eq!(names(&p("b*")), ["b*"]);
     }
 
     #[test]
