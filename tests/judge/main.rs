@@ -10,5 +10,6 @@ mod package_errors;
 mod run;
 mod sandbox;
 mod setter;
+mod unpriv;
 mod verify;
 mod view;
