@@ -59,7 +59,8 @@ Environment:
   NO_COLOR                     set and not empty: no colour (--color auto)
   CLICOLOR_FORCE               set, not empty and not 0: colour even into a pipe (--color auto)
   CLICOLOR=0, TERM=dumb        no colour (--color auto)
-  XDG_CACHE_HOME               the build cache is $XDG_CACHE_HOME/judge (default ~/.cache/judge)
+  JUDGE_CACHE_DIR              the build cache folder; else $XDG_CACHE_HOME/judge, else
+  XDG_CACHE_HOME               ~/.cache/judge
   TMPDIR                       where each session's work folder (judge-XXXXXX) goes; it is removed
                                when the judge ends, also on Ctrl-C
 "
@@ -312,6 +313,7 @@ mod tests {
             "NO_COLOR",
             "CLICOLOR_FORCE",
             "CLICOLOR=0",
+            "JUDGE_CACHE_DIR",
             "XDG_CACHE_HOME",
             "TMPDIR",
         ] {
