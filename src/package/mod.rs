@@ -5,6 +5,9 @@
 
 mod raw;
 pub mod recipe;
+mod select;
+
+pub use select::{glob_match, select_tests};
 
 use crate::checker::testlib::{self, Standard};
 use crate::checker::{kattis, Builtin};

@@ -3,6 +3,7 @@
 mod attacks;
 mod checkers;
 mod cli;
+mod conventions;
 mod crosscheck;
 mod harness;
 mod messages;
