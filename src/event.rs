@@ -117,6 +117,12 @@ pub enum Event {
         problem: Option<String>,
         message: String,
     },
+    /// Something worth knowing that is neither a warning nor a verdict (`--test` judges a subset).
+    Note {
+        #[serde(skip_serializing_if = "Option::is_none")]
+        problem: Option<String>,
+        message: String,
+    },
     /// A problem is done: what is wrong with its package (`verify`), and the time-limit advice.
     ProblemFinished {
         problem: String,
@@ -163,7 +169,7 @@ impl Event {
     pub fn problem(&self) -> Option<&str> {
         match self {
             Event::Started { .. } | Event::Finished { .. } => None,
-            Event::Warning { problem, .. } => problem.as_deref(),
+            Event::Warning { problem, .. } | Event::Note { problem, .. } => problem.as_deref(),
             Event::ProblemStarted { problem, .. }
             | Event::Step { problem, .. }
             | Event::CompileStarted { problem, .. }

@@ -1,4 +1,4 @@
-//! `judge run <PROBLEM> <SOURCE> [--all] [--format human|json|jsonl|junit]`.
+//! `judge run <PROBLEM> <SOURCE> [--all] [--test NAME]... [--format human|json|jsonl|junit]`.
 
 use super::{exit, Session};
 use crate::event::{Event, Reporter};
@@ -16,13 +16,19 @@ pub struct Args {
     /// Run every test instead of stopping at the first failure.
     #[arg(long)]
     all: bool,
+    /// Judge only this test (its name without .in); repeat it, or give a quoted pattern with
+    /// * ? [abc] (`--test 'sample*'`).
+    #[arg(long = "test", value_name = "NAME")]
+    tests: Vec<String>,
     #[command(flatten)]
     format: super::FormatArgs,
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
-    let problem = Problem::load(&dir)?;
+    let mut problem = Problem::load(&dir)?;
+    let total = problem.tests.len();
+    problem.tests = package::select_tests(&problem.dir, &problem.tests, &args.tests)?;
     if !args.source.is_file() {
         anyhow::bail!(
             "{}: no such file\n  hint: give the path of your solution's source file",
@@ -33,6 +39,15 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let engine = &mut session.engine;
     let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
     super::started(&mut *reporter, "run", &engine.sandbox);
+    if problem.tests.len() < total {
+        reporter.event(&Event::Note {
+            problem: Some(problem.slug.clone()),
+            message: format!(
+                "judging {} of {total} tests (--test); the verdict is for these only",
+                problem.tests.len()
+            ),
+        });
+    }
     reporter.event(&Event::problem_started(&problem));
     let checker = engine.prepare_checker(&problem)?;
     let options = crate::engine::JudgeOptions {

@@ -62,14 +62,18 @@ struct Lines {
     line: Option<String>,
     since: Option<Instant>,
     shown: bool,
+    /// Visible width of the line drawn last, to blank it with spaces: no terminal escape codes,
+    /// so `--color never` writes none.
+    width: usize,
 }
 
 impl Lines {
     fn wipe(&mut self) {
         if self.shown {
-            let _ = write!(self.err, "\r\x1b[K");
+            let _ = write!(self.err, "\r{:w$}\r", "", w = self.width);
             let _ = self.err.flush();
             self.shown = false;
+            self.width = 0;
         }
     }
 
@@ -79,10 +83,33 @@ impl Lines {
             .since
             .map(|t| format!("  {:.1} s", t.elapsed().as_secs_f64()))
             .unwrap_or_default();
-        let _ = write!(self.err, "\r\x1b[K{line}{elapsed}");
+        let text = format!("{line}{elapsed}");
+        let width = visible_width(&text);
+        // Spaces over what is left of a longer previous line.
+        let pad = self.width.saturating_sub(width);
+        let _ = write!(self.err, "\r{text}{:pad$}", "");
         let _ = self.err.flush();
+        self.width = width;
         self.shown = true;
     }
+}
+
+/// Characters a terminal shows for `text`: escape sequences (`\x1b[…m`) take no room.
+fn visible_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            width += 1;
+        }
+    }
+    width
 }
 
 impl StatusLines {
@@ -96,6 +123,7 @@ impl StatusLines {
                 line: None,
                 since: None,
                 shown: false,
+                width: 0,
             })),
             ticker: None,
         }
@@ -262,6 +290,7 @@ impl Reporter for RunTable {
     fn event(&mut self, e: &Event) {
         match e {
             Event::Warning { message, .. } => self.err.write(&format!("warning: {message}\n")),
+            Event::Note { message, .. } => self.err.write(&format!("note: {message}\n")),
             Event::ProblemStarted { tests, .. } => {
                 self.name_width = tests
                     .iter()

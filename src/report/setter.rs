@@ -33,6 +33,10 @@ impl Reporter for SetterLines {
                 self.err.write(&format!("warning: {message}\n"));
                 return;
             }
+            Event::Note { message, .. } => {
+                self.err.write(&format!("note: {message}\n"));
+                return;
+            }
             Event::Generated { dir, summary, .. } => {
                 let mut s = format!(
                     "{dir}: {} input(s) and {} answer(s) written, {} unchanged, {} up to date (cached)\n",

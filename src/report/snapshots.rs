@@ -348,6 +348,15 @@ fn run_human_on_a_terminal_draws_and_wipes_a_progress_line() {
 }
 
 #[test]
+fn progress_without_colour_writes_no_escape_codes() {
+    let (out, err) = render(&run_events(), |o, e| {
+        Box::new(RunTable::new(o, e, false, false, true))
+    });
+    assert!(err.contains("\r     Running my.cpp  test 2/3 (2)"), "{err:?}");
+    assert!(!out.contains('\x1b') && !err.contains('\x1b'), "{err:?}");
+}
+
+#[test]
 fn run_json() {
     let (out, err) = render(&run_events(), |o, _| Box::new(RunJson::new(o)));
     check("run.json", &out);

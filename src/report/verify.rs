@@ -115,6 +115,7 @@ impl Reporter for VerifyTable {
     fn event(&mut self, e: &Event) {
         match e {
             Event::Warning { message, .. } => self.err.write(&format!("warning: {message}\n")),
+            Event::Note { message, .. } => self.err.write(&format!("note: {message}\n")),
             Event::ProblemStarted {
                 problem,
                 dir,

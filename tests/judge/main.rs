@@ -1,7 +1,9 @@
 //! Integration tests: the `judge` binary driven as a user would, every hostile run contained.
 
 mod attacks;
+mod checkers;
 mod cli;
+mod conventions;
 mod crosscheck;
 mod formats;
 mod harness;
@@ -10,5 +12,6 @@ mod package_errors;
 mod run;
 mod sandbox;
 mod setter;
+mod unpriv;
 mod verify;
 mod view;
