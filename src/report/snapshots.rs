@@ -352,7 +352,10 @@ fn progress_without_colour_writes_no_escape_codes() {
     let (out, err) = render(&run_events(), |o, e| {
         Box::new(RunTable::new(o, e, false, false, true))
     });
-    assert!(err.contains("\r     Running my.cpp  test 2/3 (2)"), "{err:?}");
+    assert!(
+        err.contains("\r     Running my.cpp  test 2/3 (2)"),
+        "{err:?}"
+    );
     assert!(!out.contains('\x1b') && !err.contains('\x1b'), "{err:?}");
 }
 

@@ -221,3 +221,69 @@ fn verify_junit_passes_met_expectations_and_fails_the_others() {
         "{cases:?}"
     );
 }
+
+#[test]
+fn verify_jsonl_tells_each_expectation_and_ends_with_the_exit_status() {
+    let r = crate::verify::repo(&[("accepted", "ac.c"), ("accepted", "wa.py")]);
+    let f = judge()
+        .args(["verify", "--format", "jsonl"])
+        .current_dir(r.path())
+        .output();
+    f.expect_code(1);
+    let events: Vec<serde_json::Value> = f
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    let finished: Vec<(&str, &str, bool)> = events
+        .iter()
+        .filter(|e| e["event"] == "solution_finished")
+        .map(|e| {
+            (
+                e["solution"].as_str().unwrap(),
+                e["verdict"].as_str().unwrap(),
+                e["matches"].as_bool().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        finished,
+        [
+            ("solutions/sum/accepted/ac.c", "AC", true),
+            ("solutions/sum/accepted/wa.py", "WA", false)
+        ]
+    );
+    // Every solution's events carry its own run id.
+    let runs: std::collections::BTreeSet<u64> = events
+        .iter()
+        .filter(|e| e["event"] == "test_finished")
+        .map(|e| e["run"].as_u64().unwrap())
+        .collect();
+    assert_eq!(runs.len(), 2, "{runs:?}");
+    let last = events.last().unwrap();
+    assert_eq!(last["event"], "finished");
+    assert_eq!(last["exit"], 1);
+    assert!(
+        f.stderr().is_empty() || !f.stderr().contains("Judging"),
+        "{}",
+        f.describe()
+    );
+}
+
+#[test]
+fn a_format_a_subcommand_does_not_write_is_a_usage_error() {
+    let f = judge()
+        .args(["gen", "--format", "junit"])
+        .arg(fixture_problem("sum"))
+        .output();
+    f.expect_code(2)
+        .expect_stderr_contains("--format junit is not available for `judge gen`");
+    let f = judge()
+        .arg("run")
+        .arg(fixture_problem("sum"))
+        .arg(program("ac.c"))
+        .args(["--json", "--format", "jsonl"])
+        .output();
+    f.expect_code(2)
+        .expect_stderr_contains("cannot be used with");
+}
