@@ -231,16 +231,6 @@ impl Reporter for Shared {
     }
 }
 
-/// Feeds two reporters (e.g. a renderer and a collector).
-pub struct Tee<A, B>(pub A, pub B);
-
-impl<A: Reporter, B: Reporter> Reporter for Tee<A, B> {
-    fn event(&mut self, event: &Event) {
-        self.0.event(event);
-        self.1.event(event);
-    }
-}
-
 impl<R: Reporter + ?Sized> Reporter for &mut R {
     fn event(&mut self, event: &Event) {
         (**self).event(event);

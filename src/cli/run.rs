@@ -35,9 +35,9 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             args.source.display()
         );
     }
+    let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
     let mut session = Session::new(languages)?;
     let engine = &mut session.engine;
-    let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
     super::started(&mut *reporter, "run", &engine.sandbox);
     if problem.tests.len() < total {
         reporter.event(&Event::Note {

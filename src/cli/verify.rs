@@ -30,8 +30,8 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
             .map(|p| package::locate(p))
             .collect::<Result<_, _>>()?
     };
-    let mut session = Session::new(languages)?;
     let mut reporter = report::reporter(args.format.pick(), report::Command::Verify)?;
+    let mut session = Session::new(languages)?;
     super::started(&mut *reporter, "verify", &session.engine.sandbox);
     let options = verify::VerifyOptions {
         gen: args.gen.options(),
