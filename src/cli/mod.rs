@@ -27,6 +27,11 @@ pub struct Cli {
     /// Language table to use instead of the built-in one (also JUDGE_LANGUAGES).
     #[arg(long, global = true, value_name = "FILE")]
     languages: Option<PathBuf>,
+    /// Compile everything afresh: neither read nor fill the build cache (kept in
+    /// JUDGE_CACHE_DIR, else $XDG_CACHE_HOME/judge, else ~/.cache/judge; bounded by
+    /// JUDGE_CACHE_SIZE, default 1G).
+    #[arg(long, global = true)]
+    no_cache: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -64,6 +69,7 @@ pub fn main() -> i32 {
     // A closed stdout or stderr unwinds to here (see `report::stream`), so the destructors on
     // the way remove the work folders and stop the sandbox before the clean-up below.
     let languages = cli.languages.as_deref();
+    NO_CACHE.store(cli.no_cache, std::sync::atomic::Ordering::Relaxed);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
         Command::Run(args) => run::run(args, languages),
         Command::Verify(args) => verify::run(args, languages),
@@ -98,6 +104,23 @@ pub fn main() -> i32 {
     code
 }
 
+/// `--no-cache` was given.
+static NO_CACHE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Installs the build cache the environment names (unless `--no-cache`); says on stderr why it
+/// is not used.
+fn open_cache() {
+    if NO_CACHE.load(std::sync::atomic::Ordering::Relaxed) {
+        crate::build::cache::install(None);
+        return;
+    }
+    let (cache, warnings) = crate::build::cache::open_default();
+    for w in warnings {
+        crate::errln!("warning: {w}");
+    }
+    crate::build::cache::install(cache);
+}
+
 /// An engine with a fresh work folder that is removed when the session ends (also on Ctrl-C).
 pub struct Session {
     pub engine: Engine,
@@ -107,6 +130,7 @@ pub struct Session {
 impl Session {
     pub fn new(languages: Option<&std::path::Path>) -> anyhow::Result<Session> {
         let languages = Languages::load(languages)?;
+        open_cache();
         let work = tempfile::Builder::new().prefix("judge-").tempdir()?;
         crate::interrupt::register(work.path().to_path_buf());
         let sandbox = Sandbox::new()?;

@@ -99,7 +99,11 @@ impl<W: Write> Reporter for TableReporter<W> {
             status(
                 &self.status_paint,
                 "Compiled",
-                &format!("{} in {}", report.language, secs(report.time)),
+                &if report.cached {
+                    format!("{} (cached)", report.language)
+                } else {
+                    format!("{} in {}", report.language, secs(report.time))
+                },
             );
             if let Some(warnings) = compiler_warnings(report, &self.status_paint) {
                 crate::report::stream::eprint(format_args!("{warnings}"));
@@ -293,6 +297,7 @@ mod tests {
             compile: CompileReport {
                 language: "C++".into(),
                 ok: true,
+                cached: false,
                 time: Duration::ZERO,
                 message: String::new(),
             },
