@@ -24,6 +24,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         .iter()
         .map(|l| (l, [listed(l, Step::Compile), listed(l, Step::Run)]))
         .collect();
+    let limits = sandbox.limits();
     if args.json {
         let visible = view.map(|v| {
             let system: Vec<&PathBuf> = v.dirs.iter().chain(&v.files).chain(&v.devices).collect();
@@ -53,7 +54,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
                 "languages": languages,
             })
         });
-        let doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "speed": notes, "visible": visible});
+        let doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "limits": limits, "speed": notes, "visible": visible});
         crate::outln!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(exit::OK);
     }
@@ -66,6 +67,18 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         }
     }
     crate::outln!("\nisolation: {:?}", sandbox.level());
+    crate::outln!("\nlimits:");
+    let width = limits.iter().map(|l| l.limit.len()).max().unwrap_or(5);
+    let how = limits.iter().map(|l| l.mechanism.len()).max().unwrap_or(5);
+    for l in &limits {
+        let exact = if l.exact { "exact" } else { "approximate" };
+        crate::outln!(
+            "{:<width$}  {:<how$}  {exact:<11}  {}",
+            l.limit,
+            l.mechanism,
+            l.detail
+        );
+    }
     if !notes.is_empty() {
         crate::outln!("\nspeed:");
         let width = notes.iter().map(|l| l.name.len()).max().unwrap_or(5);

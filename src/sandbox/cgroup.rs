@@ -33,10 +33,15 @@ impl Cgroups {
         }
     }
 
-    pub fn version(&self) -> u8 {
+    /// Which cgroups the runs get, for `judge doctor`.
+    pub fn describe(&self) -> String {
         match self {
-            Cgroups::V1(_) => 1,
-            Cgroups::V2(_) => 2,
+            Cgroups::V1(_) => "cgroup v1".into(),
+            Cgroups::V2(v2) if v2.delegated => format!(
+                "cgroup v2, in the subtree {} delegated to this user",
+                v2.parent.display()
+            ),
+            Cgroups::V2(_) => "cgroup v2".into(),
         }
     }
 
@@ -92,6 +97,25 @@ fn write(dir: &Path, file: &str, value: &str) -> Result<(), String> {
 #[derive(Debug, Clone)]
 pub struct V2 {
     parent: PathBuf,
+    /// The judge is not root: `parent` is a subtree delegated to its user (systemd gives each
+    /// user such a subtree: `user@UID.service`, and scopes made with `Delegate=yes`).
+    delegated: bool,
+}
+
+/// How a user gets a cgroup v2 subtree of their own for the judge (systemd).
+const DELEGATE_HINT: &str =
+    "run the judge in a delegated scope: `systemd-run --user --scope -p Delegate=yes judge ...`";
+
+/// Whether `uid` may change `path` (a cgroup folder or file): its owner with write permission,
+/// or anyone when others may write. systemd delegates a subtree by giving its folder and the
+/// files `cgroup.procs`, `cgroup.threads` and `cgroup.subtree_control` to the user.
+fn writable_by(path: &Path, uid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if uid == 0 {
+        return true;
+    }
+    std::fs::metadata(path)
+        .is_ok_and(|m| (m.uid() == uid && m.mode() & 0o200 != 0) || m.mode() & 0o002 != 0)
 }
 
 impl V2 {
@@ -99,6 +123,19 @@ impl V2 {
     /// process to move into a leaf if the judge's own cgroup must be freed for children (the
     /// "no internal processes" rule: a cgroup with processes cannot give controllers to children).
     pub fn probe(mount: &Path, proc_self_cgroup: &str, pid: u32) -> Result<V2, String> {
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
+        Self::probe_as(mount, proc_self_cgroup, pid, uid)
+    }
+
+    /// [`V2::probe`] for a judge running as `uid`: without root, only a subtree delegated to
+    /// that user can be used.
+    pub fn probe_as(
+        mount: &Path,
+        proc_self_cgroup: &str,
+        pid: u32,
+        uid: u32,
+    ) -> Result<V2, String> {
         let rel = proc_self_cgroup
             .lines()
             .find_map(|l| l.strip_prefix("0::"))
@@ -108,10 +145,31 @@ impl V2 {
         let available = read("cgroup.controllers");
         for needed in ["memory", "pids"] {
             if !available.split_whitespace().any(|c| c == needed) {
+                let fix = if uid == 0 {
+                    "delegate it (e.g. `systemd-run --scope -p Delegate=yes judge ...`)"
+                } else {
+                    DELEGATE_HINT
+                };
                 return Err(format!(
-                    "the `{needed}` controller is not available in {}/cgroup.controllers: run as root, or delegate it (e.g. `systemd-run --scope -p Delegate=yes judge ...`)",
+                    "the `{needed}` controller is not available in {}/cgroup.controllers: run as root, or {fix}",
                     own.display()
                 ));
+            }
+        }
+        let delegated = uid != 0;
+        if delegated {
+            for path in [
+                own.clone(),
+                own.join("cgroup.procs"),
+                own.join("cgroup.subtree_control"),
+            ] {
+                if !writable_by(&path, uid) {
+                    return Err(format!(
+                        "the judge's cgroup {} is not delegated to uid {uid} ({} is not writable by it): {DELEGATE_HINT}, or run as root",
+                        own.display(),
+                        path.display()
+                    ));
+                }
             }
         }
         let enabled = read("cgroup.subtree_control");
@@ -129,9 +187,29 @@ impl V2 {
                 write(&leaf, "cgroup.procs", &pid.to_string())?;
             }
             let change: Vec<String> = wanted.iter().map(|c| format!("+{c}")).collect();
-            write(&own, "cgroup.subtree_control", &change.join(" "))?;
+            let change = change.join(" ");
+            std::fs::write(own.join("cgroup.subtree_control"), &change).map_err(|e| {
+                let mut why = format!(
+                    "cannot write `{change}` to {}/cgroup.subtree_control: {e}",
+                    own.display()
+                );
+                if e.raw_os_error() == Some(libc::EBUSY) {
+                    why += &format!(
+                        " (other processes share that cgroup); {}",
+                        if delegated {
+                            DELEGATE_HINT
+                        } else {
+                            "run the judge in a cgroup of its own"
+                        }
+                    );
+                }
+                why
+            })?;
         }
-        Ok(V2 { parent: own })
+        Ok(V2 {
+            parent: own,
+            delegated,
+        })
     }
 
     pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
@@ -712,6 +790,71 @@ mod tests {
         assert!(err.contains("Delegate=yes"), "{err}");
         let err = V2::probe(root.path(), "12:pids:/x\n", FAKE_PID).unwrap_err();
         assert!(err.contains("0::"), "{err}");
+    }
+
+    /// A fake tree whose judge cgroup (and its files) belong to `owner`.
+    fn chown_tree(own: &Path, owner: u32) {
+        for p in [
+            own.to_path_buf(),
+            own.join("cgroup.procs"),
+            own.join("cgroup.subtree_control"),
+        ] {
+            std::os::unix::fs::chown(&p, Some(owner), None).unwrap();
+        }
+    }
+
+    #[test]
+    fn v2_without_root_uses_a_subtree_delegated_to_the_user() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: giving a fake tree to another user needs root");
+            return;
+        }
+        const USER: u32 = 1000;
+        let (root, own) = fake_v2(&[
+            ("cgroup.controllers", "cpu memory pids\n"),
+            ("cgroup.subtree_control", ""),
+            ("cgroup.procs", &format!("{FAKE_PID}\n")),
+        ]);
+        let proc_self = "0::/outer/judge\n";
+        let err = V2::probe_as(root.path(), proc_self, FAKE_PID, USER).unwrap_err();
+        assert!(err.contains("is not delegated to uid 1000"), "{err}");
+        assert!(
+            err.contains("systemd-run --user --scope -p Delegate=yes"),
+            "{err}"
+        );
+        chown_tree(&own, USER);
+        let v2 = V2::probe_as(root.path(), proc_self, FAKE_PID, USER).unwrap();
+        assert!(v2.delegated);
+        let described = Cgroups::V2(v2).describe();
+        assert!(described.contains("delegated to this user"), "{described}");
+        assert!(described.contains("outer/judge"), "{described}");
+        assert_eq!(
+            std::fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
+            "+memory +pids +cpu"
+        );
+        assert!(own.join(format!("judge-{FAKE_PID}-self")).is_dir());
+        // A file the user cannot write is named.
+        std::os::unix::fs::chown(own.join("cgroup.subtree_control"), Some(0), None).unwrap();
+        let err = V2::probe_as(root.path(), proc_self, FAKE_PID, USER).unwrap_err();
+        assert!(
+            err.contains("cgroup.subtree_control is not writable"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn v2_without_root_and_without_controllers_says_how_to_get_them() {
+        let (root, _) = fake_v2(&[("cgroup.controllers", "cpu\n")]);
+        let err = V2::probe_as(root.path(), "0::/outer/judge\n", FAKE_PID, 1000).unwrap_err();
+        assert!(
+            err.contains("`memory` controller is not available"),
+            "{err}"
+        );
+        assert!(
+            err.contains("systemd-run --user --scope -p Delegate=yes"),
+            "{err}"
+        );
     }
 
     #[test]

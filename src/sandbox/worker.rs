@@ -191,7 +191,14 @@ pub fn main(args: &[String]) -> i32 {
             return 1;
         }
     }
-    let filter = seccomp::program();
+    let filter = if flag("--no-memory-cgroup") {
+        // The watchdog counts processes: refuse memory that no process would hold.
+        let mut deny = seccomp::denied();
+        deny.extend(seccomp::uncounted_memory());
+        seccomp::program_denying(&deny)
+    } else {
+        seccomp::program()
+    };
     let mut stack = vec![0u8; CHILD_STACK];
     serve(&sock, &filter, &mut stack);
     0
@@ -450,6 +457,7 @@ enum InitReport {
         wall_nanos: u64,
         cpu_nanos: u64,
         max_rss: u64,
+        watched: Option<super::watch::Watched>,
     },
     Failed {
         why: String,
@@ -645,12 +653,14 @@ impl RunInit {
                 wall_nanos,
                 cpu_nanos,
                 max_rss,
+                watched,
             }) => Reply::Finished {
                 status,
                 wall_nanos,
                 cpu_nanos,
                 max_rss,
                 standby: false,
+                watched,
             },
             Ok(InitReport::Failed { why }) => Reply::Failed { why },
             // The init was killed (by the judge, for a limit): so was everything in its namespace.
@@ -660,6 +670,7 @@ impl RunInit {
                 cpu_nanos: 0,
                 max_rss: 0,
                 standby: false,
+                watched: None,
             },
         }
     }
@@ -794,6 +805,7 @@ fn start(
             wall_nanos,
             cpu_nanos,
             max_rss,
+            watched,
             ..
         } => Reply::Finished {
             status,
@@ -801,6 +813,7 @@ fn start(
             cpu_nanos,
             max_rss,
             standby: ready,
+            watched,
         },
         other => other,
     }
@@ -961,7 +974,18 @@ fn run(req: &Request, fds: Vec<OwnedFd>, stack: &mut [u8]) -> InitReport {
         (step, errno)
     });
     let mut program_status = None;
-    loop {
+    let mut watched = None;
+    if let Some(watch) = &req.watch {
+        // No cgroup: the init measures the tree and kills it at a limit (see `watch.rs`).
+        let mut tmpfs = vec![PathBuf::from("/tmp")];
+        if req.scratch_workdir {
+            tmpfs.push(PathBuf::from(OsStr::from_bytes(&req.workdir)));
+        }
+        let (status, seen) = super::watch::init_wait(pid, watch, &tmpfs);
+        program_status = status;
+        watched = Some(seen);
+    }
+    while watched.is_none() {
         let mut status = 0;
         // SAFETY: rusage is plain data filled by wait4.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
@@ -976,6 +1000,9 @@ fn run(req: &Request, fds: Vec<OwnedFd>, stack: &mut [u8]) -> InitReport {
         }
     }
     let wall_nanos = now().saturating_sub(start);
+    // With the watchdog, what is left of the tree is killed and reaped here, so that the CPU
+    // time of everything the run started counts.
+    let tree_cpu = watched.is_some().then(super::watch::end_namespace);
     if let Some((step, errno)) = exec_failure {
         return InitReport::Failed {
             why: format!(
@@ -991,8 +1018,12 @@ fn run(req: &Request, fds: Vec<OwnedFd>, stack: &mut [u8]) -> InitReport {
         Some((status, usage)) => InitReport::Finished {
             status,
             wall_nanos,
-            cpu_nanos: tv(usage.ru_utime) + tv(usage.ru_stime),
+            cpu_nanos: match tree_cpu {
+                Some(cpu) => cpu.as_nanos() as u64,
+                None => tv(usage.ru_utime) + tv(usage.ru_stime),
+            },
             max_rss: usage.ru_maxrss as u64 * 1024,
+            watched,
         },
         None => InitReport::Failed {
             why: "lost track of the program".into(),
@@ -1274,22 +1305,24 @@ impl Exec<'_> {
                 (libc::RLIMIT_CORE, 0, 0),
                 (libc::RLIMIT_FSIZE, r.file_size, r.file_size),
             ];
-            for (res, soft, hard) in limits {
+            // Without a cgroup, the backstops of the watchdog: an address-space cap and, where
+            // it counts only this judge's processes, the process rlimit.
+            let (address_space, nproc) = match &r.watch {
+                Some(w) => (Some(w.address_space), w.nproc),
+                None => (None, None),
+            };
+            let backstops = [
+                (libc::RLIMIT_AS, address_space),
+                (libc::RLIMIT_NPROC, nproc),
+            ]
+            .into_iter()
+            .filter_map(|(res, v)| v.map(|v| (res, v, v)));
+            for (res, soft, hard) in limits.into_iter().chain(backstops) {
                 let lim = libc::rlimit {
                     rlim_cur: soft,
                     rlim_max: hard,
                 };
                 if libc::setrlimit(res, &lim) != 0 {
-                    err_fail(2);
-                }
-            }
-            // Without a cgroup, the per-user process limit is the only fork-bomb cap.
-            if self.cgroups.is_empty() {
-                let lim = libc::rlimit {
-                    rlim_cur: r.processes,
-                    rlim_max: r.processes,
-                };
-                if libc::setrlimit(libc::RLIMIT_NPROC, &lim) != 0 {
                     err_fail(2);
                 }
             }

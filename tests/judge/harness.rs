@@ -40,6 +40,7 @@ pub fn judge() -> Judge {
         interrupt_after: None,
         stdout_lines: None,
         merge_stderr: false,
+        env: Vec::new(),
     }
 }
 
@@ -51,6 +52,7 @@ pub struct Judge {
     interrupt_after: Option<f64>,
     stdout_lines: Option<usize>,
     merge_stderr: bool,
+    env: Vec<(OsString, OsString)>,
 }
 
 impl Judge {
@@ -73,6 +75,12 @@ impl Judge {
     /// Runs the judge as this unprivileged uid/gid (through `setpriv`).
     pub fn user(mut self, uid: u32) -> Self {
         self.user = Some(uid);
+        self
+    }
+
+    /// Sets an environment variable for the judge.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
         self
     }
 
@@ -126,7 +134,7 @@ impl Judge {
             args = wrapped;
             program = "setpriv".into();
         }
-        let output = contained(
+        let (output, peak_memory) = contained(
             &program.to_string_lossy(),
             &args,
             &self.dir,
@@ -135,9 +143,11 @@ impl Judge {
                 stdout_lines: self.stdout_lines,
                 merge_stderr: self.merge_stderr,
             },
+            &self.env,
         );
         Finished {
             output,
+            peak_memory,
             what: format!(
                 "judge {}",
                 self.args
@@ -152,6 +162,9 @@ impl Judge {
 
 pub struct Finished {
     pub output: Output,
+    /// Peak memory of everything the contained invocation ran (the judge, its worker and the
+    /// programs), from the containing cgroup, in bytes.
+    pub peak_memory: Option<u64>,
     what: String,
 }
 
@@ -247,7 +260,14 @@ pub struct Containment {
 }
 
 /// Runs `program args` in its own namespaces and capped cgroup; cleans up whatever is left.
-pub fn contained(program: &str, args: &[OsString], dir: &Path, how: Containment) -> Output {
+/// Returns the output and the peak memory of the containing cgroup.
+pub fn contained(
+    program: &str,
+    args: &[OsString],
+    dir: &Path,
+    how: Containment,
+    env: &[(OsString, OsString)],
+) -> (Output, Option<u64>) {
     let name = format!(
         "judge-test-{}-{}",
         std::process::id(),
@@ -286,7 +306,10 @@ pub fn contained(program: &str, args: &[OsString], dir: &Path, how: Containment)
         std::os::unix::fs::PermissionsExt::from_mode(0o1777),
     )
     .unwrap();
-    cmd.args(args).current_dir(dir).env("TMPDIR", tmp.path());
+    cmd.args(args)
+        .current_dir(dir)
+        .env("TMPDIR", tmp.path())
+        .envs(env.iter().map(|(k, v)| (k, v)));
     if let Some(seconds) = how.interrupt_after {
         cmd.env("HARNESS_SIGINT_AFTER", seconds.to_string());
     }
@@ -325,6 +348,7 @@ pub fn contained(program: &str, args: &[OsString], dir: &Path, how: Containment)
         !stderr.contains(SURVIVORS_MARK),
         "processes outlived the judge: {stderr}"
     );
+    let peak_memory = cgroups.peak_memory();
     let left_cgroups = cgroups.kill_and_remove();
     assert!(
         left_cgroups.is_empty(),
@@ -339,7 +363,7 @@ pub fn contained(program: &str, args: &[OsString], dir: &Path, how: Containment)
         left_files.is_empty(),
         "the judge left files in its TMPDIR: {left_files:?}"
     );
-    output
+    (output, peak_memory)
 }
 
 const SURVIVORS_MARK: &str = "HARNESS: processes outlived the judge";
@@ -442,6 +466,15 @@ impl Cgroups {
             }
         }
         Cgroups { dirs }
+    }
+
+    /// The peak memory of the containing memory cgroup (v1 or v2), in bytes.
+    fn peak_memory(&self) -> Option<u64> {
+        self.dirs.iter().find_map(|d| {
+            ["memory.max_usage_in_bytes", "memory.peak"]
+                .iter()
+                .find_map(|f| std::fs::read_to_string(d.join(f)).ok()?.trim().parse().ok())
+        })
     }
 
     /// Kills what is left, removes the cgroups and returns the nested cgroups the judge left.

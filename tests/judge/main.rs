@@ -9,5 +9,6 @@ mod package_errors;
 mod run;
 mod sandbox;
 mod setter;
+mod unpriv;
 mod verify;
 mod view;
