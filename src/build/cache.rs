@@ -194,37 +194,23 @@ impl Cache {
     /// owns or others may write.
     pub fn open(folder: &Path, max_bytes: u64) -> Result<Cache, CacheWarning> {
         let root = folder.join(FORMAT_DIR);
-        for dir in [&root.join("entries"), &root.join("tmp")] {
+        let create = |dir: &Path| {
             std::fs::DirBuilder::new()
                 .recursive(true)
                 .mode(0o700)
                 .create(dir)
                 .map_err(|source| CacheWarning::Io {
-                    path: folder.to_path_buf(),
+                    path: dir.to_path_buf(),
                     source,
-                })?;
-        }
-        // SAFETY: geteuid has no preconditions and cannot fail.
-        let me = unsafe { libc::geteuid() };
-        for dir in [folder, root.as_path()] {
-            let meta = std::fs::metadata(dir).map_err(|source| CacheWarning::Io {
-                path: dir.to_path_buf(),
-                source,
-            })?;
-            if meta.uid() != me {
-                return Err(CacheWarning::Owner {
-                    path: dir.to_path_buf(),
-                    owner: meta.uid(),
-                    me,
-                });
-            }
-            if meta.mode() & 0o022 != 0 {
-                return Err(CacheWarning::Writable {
-                    path: dir.to_path_buf(),
-                    mode: meta.mode() & 0o7777,
-                });
-            }
-        }
+                })
+        };
+        // Each folder is checked before anything is made inside it.
+        create(folder)?;
+        check_owner(folder)?;
+        create(&root)?;
+        check_owner(&root)?;
+        create(&root.join("entries"))?;
+        create(&root.join("tmp"))?;
         Ok(Cache {
             root,
             max_bytes,
@@ -378,6 +364,30 @@ impl Cache {
             let _ = std::fs::remove_dir_all(&dead);
         }
     }
+}
+
+/// Refuses a folder that another user owns or others may write: its programs would run as ours.
+fn check_owner(dir: &Path) -> Result<(), CacheWarning> {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    let meta = std::fs::metadata(dir).map_err(|source| CacheWarning::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    if meta.uid() != me {
+        return Err(CacheWarning::Owner {
+            path: dir.to_path_buf(),
+            owner: meta.uid(),
+            me,
+        });
+    }
+    if meta.mode() & 0o022 != 0 {
+        return Err(CacheWarning::Writable {
+            path: dir.to_path_buf(),
+            mode: meta.mode() & 0o7777,
+        });
+    }
+    Ok(())
 }
 
 fn identity_now(path: &Path) -> Option<String> {
@@ -558,4 +568,3 @@ fn empty_folder(dir: &Path) {
         }
     }
 }
-
