@@ -25,7 +25,6 @@ use std::collections::HashMap;
 use std::io::{Read, Write};
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt};
 use std::path::{Component, Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -68,8 +67,6 @@ pub struct Cache {
     max_bytes: u64,
     /// Identities of files already looked at, by the path asked for (once per process).
     identities: Mutex<HashMap<PathBuf, Option<String>>>,
-    /// Makes staging folder names unique within the process.
-    counter: AtomicU64,
 }
 
 /// The cache in force for this process (none unless the command line installs one).
@@ -215,7 +212,6 @@ impl Cache {
             root,
             max_bytes,
             identities: Mutex::new(HashMap::new()),
-            counter: AtomicU64::new(0),
         })
     }
 
@@ -289,18 +285,9 @@ impl Cache {
         if outcome.ok && list_files(dir, Path::new(""), &mut files).is_err() {
             return;
         }
-        let staging = self.root.join("tmp").join(format!(
-            "{key}.{}.{}",
-            std::process::id(),
-            self.counter.fetch_add(1, Ordering::Relaxed)
-        ));
-        if std::fs::DirBuilder::new()
-            .mode(0o700)
-            .create(&staging)
-            .is_err()
-        {
+        let Some(staging) = self.aside(key) else {
             return;
-        }
+        };
         crate::interrupt::register(staging.clone());
         let written = write_entry(&staging, key, dir, &files, outcome, self.max_bytes);
         let placed = written.is_ok() && std::fs::rename(&staging, self.entries().join(key)).is_ok();
@@ -353,15 +340,26 @@ impl Cache {
         }
     }
 
+    /// A new empty folder (0700) in `tmp/` with a unique name (judges in other PID namespaces may
+    /// have the same process id).
+    fn aside(&self, prefix: &str) -> Option<PathBuf> {
+        tempfile::Builder::new()
+            .prefix(&format!("{prefix}."))
+            .tempdir_in(self.root.join("tmp"))
+            .ok()
+            .map(tempfile::TempDir::keep)
+    }
+
     /// Removes an entry: renamed out of `entries/` first, so it vanishes at once for readers.
     fn remove(&self, entry: &Path) {
-        let dead = self.root.join("tmp").join(format!(
-            "dead.{}.{}",
-            std::process::id(),
-            self.counter.fetch_add(1, Ordering::Relaxed)
-        ));
+        // Renamed over an empty folder of a unique name (rename replaces an empty folder).
+        let Some(dead) = self.aside("dead") else {
+            return;
+        };
         if std::fs::rename(entry, &dead).is_ok() {
             let _ = std::fs::remove_dir_all(&dead);
+        } else {
+            let _ = std::fs::remove_dir(&dead);
         }
     }
 }
@@ -720,6 +718,33 @@ mod tests {
         assert_eq!(c.fetch(&key2, to.path()), Some(outcome(false)));
         assert_eq!(std::fs::read_dir(to.path()).unwrap().count(), 0);
         assert!(c.fetch(&"c".repeat(64), to.path()).is_none());
+    }
+
+    #[test]
+    fn builds_stored_at_once_leave_one_whole_entry() {
+        let (_d, c) = cache(DEFAULT_MAX_BYTES);
+        let from = built(200_000);
+        let key = "a".repeat(64);
+        std::thread::scope(|s| {
+            for _ in 0..4 {
+                s.spawn(|| {
+                    for _ in 0..5 {
+                        c.store(&key, from.path(), &outcome(true));
+                        let to = tempfile::tempdir().unwrap();
+                        // Whenever an entry is there, it is whole.
+                        if let Some(o) = c.fetch(&key, to.path()) {
+                            assert_eq!(o, outcome(true));
+                            assert_eq!(
+                                std::fs::read(to.path().join("prog")).unwrap().len(),
+                                200_000
+                            );
+                        }
+                    }
+                });
+            }
+        });
+        assert_eq!(std::fs::read_dir(c.entries()).unwrap().count(), 1);
+        assert_eq!(std::fs::read_dir(c.root.join("tmp")).unwrap().count(), 0);
     }
 
     #[test]
