@@ -16,6 +16,10 @@
 //! bounded (`JUDGE_CACHE_SIZE`, default 1 GiB): after each store the least recently used entries
 //! (a hit touches `meta.json`) are removed until it fits.
 //!
+//! Not cached: a compiler stopped by a limit or a signal (that depends on the load), and a build
+//! with anything but plain files, or with a text file naming its build folder (reused, the files
+//! sit in another folder).
+//!
 //! Nothing here is fatal: a cache that cannot be read or written only means compiling again.
 
 use crate::lang::Language;
@@ -502,6 +506,13 @@ fn write_entry(
         }
         let mut bytes = Vec::new();
         f.read_to_end(&mut bytes)?;
+        // Reused, the files sit in another build folder: a text file that names this one (a
+        // wrapper script) would lead the program to a folder that is gone. (Compiled programs
+        // name it too, in panic messages, harmlessly: they are not text.)
+        let folder = dir.as_os_str().as_encoded_bytes();
+        if !bytes.contains(&0) && bytes.windows(folder.len()).any(|w| w == folder) {
+            return Err(std::io::Error::other("names its build folder"));
+        }
         let target = staging.join(rel);
         if let Some(parent) = target.parent() {
             std::fs::DirBuilder::new()
@@ -770,6 +781,26 @@ mod tests {
         std::fs::hard_link(from.path().join("prog"), from.path().join("prog2")).unwrap();
         c.store(&"b".repeat(64), from.path(), &outcome(true));
         assert_eq!(std::fs::read_dir(c.entries()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_text_file_naming_its_build_folder_is_not_cached() {
+        let (_d, c) = cache(DEFAULT_MAX_BYTES);
+        let from = built(10);
+        let script = format!(
+            "#!/bin/sh\nexec /usr/bin/java -cp {} Main\n",
+            from.path().display()
+        );
+        std::fs::write(from.path().join("prog"), script).unwrap();
+        c.store(&"a".repeat(64), from.path(), &outcome(true));
+        assert_eq!(std::fs::read_dir(c.entries()).unwrap().count(), 0);
+        // A program (not text) that names it, as Rust's panic locations do, is kept.
+        let from = built(10);
+        let mut program = b"\x7fELF\0".to_vec();
+        program.extend_from_slice(from.path().join("main.rs").as_os_str().as_encoded_bytes());
+        std::fs::write(from.path().join("prog"), program).unwrap();
+        c.store(&"b".repeat(64), from.path(), &outcome(true));
+        assert_eq!(std::fs::read_dir(c.entries()).unwrap().count(), 1);
     }
 
     #[test]
