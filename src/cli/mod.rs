@@ -107,18 +107,20 @@ pub fn main() -> i32 {
 /// `--no-cache` was given.
 static NO_CACHE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Installs the build cache the environment names (unless `--no-cache`); says on stderr why it
-/// is not used.
+/// Installs the build cache the environment names (unless `--no-cache`), once per process;
+/// says on stderr why it is not used.
 fn open_cache() {
-    if NO_CACHE.load(std::sync::atomic::Ordering::Relaxed) {
-        crate::build::cache::install(None);
-        return;
-    }
-    let (cache, warnings) = crate::build::cache::open_default();
-    for w in warnings {
-        crate::errln!("warning: {w}");
-    }
-    crate::build::cache::install(cache);
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if NO_CACHE.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let (cache, warnings) = crate::build::cache::open_default();
+        crate::build::cache::install(cache);
+        for w in warnings {
+            crate::errln!("warning: {w}");
+        }
+    });
 }
 
 /// An engine with a fresh work folder that is removed when the session ends (also on Ctrl-C).
