@@ -4,7 +4,9 @@
 //! re-read for the message and the diff.
 
 pub mod diff;
+pub mod kattis;
 mod scan;
+pub mod testlib;
 
 use diff::Spot;
 use scan::{read_token, read_token_pair, ByteSource, FileBytes, Normalised, Scanner, Token};
@@ -22,6 +24,10 @@ pub enum Builtin {
     /// Tokens; where the answer's token is a number, the output's must be a number within either
     /// tolerance.
     Float { absolute: f64, relative: f64 },
+    /// A standard testlib checker (`wcmp`, `rcmp6`, …) with testlib's own reading rules.
+    Testlib(testlib::Standard),
+    /// The Kattis default output validator with its flags.
+    Kattis(kattis::Flags),
 }
 
 /// The checker's judgement of one output.
@@ -75,6 +81,8 @@ pub fn check(kind: &Builtin, output: &Path, answer: &Path) -> std::io::Result<Ou
         Builtin::Float { absolute, relative } => {
             tokens(output, answer, Some((*absolute, *relative)))
         }
+        Builtin::Testlib(which) => testlib::check(*which, output, answer),
+        Builtin::Kattis(flags) => kattis::check(flags, output, answer),
         Builtin::Exact => {
             let mut o = Scanner::new(FileBytes::open(output)?);
             let mut a = Scanner::new(FileBytes::open(answer)?);

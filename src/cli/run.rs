@@ -1,4 +1,4 @@
-//! `judge run <PROBLEM> <SOURCE> [--json] [--all]`.
+//! `judge run <PROBLEM> <SOURCE> [--json] [--all] [--test NAME]...`.
 
 use super::{exit, Session};
 use crate::package::{self, Problem};
@@ -17,11 +17,17 @@ pub struct Args {
     /// Run every test instead of stopping at the first failure.
     #[arg(long)]
     all: bool,
+    /// Judge only this test (its name without .in); repeat it, or give a quoted pattern with
+    /// * ? [abc] (`--test 'sample*'`).
+    #[arg(long = "test", value_name = "NAME")]
+    tests: Vec<String>,
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
-    let problem = Problem::load(&dir)?;
+    let mut problem = Problem::load(&dir)?;
+    let total = problem.tests.len();
+    problem.tests = package::select_tests(&problem.dir, &problem.tests, &args.tests)?;
     if !args.source.is_file() {
         anyhow::bail!(
             "{}: no such file\n  hint: give the path of your solution's source file",
@@ -32,6 +38,12 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let engine = &mut session.engine;
     if !args.json {
         super::warn_isolation(&engine.sandbox);
+        if problem.tests.len() < total {
+            crate::errln!(
+                "note: judging {} of {total} tests (--test); the verdict is for these only",
+                problem.tests.len()
+            );
+        }
     }
     let checker = engine.prepare_checker(&problem)?;
     let options = crate::judge::JudgeOptions { all: args.all };

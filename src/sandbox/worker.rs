@@ -7,7 +7,7 @@
 //! /proc and /tmp; `pivot_root` into it. This is the expensive part (~15 ms) and is done once per
 //! worker, not per run.
 //!
-//! Per run (cheap): a run init, cloned with a new PID and mount namespace, mounts a private
+//! Per run (cheap): a run init, cloned with a new PID, mount and IPC namespace, mounts a private
 //! /proc and /tmp, attaches the run's working directory and readable paths (detached mounts
 //! prepared by the judge), makes its root read-only, and locks itself down (default signals, an
 //! empty capability bounding set, `no_new_privs`, the seccomp filter). Then it waits for its
@@ -548,7 +548,7 @@ struct RunInit {
 }
 
 impl RunInit {
-    /// Clones an init with a new PID and mount namespace; it sets up `spec`, then waits for its
+    /// Clones an init with a new PID, mount and IPC namespace; it sets up `spec`, then waits for its
     /// program on the control socket.
     fn spawn(
         spec: MountSpec,
@@ -559,11 +559,14 @@ impl RunInit {
         let (result_r, result_w) = sys::pipe()?;
         let (control, control_init) = wire::socket_pair()?;
         // SAFETY: the worker is single-threaded, so the child may allocate. The raw clone
-        // behaves like fork (no new stack) with a new PID and mount namespace for the child.
+        // behaves like fork (no new stack) with a new PID, mount and IPC namespace for the
+        // child: System V IPC objects live in the namespace, not in a process, so a run's own
+        // namespace is what keeps one run's shared memory, queues and semaphores from the next.
         let pid = unsafe {
             libc::syscall(
                 libc::SYS_clone,
-                (libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::SIGCHLD) as libc::c_ulong,
+                (libc::CLONE_NEWPID | libc::CLONE_NEWNS | libc::CLONE_NEWIPC | libc::SIGCHLD)
+                    as libc::c_ulong,
                 0usize,
                 0usize,
                 0usize,

@@ -176,3 +176,18 @@ attacks! {
     c_include_dev_urandom: "include-dev-urandom.c" => "CE";
     cpp_template_explosion: "template-explosion.cpp" => "CE";
 }
+
+/// System V IPC objects (shared memory, message queues, semaphores) live in an IPC namespace, not
+/// in a process: each run gets its own, so what one run leaves is gone for the next.
+#[test]
+fn ipc_objects_do_not_outlive_their_run() {
+    require_full_isolation();
+    let run = harness::judge()
+        .arg("run")
+        .arg(fixture_problem("attack-twice"))
+        .arg(harness::program("ipc-outlives-run.c"))
+        .args(["--all", "--json"])
+        .output();
+    let doc = run.expect_verdict("AC");
+    assert_eq!(doc["tests"].as_array().map(Vec::len), Some(2), "{doc}");
+}

@@ -2,7 +2,9 @@
 
 mod attacks;
 mod cache;
+mod checkers;
 mod cli;
+mod conventions;
 mod crosscheck;
 mod harness;
 mod messages;
