@@ -36,6 +36,9 @@ pub struct Cli {
     /// When to colour the output (tables on stdout, status lines on stderr).
     #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
     color: ColourChoice,
+    /// Compile everything afresh: neither read nor fill the build cache (~/.cache/judge).
+    #[arg(long, global = true)]
+    no_cache: bool,
     #[command(subcommand)]
     command: Command,
 }
@@ -61,7 +64,8 @@ Environment:
   CLICOLOR_FORCE               set, not empty and not 0: colour even into a pipe (--color auto)
   CLICOLOR=0, TERM=dumb        no colour (--color auto)
   JUDGE_CACHE_DIR              the build cache folder; else $XDG_CACHE_HOME/judge, else
-  XDG_CACHE_HOME               ~/.cache/judge
+  XDG_CACHE_HOME               ~/.cache/judge (--no-cache: neither read nor fill it)
+  JUDGE_CACHE_SIZE=SIZE        the build cache's bound (default 1G; 500M, 0 keeps nothing)
   TMPDIR                       where each session's work folder (judge-XXXXXX) goes; it is removed
                                when the judge ends, also on Ctrl-C
 "
@@ -197,6 +201,7 @@ pub fn main() -> i32 {
     // the way remove the work folders and stop the sandbox before the clean-up below.
     crate::report::set_colour_choice(cli.color);
     let languages = cli.languages.as_deref();
+    NO_CACHE.store(cli.no_cache, std::sync::atomic::Ordering::Relaxed);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
         Command::Run(args) => run::run(args, languages),
         Command::Verify(args) => verify::run(args, languages),
@@ -232,6 +237,25 @@ pub fn main() -> i32 {
     code
 }
 
+/// `--no-cache` was given.
+static NO_CACHE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Installs the build cache the environment names (unless `--no-cache`), once per process;
+/// says on stderr why it is not used.
+fn open_cache() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if NO_CACHE.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let (cache, warnings) = crate::build::cache::open_default();
+        crate::build::cache::install(cache);
+        for w in warnings {
+            crate::errln!("warning: {w}");
+        }
+    });
+}
+
 /// An engine with a fresh work folder that is removed when the session ends (also on Ctrl-C).
 pub struct Session {
     pub engine: Engine,
@@ -241,6 +265,7 @@ pub struct Session {
 impl Session {
     pub fn new(languages: Option<&std::path::Path>) -> anyhow::Result<Session> {
         let languages = Languages::load(languages)?;
+        open_cache();
         let work = tempfile::Builder::new().prefix("judge-").tempdir()?;
         crate::interrupt::register(work.path().to_path_buf());
         let sandbox = Sandbox::new()?;
@@ -359,6 +384,7 @@ mod tests {
             "CLICOLOR=0",
             "JUDGE_CACHE_DIR",
             "XDG_CACHE_HOME",
+            "JUDGE_CACHE_SIZE",
             "TMPDIR",
         ] {
             assert!(help.contains(&format!("\n  {var}")), "no {var} in\n{help}");

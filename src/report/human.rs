@@ -304,7 +304,11 @@ impl Reporter for RunTable {
             Event::CompileFinished { compile, .. } => {
                 self.err.start_clock();
                 if compile.ok {
-                    let text = format!("{} in {}", compile.language, secs(compile.time));
+                    let text = if compile.cached {
+                        format!("{} (cached)", compile.language)
+                    } else {
+                        format!("{} in {}", compile.language, secs(compile.time))
+                    };
                     self.err.status("Compiled", &text);
                     if let Some(warnings) = compiler_warnings(compile, &self.err.paint()) {
                         self.err.write(&warnings);
@@ -494,6 +498,7 @@ mod tests {
             compile: CompileReport {
                 language: "C++".into(),
                 ok: true,
+                cached: false,
                 time: Duration::ZERO,
                 message: String::new(),
             },

@@ -64,6 +64,7 @@ fn compile(message: &str) -> CompileReport {
         ok: true,
         time: ms(612),
         message: message.into(),
+        cached: false,
     }
 }
 

@@ -5,6 +5,7 @@
 //! instead of taking the machine down. The judge gets a private TMPDIR; afterwards the test fails if
 //! the judge left anything there or left a cgroup behind, or if any process outlived the judge
 //! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
+//! Each judge also gets a private, empty build cache (`XDG_CACHE_HOME`) unless the test sets one.
 
 use std::ffi::{CString, OsString};
 use std::os::unix::process::CommandExt;
@@ -319,9 +320,20 @@ pub fn contained(
         std::os::unix::fs::PermissionsExt::from_mode(0o1777),
     )
     .unwrap();
+    // A private, empty build cache unless the test names one (a cache shared between tests
+    // would hide compiles); writable by all, so a judge run as another user makes its own in it.
+    let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
+    std::fs::set_permissions(
+        cache.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
     cmd.args(args)
         .current_dir(dir)
         .env("TMPDIR", tmp.path())
+        .env("XDG_CACHE_HOME", cache.path().join("xdg"))
+        .env_remove("JUDGE_CACHE_DIR")
+        .env_remove("JUDGE_CACHE_SIZE")
         .envs(env.iter().map(|(k, v)| (k, v)));
     if let Some(seconds) = how.interrupt_after {
         cmd.env("HARNESS_SIGINT_AFTER", seconds.to_string());
