@@ -1,6 +1,9 @@
-//! Building a source file into something runnable, inside the sandbox, under compile limits.
+//! Building a source file into something runnable, inside the sandbox, under compile limits;
+//! `cache` keeps what was built for the next judge.
 
-use crate::lang::{self, LangError, Languages};
+pub mod cache;
+
+use crate::lang::{self, LangError, Languages, Step};
 use crate::sandbox::{Limits, RunSpec, Sandbox, SandboxError, Termination};
 use crate::verdict::termination_text;
 use serde::Serialize;
@@ -40,6 +43,8 @@ pub struct Artifact {
 pub struct CompileReport {
     pub language: String,
     pub ok: bool,
+    /// Taken from the build cache: no compiler ran (the time is then zero).
+    pub cached: bool,
     #[serde(rename = "time_ms")]
     #[serde(serialize_with = "crate::report::ser_ms")]
     pub time: Duration,
@@ -78,6 +83,9 @@ pub fn base_env(home: &Path) -> Vec<(OsString, OsString)> {
 }
 
 /// Compiles `source` in the fresh folder `dir`. `Ok((None, report))` is a compilation error.
+///
+/// With a cache installed ([`cache::install`]) an unchanged program is not compiled again: its
+/// files are copied from the cache into `dir` and the report says `cached`.
 pub fn build(
     sandbox: &mut Sandbox,
     languages: &Languages,
@@ -95,70 +103,81 @@ pub fn build(
     };
     std::fs::create_dir_all(dir).map_err(folder_err)?;
     let src = dir.join(&language.source_name);
-    std::fs::write(&src, bytes).map_err(folder_err)?;
     let exe = dir.join("prog");
     let expand_all = |words: &[String]| -> Result<Vec<String>, LangError> {
         words.iter().map(|w| lang::expand(w, &src, &exe)).collect()
     };
-    let mut readable: Vec<PathBuf> = vec![dir.to_path_buf()];
-    for r in &language.readable {
-        readable.push(PathBuf::from(lang::expand(r, &src, &exe)?));
-    }
+    // The build folder and the language's paths for each step (compile and run see their own).
+    let readable = |step| -> Result<Vec<PathBuf>, LangError> {
+        let mut paths = vec![dir.to_path_buf()];
+        paths.extend(language.paths(step, &src, &exe)?);
+        Ok(paths)
+    };
 
     let mut report = CompileReport {
         language: language.name.clone(),
         ok: true,
+        cached: false,
         time: Duration::ZERO,
         message: String::new(),
     };
-    if !language.compile.is_empty() {
+    if language.compile.is_empty() {
+        std::fs::write(&src, bytes).map_err(folder_err)?;
+    } else {
         let words = expand_all(&language.compile)?;
         let program = lang::resolve_program(&words[0])?;
-        let log_out = dir.join(".compile.out");
-        let log_err = dir.join(".compile.err");
         let limits = compile_limits();
-        let spec = RunSpec {
-            program,
-            args: words[1..].iter().map(OsString::from).collect(),
-            env: base_env(Path::new("/tmp")),
-            workdir: dir.to_path_buf(),
-            stdin: None,
-            stdout: log_out.clone(),
-            stderr: log_err.clone(),
-            readable: readable.clone(),
-            scratch_workdir: false,
-            limits: limits.clone(),
+        let env = base_env(Path::new("/tmp"));
+        let compile_readable = readable(Step::Compile)?;
+        let cache = cache::installed();
+        let key = cache.as_ref().and_then(|c| {
+            // Paths inside the build folder change with every build; they are the source's.
+            let paths: Vec<PathBuf> = compile_readable
+                .iter()
+                .filter(|p| !p.starts_with(dir))
+                .cloned()
+                .collect();
+            c.key(&cache::KeyInputs {
+                source: &bytes,
+                language,
+                compiler: &program,
+                compile_paths: &paths,
+                settings: &format!("{limits:?} {env:?}"),
+            })
+        });
+        let hit = match (&cache, &key) {
+            (Some(c), Some(k)) => c.fetch(k, dir),
+            _ => None,
         };
-        let outcome = sandbox.run(&spec)?;
-        report.time = outcome.cpu_time;
-        let mut message = read_capped(&log_err, MESSAGE_CAP);
-        let stdout = read_capped(&log_out, MESSAGE_CAP);
-        if !stdout.trim().is_empty() {
-            message = format!("{stdout}{message}");
-        }
-        let stopped = if outcome.cpu_limit_exceeded || outcome.wall_limit_exceeded {
-            Some(format!(
-                "the compiler ran out of time ({} s limit)",
-                limits.cpu.as_secs()
-            ))
-        } else if outcome.memory_limit_exceeded {
-            Some(format!(
-                "the compiler ran out of memory ({} limit)",
-                crate::report::mib(limits.memory)
-            ))
-        } else if outcome.output_limit_exceeded {
-            Some("the compiler printed too much".to_string())
-        } else if outcome.termination != Termination::Exited(0) {
-            Some(format!(
-                "the compiler failed ({})",
-                termination_text(outcome.termination)
-            ))
-        } else if !exe.exists() && language.run.iter().any(|w| w.contains("{exe}")) {
-            Some("the compiler produced no executable".to_string())
-        } else {
-            None
+        let outcome = match hit {
+            Some(outcome) => {
+                report.cached = true;
+                outcome
+            }
+            None => {
+                std::fs::write(&src, &bytes).map_err(folder_err)?;
+                let spec = RunSpec {
+                    program,
+                    args: words[1..].iter().map(OsString::from).collect(),
+                    env,
+                    workdir: dir.to_path_buf(),
+                    stdin: None,
+                    stdout: dir.join(".compile.out"),
+                    stderr: dir.join(".compile.err"),
+                    readable: compile_readable,
+                    scratch_workdir: false,
+                    limits: limits.clone(),
+                };
+                let (outcome, time, deterministic) = compile(sandbox, &spec, language, &src, &exe)?;
+                report.time = time;
+                if let (Some(c), Some(k), true) = (&cache, &key, deterministic) {
+                    c.store(k, dir, &outcome);
+                }
+                outcome
+            }
         };
-        if let Some(why) = stopped {
+        let message = name_the_users_file(&outcome.message, &outcome.src, source);
+        if let Some(why) = outcome.stopped {
             report.ok = false;
             report.message = if message.trim().is_empty() {
                 why
@@ -168,8 +187,6 @@ pub fn build(
             return Ok((None, report));
         }
         report.message = message;
-        let _ = std::fs::remove_file(&log_out);
-        let _ = std::fs::remove_file(&log_err);
     }
     let run = expand_all(&language.run)?;
     let program = lang::resolve_program(&run[0])?;
@@ -178,10 +195,110 @@ pub fn build(
             language: language.name.clone(),
             program,
             args: run[1..].iter().map(OsString::from).collect(),
-            readable,
+            readable: readable(Step::Run)?,
         }),
         report,
     ))
+}
+
+/// Runs the compiler of `spec`. Returns what it left with the CPU time it took, and whether
+/// the same source would always get the same outcome (not when a limit or a signal stopped the
+/// compiler: that depends on the machine's load), i.e. whether it may be cached.
+fn compile(
+    sandbox: &mut Sandbox,
+    spec: &RunSpec,
+    language: &lang::Language,
+    src: &Path,
+    exe: &Path,
+) -> Result<(cache::Outcome, Duration, bool), BuildError> {
+    let outcome = sandbox.run(spec)?;
+    let mut message = read_capped(&spec.stderr, MESSAGE_CAP);
+    let stdout = read_capped(&spec.stdout, MESSAGE_CAP);
+    if !stdout.trim().is_empty() {
+        message = format!("{stdout}{message}");
+    }
+    let limits = &spec.limits;
+    let mut deterministic = false;
+    let stopped = if outcome.cpu_limit_exceeded || outcome.wall_limit_exceeded {
+        Some(format!(
+            "the compiler ran out of time ({} s limit)",
+            limits.cpu.as_secs()
+        ))
+    } else if outcome.memory_limit_exceeded {
+        Some(format!(
+            "the compiler ran out of memory ({} limit)",
+            crate::report::mib(limits.memory)
+        ))
+    } else if outcome.output_limit_exceeded {
+        Some("the compiler printed too much".to_string())
+    } else if outcome.termination != Termination::Exited(0) {
+        deterministic = matches!(outcome.termination, Termination::Exited(_));
+        Some(format!(
+            "the compiler failed ({})",
+            termination_text(outcome.termination)
+        ))
+    } else if !exe.exists() && language.run.iter().any(|w| w.contains("{exe}")) {
+        deterministic = true;
+        Some("the compiler produced no executable".to_string())
+    } else {
+        deterministic = true;
+        None
+    };
+    if stopped.is_none() {
+        let _ = std::fs::remove_file(&spec.stdout);
+        let _ = std::fs::remove_file(&spec.stderr);
+    }
+    let built = cache::Outcome {
+        ok: stopped.is_none(),
+        stopped,
+        message,
+        src: src.to_path_buf(),
+    };
+    Ok((built, outcome.cpu_time, deterministic))
+}
+
+/// Rewrites the compiler's name for the copied source (`/tmp/judge-X/build-1/main.cpp`, or the
+/// bare `main.cpp`) to the path the user gave, so messages point at the user's own file.
+fn name_the_users_file(message: &str, copy: &Path, user: &Path) -> String {
+    let full = copy.to_string_lossy();
+    let bare = copy
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let user = user.to_string_lossy();
+    // A file name continues with letters, digits, `_`, `-`, `/`, or a `.` followed by one of them.
+    let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/');
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    let mut before: Option<char> = None;
+    while let Some(c) = rest.chars().next() {
+        let starts_name = before.is_none_or(|b| !(name_char(b) || b == '.'));
+        let mut matched = None;
+        if !full.is_empty() && rest.starts_with(full.as_ref()) {
+            matched = Some(full.len());
+        } else if starts_name && !bare.is_empty() && rest.starts_with(bare.as_ref()) {
+            matched = Some(bare.len());
+        }
+        if let Some(len) = matched {
+            let after = &rest[len..];
+            let mut next = after.chars();
+            let ends_name = match next.next() {
+                None => true,
+                Some('.') => !next.next().is_some_and(name_char),
+                Some(n) => !name_char(n),
+            };
+            if ends_name {
+                out.push_str(&user);
+                before = rest[..len].chars().next_back();
+                rest = after;
+                continue;
+            }
+        }
+        out.push(c);
+        before = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// Reads at most `cap` bytes of a file as text, marking the cut.
@@ -199,4 +316,40 @@ pub fn read_capped(path: &Path, cap: usize) -> String {
         s.push_str("\n[… cut]");
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiler_messages_name_the_users_file() {
+        let copy = Path::new("/tmp/judge-Ab1/build-1/main.cpp");
+        let user = Path::new("sol/my.cpp");
+        let cases = [
+            (
+                "/tmp/judge-Ab1/build-1/main.cpp: In function 'int main()':\n\
+                 /tmp/judge-Ab1/build-1/main.cpp:1:21: error: 'x' was not declared",
+                "sol/my.cpp: In function 'int main()':\nsol/my.cpp:1:21: error: 'x' was not declared",
+            ),
+            ("main.cpp:3:5: warning", "sol/my.cpp:3:5: warning"),
+            ("  --> main.cpp:3:5", "  --> sol/my.cpp:3:5"),
+            ("File \"main.cpp\", line 1", "File \"sol/my.cpp\", line 1"),
+            ("in main.cpp.", "in sol/my.cpp."),
+            // Other files that merely contain the name stay as they are.
+            ("notmain.cpp:1 main.cpp.o main.cpps x/main.cpp", "notmain.cpp:1 main.cpp.o main.cpps x/main.cpp"),
+            ("/tmp/judge-Ab1/build-1/main.cppx", "/tmp/judge-Ab1/build-1/main.cppx"),
+            ("héllo main.cpp", "héllo sol/my.cpp"),
+            ("", ""),
+        ];
+        for (message, want) in cases {
+            assert_eq!(name_the_users_file(message, copy, user), want, "{message}");
+        }
+        // The user's own path may contain the copy's name: it is not rewritten twice.
+        let user = Path::new("/home/a/main.cpp");
+        assert_eq!(
+            name_the_users_file("/tmp/judge-Ab1/build-1/main.cpp:1: main.cpp", copy, user),
+            "/home/a/main.cpp:1: /home/a/main.cpp"
+        );
+    }
 }

@@ -105,6 +105,7 @@ pub fn hold_exit() {
 fn cleanup() {
     std::mem::forget(EXIT.lock());
     INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+    crate::sandbox::kill_plain_runs();
     if let Ok(c) = CGROUPS.lock() {
         for dir in c.iter() {
             for _ in 0..200 {

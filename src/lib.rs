@@ -4,8 +4,9 @@
 pub mod build;
 pub mod checker;
 pub mod cli;
+pub mod engine;
+pub mod event;
 pub mod interrupt;
-pub mod judge;
 pub mod lang;
 pub mod leftovers;
 pub mod package;
@@ -13,4 +14,3 @@ pub mod report;
 pub mod sandbox;
 pub mod setter;
 pub mod verdict;
-pub mod verify;

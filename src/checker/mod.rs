@@ -3,8 +3,12 @@
 //! tokens are compared in lockstep byte by byte, and only a window around the first difference is
 //! re-read for the message and the diff.
 
+pub mod diff;
+pub mod kattis;
 mod scan;
+pub mod testlib;
 
+use diff::Spot;
 use scan::{read_token, read_token_pair, ByteSource, FileBytes, Normalised, Scanner, Token};
 use std::path::Path;
 
@@ -20,6 +24,10 @@ pub enum Builtin {
     /// Tokens; where the answer's token is a number, the output's must be a number within either
     /// tolerance.
     Float { absolute: f64, relative: f64 },
+    /// A standard testlib checker (`wcmp`, `rcmp6`, …) with testlib's own reading rules.
+    Testlib(testlib::Standard),
+    /// The Kattis default output validator with its flags.
+    Kattis(kattis::Flags),
 }
 
 /// The checker's judgement of one output.
@@ -39,8 +47,9 @@ pub struct Mismatch {
     /// What the answer has there, and what the output has (each short, capped).
     pub expected: String,
     pub found: String,
-    /// A short unified diff of a few lines around the mismatch (capped).
-    pub diff: String,
+    /// The lines around the mismatch, expected and found aligned by line number (rendered by
+    /// `report::diff`; the JSON's `diff` is its plain rendering).
+    pub window: diff::Window,
 }
 
 /// A checker's result.
@@ -64,10 +73,6 @@ impl Outcome {
 
 /// Characters of a token or line shown in messages.
 const SHOW: usize = 60;
-/// Lines of context around the first difference in the diff.
-const CONTEXT: u64 = 3;
-/// Cap on the diff text.
-const DIFF_CAP: usize = 4096;
 
 /// Compares `output` with `answer` using a built-in checker.
 pub fn check(kind: &Builtin, output: &Path, answer: &Path) -> std::io::Result<Outcome> {
@@ -76,6 +81,8 @@ pub fn check(kind: &Builtin, output: &Path, answer: &Path) -> std::io::Result<Ou
         Builtin::Float { absolute, relative } => {
             tokens(output, answer, Some((*absolute, *relative)))
         }
+        Builtin::Testlib(which) => testlib::check(*which, output, answer),
+        Builtin::Kattis(flags) => kattis::check(flags, output, answer),
         Builtin::Exact => {
             let mut o = Scanner::new(FileBytes::open(output)?);
             let mut a = Scanner::new(FileBytes::open(answer)?);
@@ -140,7 +147,19 @@ fn tokens(output: &Path, answer: &Path, float: Option<(f64, f64)>) -> std::io::R
                     show(&extra)
                 );
                 let expected = "(end of the answer)".to_string();
-                return wrong(msg, &extra, output, answer, a.line, expected, show(&extra));
+                let answer_end = Spot {
+                    line: a.line,
+                    column: a.column,
+                };
+                return wrong(
+                    msg,
+                    &extra,
+                    output,
+                    answer,
+                    answer_end,
+                    expected,
+                    show(&extra),
+                );
             }
             (None, Some(_)) => {
                 let (line, column) = (o.line, o.column);
@@ -160,7 +179,7 @@ fn tokens(output: &Path, answer: &Path, float: Option<(f64, f64)>) -> std::io::R
                     &at,
                     output,
                     answer,
-                    missing.line,
+                    spot(&missing),
                     show(&missing),
                     found,
                 );
@@ -192,9 +211,16 @@ fn tokens(output: &Path, answer: &Path, float: Option<(f64, f64)>) -> std::io::R
                     show(&at),
                     show(&ot)
                 );
-                return wrong(msg, &ot, output, answer, at.line, show(&at), show(&ot));
+                return wrong(msg, &ot, output, answer, spot(&at), show(&at), show(&ot));
             }
         }
+    }
+}
+
+fn spot(t: &Token) -> Spot {
+    Spot {
+        line: t.line,
+        column: t.column,
     }
 }
 
@@ -203,7 +229,7 @@ fn wrong(
     at: &Token,
     output: &Path,
     answer: &Path,
-    answer_line: u64,
+    answer_spot: Spot,
     expected: String,
     found: String,
 ) -> std::io::Result<Outcome> {
@@ -215,7 +241,7 @@ fn wrong(
             column: at.column,
             expected,
             found,
-            diff: window_diff(output, at.line, answer, answer_line)?,
+            window: diff::window(output, spot(at), answer, answer_spot)?,
         }),
     })
 }
@@ -239,7 +265,10 @@ fn bytewise<A: ByteSource, B: ByteSource>(
             continue;
         }
         let (line, column) = (o.line, o.column);
-        let answer_line = a.line;
+        let answer_spot = Spot {
+            line: a.line,
+            column: a.column,
+        };
         let expected = rest_of_line(a)?;
         let found = rest_of_line(o)?;
         let same_tokens = tokens(output, answer, None)?.judgement == Judgement::Accepted;
@@ -262,7 +291,7 @@ fn bytewise<A: ByteSource, B: ByteSource>(
                 column,
                 expected,
                 found,
-                diff: window_diff(output, line, answer, answer_line)?,
+                window: diff::window(output, Spot { line, column }, answer, answer_spot)?,
             }),
         });
     }
@@ -331,85 +360,6 @@ fn cap_chars(text: &str, cap: usize) -> String {
     } else {
         text.to_string()
     }
-}
-
-/// A unified diff of the lines around `out_line` in the output and `ans_line` in the answer,
-/// each line capped, the whole capped to [`DIFF_CAP`].
-fn window_diff(
-    output: &Path,
-    out_line: u64,
-    answer: &Path,
-    ans_line: u64,
-) -> std::io::Result<String> {
-    let first = out_line.min(ans_line).saturating_sub(CONTEXT).max(1);
-    let last = out_line.max(ans_line) + CONTEXT;
-    let expected = read_lines(answer, first, last)?;
-    let found = read_lines(output, first, last)?;
-    let diff = similar::TextDiff::from_lines(&expected, &found);
-    let mut text = String::new();
-    for group in diff.grouped_ops(CONTEXT as usize) {
-        for op in group {
-            for change in diff.iter_changes(&op) {
-                let sign = match change.tag() {
-                    similar::ChangeTag::Delete => '-',
-                    similar::ChangeTag::Insert => '+',
-                    similar::ChangeTag::Equal => ' ',
-                };
-                text.push(sign);
-                text.push_str(change.value().trim_end_matches('\n'));
-                text.push('\n');
-                if text.len() > DIFF_CAP {
-                    text.truncate(DIFF_CAP);
-                    text.push_str("\n[… cut]\n");
-                    return Ok(text);
-                }
-            }
-        }
-    }
-    Ok(text)
-}
-
-/// Lines `first..=last` (1-based) of a file, each capped at [`SHOW`] characters, joined with '\n'.
-fn read_lines(path: &Path, first: u64, last: u64) -> std::io::Result<String> {
-    let mut s = Scanner::new(FileBytes::open(path)?);
-    let mut out = String::new();
-    let mut current = Vec::new();
-    let mut truncated = false;
-    loop {
-        let b = s.peek()?;
-        let line = s.line;
-        if line > last {
-            break;
-        }
-        match b {
-            None | Some(b'\n') => {
-                if line >= first && (b.is_some() || !current.is_empty()) {
-                    let mut text = String::from_utf8_lossy(&current).into_owned();
-                    if truncated {
-                        text.push('…');
-                    }
-                    out.push_str(&text);
-                    out.push('\n');
-                }
-                current.clear();
-                truncated = false;
-                if b.is_none() {
-                    break;
-                }
-            }
-            Some(c) => {
-                if line >= first {
-                    if current.len() < SHOW {
-                        current.push(c);
-                    } else {
-                        truncated = true;
-                    }
-                }
-            }
-        }
-        s.bump()?;
-    }
-    Ok(out)
 }
 
 #[cfg(test)]

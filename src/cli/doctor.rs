@@ -1,7 +1,10 @@
-//! `judge doctor`: each isolation layer, active or missing, why, and how to enable it.
+//! `judge doctor`: each isolation layer, active or missing, why, and how to enable it; and what
+//! of the host programs can see (the system view and each language's paths).
 
 use super::exit;
+use crate::lang::{self, Language, Languages, Step};
 use crate::sandbox::Sandbox;
+use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -14,45 +17,187 @@ pub struct Args {
     tune: bool,
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
+pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
     let tuned = if args.tune {
         Some(Sandbox::tune().map_err(anyhow::Error::msg)?)
     } else {
         None
     };
+    let languages = Languages::load(languages)?;
     let sandbox = Sandbox::new()?;
     let layers = sandbox.layers();
     let notes = sandbox.notes();
+    let view = sandbox.system_view();
+    let paths: Vec<(&Language, [Listed; 2])> = languages
+        .all()
+        .iter()
+        .map(|l| (l, [listed(l, Step::Compile), listed(l, Step::Run)]))
+        .collect();
+    let limits = sandbox.limits();
     if args.json {
-        let mut doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "speed": notes});
+        let visible = view.map(|v| {
+            let system: Vec<&PathBuf> = v.dirs.iter().chain(&v.files).chain(&v.devices).collect();
+            let links: serde_json::Map<String, serde_json::Value> = v
+                .links
+                .iter()
+                .map(|(l, t)| (l.display().to_string(), t.display().to_string().into()))
+                .collect();
+            let languages: Vec<serde_json::Value> = paths
+                .iter()
+                .map(|(l, [compile, run])| {
+                    let mut missing: Vec<&String> = compile.missing.iter().collect();
+                    missing.extend(run.missing.iter().filter(|m| !compile.missing.contains(m)));
+                    serde_json::json!({
+                        "name": l.name,
+                        "compile": compile.shown,
+                        "run": run.shown,
+                        "missing": missing,
+                    })
+                })
+                .collect();
+            serde_json::json!({
+                "system": system,
+                "links": links,
+                "private": ["/proc", "/tmp"],
+                "per_run": PER_RUN,
+                "languages": languages,
+            })
+        });
+        let mut doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "limits": limits, "speed": notes, "visible": visible});
         if let Some(t) = &tuned {
             doc["tuned"] = t.as_str().into();
         }
-        println!("{}", serde_json::to_string_pretty(&doc)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(exit::OK);
     }
     let width = layers.iter().map(|l| l.name.len()).max().unwrap_or(5);
     for l in &layers {
         let state = if l.active { "active " } else { "MISSING" };
-        println!("{:<width$}  {state}  {}", l.name, l.detail);
+        crate::outln!("{:<width$}  {state}  {}", l.name, l.detail);
         if let (false, Some(h)) = (l.active, &l.hint) {
-            println!("{:<width$}           hint: {h}", "");
+            crate::outln!("{:<width$}           hint: {h}", "");
         }
     }
-    println!("\nisolation: {:?}", sandbox.level());
+    crate::outln!("\nisolation: {:?}", sandbox.level());
     if let Some(t) = &tuned {
-        println!("\ntuned: {t}");
+        crate::outln!("\ntuned: {t}");
+    }
+    crate::outln!("\nlimits:");
+    let width = limits.iter().map(|l| l.limit.len()).max().unwrap_or(5);
+    let how = limits.iter().map(|l| l.mechanism.len()).max().unwrap_or(5);
+    for l in &limits {
+        let exact = if l.exact { "exact" } else { "approximate" };
+        crate::outln!(
+            "{:<width$}  {:<how$}  {exact:<11}  {}",
+            l.limit,
+            l.mechanism,
+            l.detail
+        );
     }
     if !notes.is_empty() {
-        println!("\nspeed:");
+        crate::outln!("\nspeed:");
         let width = notes.iter().map(|l| l.name.len()).max().unwrap_or(5);
         for n in &notes {
             let state = if n.active { "on " } else { "off" };
-            println!("{:<width$}  {state}  {}", n.name, n.detail);
+            crate::outln!("{:<width$}  {state}  {}", n.name, n.detail);
             if let (false, Some(h)) = (n.active, &n.hint) {
-                println!("{:<width$}       hint: {h}", "");
+                crate::outln!("{:<width$}       hint: {h}", "");
             }
         }
     }
+    let Some(v) = view else {
+        crate::outln!("\nvisible to programs: all the host (no mount namespace)");
+        return Ok(exit::OK);
+    };
+    crate::outln!("\nvisible to programs (read-only; nothing else of the host):");
+    let width = paths
+        .iter()
+        .map(|(l, _)| l.name.len())
+        .chain([6, 8])
+        .max()
+        .unwrap_or(8);
+    let show = |paths: &[PathBuf]| {
+        let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+        names.join(" ")
+    };
+    crate::outln!(
+        "{:<width$}  {}",
+        "system",
+        show(&[v.dirs.clone(), v.files.clone()].concat())
+    );
+    let mut names: Vec<String> = v
+        .links
+        .iter()
+        .filter_map(|(l, _)| l.file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .collect();
+    if names.len() > 8 {
+        names.truncate(8);
+        names.push("...".into());
+    }
+    crate::outln!(
+        "{:<width$}  {} links of /etc/alternatives into those folders ({})",
+        "",
+        v.links.len(),
+        names.join(" ")
+    );
+    crate::outln!(
+        "{:<width$}  {}; a private /proc and /tmp",
+        "",
+        show(&v.devices)
+    );
+    crate::outln!("{:<width$}  {PER_RUN}", "per run");
+    for (l, [compile, run]) in &paths {
+        let step = |s: &Listed| {
+            let mut parts: Vec<String> = s.shown.iter().map(|p| p.display().to_string()).collect();
+            parts.extend(
+                s.missing
+                    .iter()
+                    .map(|p| format!("{p} (not on this machine)")),
+            );
+            if parts.is_empty() {
+                "nothing more".to_string()
+            } else {
+                parts.join(" ")
+            }
+        };
+        crate::outln!(
+            "{:<width$}  compile: {}; run: {}",
+            l.name,
+            step(compile),
+            step(run)
+        );
+    }
     Ok(exit::OK)
+}
+
+/// What every run sees besides the system view and its language's paths.
+const PER_RUN: &str =
+    "the build folder (the compiler writes it, the program reads it); a custom checker also reads its test's input, output and answer";
+
+/// A language's paths for one step: those shown, and those listed but missing here.
+struct Listed {
+    shown: Vec<PathBuf>,
+    missing: Vec<String>,
+}
+
+fn listed(language: &Language, step: Step) -> Listed {
+    let placeholder = |p: &str| PathBuf::from(p);
+    let mut out = Listed {
+        shown: Vec::new(),
+        missing: Vec::new(),
+    };
+    match language.listed_paths(step, &placeholder("{src}"), &placeholder("{exe}")) {
+        Ok(paths) => {
+            for p in paths {
+                let found = lang::existing(&p);
+                if found.is_empty() {
+                    out.missing.push(p);
+                }
+                out.shown.extend(found);
+            }
+        }
+        Err(e) => out.missing.push(e.to_string()),
+    }
+    out
 }

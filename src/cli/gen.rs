@@ -1,38 +1,74 @@
 //! `judge gen <PROBLEM>`: rebuild generated inputs and every answer.
 
 use super::{exit, Session};
+use crate::event::{Event, Reporter};
 use crate::package;
-use crate::report::human::{status, Paint};
 use crate::setter::gen;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Problem package: a directory, or the slug of a folder under ./problems.
     problem: String,
+    #[command(flatten)]
+    gen: GenArgs,
+    #[command(flatten)]
+    format: super::FormatArgs,
+}
+
+/// Options shared by the subcommands that run generators.
+#[derive(Debug, clap::Args)]
+pub struct GenArgs {
+    /// CPU seconds each generator run may use (default: `generator_time_limit` of tests.toml,
+    /// else 5).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_time_limit)]
+    generator_time_limit: Option<std::time::Duration>,
+}
+
+impl GenArgs {
+    pub fn options(&self) -> gen::GenOptions {
+        gen::GenOptions {
+            generator_time_limit: self.generator_time_limit,
+        }
+    }
+}
+
+fn parse_time_limit(text: &str) -> Result<std::time::Duration, String> {
+    let seconds: f64 = text
+        .parse()
+        .map_err(|_| format!("`{text}` is not a number of seconds"))?;
+    crate::package::recipe::generator_time_limit(seconds)
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
+    let mut reporter = crate::report::reporter(args.format.pick(), crate::report::Command::Gen)?;
     let mut session = Session::new(languages)?;
-    let paint = Paint {
-        on: crate::report::use_colour(&std::io::stderr()),
-    };
-    let summary = gen::generate(&mut session.engine, &dir, &mut |line| {
-        status(&paint, "Gen", line)
-    })?;
-    println!(
-        "{}: {} input(s) and {} answer(s) written, {} unchanged, {} up to date (cached)",
-        dir.display(),
-        summary.inputs_written.len(),
-        summary.answers_written.len(),
-        summary.unchanged,
-        summary.cached
-    );
-    for name in summary.inputs_written.iter() {
-        println!("  wrote tests/{name}.in");
-    }
-    for name in summary.answers_written.iter() {
-        println!("  wrote tests/{name}.ans");
-    }
+    reporter.event(&Event::Started {
+        command: "gen".into(),
+        isolation: session.engine.sandbox.level(),
+    });
+    let problem = dir
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let summary = gen::generate(
+        &mut session.engine,
+        &dir,
+        &args.gen.options(),
+        &mut |verb, what| {
+            reporter.event(&Event::Step {
+                problem: problem.clone(),
+                verb: verb.into(),
+                what: what.into(),
+            })
+        },
+    )?;
+    reporter.event(&Event::Generated {
+        problem,
+        dir: dir.display().to_string(),
+        summary,
+    });
+    reporter.event(&Event::Finished { exit: exit::OK });
     Ok(exit::OK)
 }

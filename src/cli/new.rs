@@ -13,16 +13,21 @@ pub struct Args {
 pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
     let dir = new::scaffold(Path::new("."), &args.slug)?;
     let mut session = Session::new(languages)?;
-    gen::generate(&mut session.engine, &dir, &mut |_| {})?;
-    println!(
+    gen::generate(
+        &mut session.engine,
+        &dir,
+        &gen::GenOptions::default(),
+        &mut |_, _| {},
+    )?;
+    crate::outln!(
         "created {} and solutions/{}/accepted/reference.py",
         dir.display(),
         args.slug
     );
-    println!(
+    crate::outln!(
         "next: edit statement.md, problem.toml, validator.py, generator.py and tests.toml, then"
     );
-    println!(
+    crate::outln!(
         "  judge gen {0}   # rebuild generated tests and answers\n  judge verify {0}",
         args.slug
     );

@@ -1,8 +1,9 @@
-//! `judge run <PROBLEM> <SOURCE> [--json] [--all]`.
+//! `judge run <PROBLEM> <SOURCE> [--all] [--test NAME]... [--format human|json|jsonl|junit]`.
 
 use super::{exit, Session};
+use crate::event::{Event, Reporter};
 use crate::package::{self, Problem};
-use crate::report::{self, human, json};
+use crate::report;
 use crate::verdict::Verdict;
 use std::path::PathBuf;
 
@@ -12,65 +13,57 @@ pub struct Args {
     problem: String,
     /// The solution's source file (.cpp .cc .c .rs .py).
     source: PathBuf,
-    /// Print one JSON object on stdout instead of the table.
-    #[arg(long)]
-    json: bool,
     /// Run every test instead of stopping at the first failure.
     #[arg(long)]
     all: bool,
+    /// Judge only this test (its name without .in); repeat it, or give a quoted pattern with
+    /// * ? [abc] (`--test 'sample*'`).
+    #[arg(long = "test", value_name = "NAME")]
+    tests: Vec<String>,
+    #[command(flatten)]
+    format: super::FormatArgs,
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
-    let problem = Problem::load(&dir)?;
+    let mut problem = Problem::load(&dir)?;
+    let total = problem.tests.len();
+    problem.tests = package::select_tests(&problem.dir, &problem.tests, &args.tests)?;
     if !args.source.is_file() {
         anyhow::bail!(
             "{}: no such file\n  hint: give the path of your solution's source file",
             args.source.display()
         );
     }
+    let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
     let mut session = Session::new(languages)?;
     let engine = &mut session.engine;
-    if !args.json {
-        super::warn_isolation(&engine.sandbox);
+    super::started(&mut *reporter, "run", &engine.sandbox);
+    if problem.tests.len() < total {
+        reporter.event(&Event::Note {
+            problem: Some(problem.slug.clone()),
+            message: format!(
+                "judging {} of {total} tests (--test); the verdict is for these only",
+                problem.tests.len()
+            ),
+        });
     }
+    reporter.event(&Event::problem_started(&problem));
     let checker = engine.prepare_checker(&problem)?;
-    let options = crate::judge::JudgeOptions { all: args.all };
-    let stdout = std::io::stdout();
-    let report = if args.json {
-        engine.judge(
-            &problem,
-            &checker,
-            &args.source,
-            options,
-            &mut crate::judge::Silent,
-        )?
-    } else {
-        let colour = report::use_colour(&stdout);
-        let status_colour = report::use_colour(&std::io::stderr());
-        let mut table =
-            human::TableReporter::new(stdout.lock(), colour, status_colour, &problem.tests);
-        engine.judge(&problem, &checker, &args.source, options, &mut table)?
+    let options = crate::engine::JudgeOptions {
+        all: args.all,
+        expected: None,
     };
-    if args.json {
-        println!(
-            "{}",
-            json::run_document(
-                &problem.slug,
-                &args.source.to_string_lossy(),
-                engine.sandbox.level(),
-                &report
-            )
-        );
-    } else {
-        print!(
-            "{}",
-            human::render_summary(&report, problem.tests.len(), report::use_colour(&stdout))
-        );
-    }
-    Ok(match report.verdict {
-        Verdict::AC => exit::OK,
-        Verdict::JE => exit::ERROR,
-        _ => exit::REJECTED,
-    })
+    let report = engine.judge(&problem, &checker, &args.source, options, &mut *reporter)?;
+    let code = exit::for_verdict(report.verdict);
+    let rejected = report.verdict != Verdict::AC && report.verdict != Verdict::JE;
+    reporter.event(&Event::ProblemFinished {
+        problem: problem.slug.clone(),
+        findings: Vec::new(),
+        advice: None,
+        judge_errors: usize::from(report.verdict == Verdict::JE),
+        failures: usize::from(rejected),
+    });
+    reporter.event(&Event::Finished { exit: code });
+    Ok(code)
 }

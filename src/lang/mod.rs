@@ -1,6 +1,8 @@
 //! The language table: how to compile and run a source file, chosen by its extension.
 //!
 //! The table is embedded (`languages.toml`) and can be replaced by a file of the same format.
+//! Each entry also names the paths its toolchain needs besides the system folders (the sandbox
+//! shows nothing else of the host): for both steps, or for the compile or the run step alone.
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
@@ -18,8 +20,100 @@ pub struct Language {
     #[serde(default)]
     pub compile: Vec<String>,
     pub run: Vec<String>,
+    /// Paths (files or folders) the compiler and the program may read, besides the system
+    /// folders. `*` in a path matches within one folder level; a path missing here is skipped.
     #[serde(default)]
     pub readable: Vec<String>,
+    /// Paths only the compiler may read.
+    #[serde(default)]
+    pub compile_readable: Vec<String>,
+    /// Paths only the program may read.
+    #[serde(default)]
+    pub run_readable: Vec<String>,
+}
+
+/// A step of building and running a program: each sees its own paths of the language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Compile,
+    Run,
+}
+
+impl Language {
+    /// The paths listed for `step`, placeholders expanded, as written (before `*` expansion).
+    pub fn listed_paths(
+        &self,
+        step: Step,
+        src: &Path,
+        exe: &Path,
+    ) -> Result<Vec<String>, LangError> {
+        let own = match step {
+            Step::Compile => &self.compile_readable,
+            Step::Run => &self.run_readable,
+        };
+        self.readable
+            .iter()
+            .chain(own)
+            .map(|p| expand(p, src, exe))
+            .collect()
+    }
+
+    /// The host paths `step` may read: the listed paths with `*` expanded, those missing on
+    /// this machine left out.
+    pub fn paths(&self, step: Step, src: &Path, exe: &Path) -> Result<Vec<PathBuf>, LangError> {
+        Ok(self
+            .listed_paths(step, src, exe)?
+            .iter()
+            .flat_map(|p| existing(p))
+            .collect())
+    }
+}
+
+/// The existing paths a listed path names: itself, or for a pattern, every match in name order.
+pub fn existing(pattern: &str) -> Vec<PathBuf> {
+    let mut found = vec![PathBuf::from("/")];
+    for part in Path::new(pattern).components().skip(1) {
+        let part = part.as_os_str().to_string_lossy();
+        found = found
+            .into_iter()
+            .flat_map(|dir| {
+                if !part.contains('*') {
+                    return vec![dir.join(&*part)];
+                }
+                let mut matches: Vec<PathBuf> = std::fs::read_dir(&dir)
+                    .into_iter()
+                    .flatten()
+                    .flatten()
+                    .filter(|e| wildcard_match(&part, &e.file_name().to_string_lossy()))
+                    .map(|e| e.path())
+                    .collect();
+                matches.sort();
+                matches
+            })
+            .collect();
+    }
+    found.retain(|p| Path::new(pattern).is_absolute() && p.exists());
+    found
+}
+
+/// Whether `name` matches `pattern`, where `*` stands for any run of characters.
+fn wildcard_match(pattern: &str, name: &str) -> bool {
+    let mut parts = pattern.split('*');
+    let first = parts.next().unwrap_or_default();
+    let Some(mut rest) = name.strip_prefix(first) else {
+        return false;
+    };
+    let mut parts: Vec<&str> = parts.collect();
+    let Some(last) = parts.pop() else {
+        return rest.is_empty();
+    };
+    for part in parts {
+        match rest.find(part) {
+            Some(i) => rest = &rest[i + part.len()..],
+            None => return false,
+        }
+    }
+    rest.len() >= last.len() && rest.ends_with(last)
 }
 
 #[derive(Debug, Deserialize)]
@@ -80,10 +174,32 @@ impl Languages {
                     message: format!("language `{}` has an empty `run` command", l.name),
                 });
             }
+            let paths = l
+                .readable
+                .iter()
+                .chain(&l.compile_readable)
+                .chain(&l.run_readable);
+            if let Some(p) = paths
+                .into_iter()
+                .find(|p| !p.starts_with('/') && !p.starts_with('{'))
+            {
+                return Err(LangError::Table {
+                    file,
+                    message: format!(
+                        "language `{}`: the readable path `{p}` is not absolute (the sandbox shows host paths at the same place)",
+                        l.name
+                    ),
+                });
+            }
         }
         Ok(Languages {
             languages: table.language,
         })
+    }
+
+    /// Every language of the table, in its order.
+    pub fn all(&self) -> &[Language] {
+        &self.languages
     }
 
     /// The language of a source file, by extension.
@@ -185,5 +301,103 @@ mod tests {
         let err = Languages::load(Some(&f)).unwrap_err().to_string();
         assert!(err.contains("langs.toml:6:1"), "{err}");
         assert!(err.contains("unknown field `bogus`"), "{err}");
+    }
+
+    fn language(toml_entry: &str) -> Language {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("langs.toml");
+        let text = format!("[[language]]\nname = \"X\"\nextensions = [\"x\"]\nsource_name = \"a.x\"\nrun = [\"{{exe}}\"]\n{toml_entry}");
+        std::fs::write(&f, text).unwrap();
+        let l = Languages::load(Some(&f)).unwrap();
+        l.all()[0].clone()
+    }
+
+    /// The compiler sees `readable` and `compile_readable`, the program `readable` and
+    /// `run_readable`; a path missing here is skipped.
+    #[test]
+    fn compile_and_run_see_their_own_paths() {
+        let tmp = tempfile::tempdir().unwrap();
+        let t = tmp.path().display().to_string();
+        for d in ["both", "compiler", "program"] {
+            std::fs::create_dir(tmp.path().join(d)).unwrap();
+        }
+        let l = language(&format!(
+            "readable = [\"{t}/both\", \"{t}/missing\"]\ncompile_readable = [\"{t}/compiler\"]\nrun_readable = [\"{t}/program\"]\n"
+        ));
+        let (src, exe) = (Path::new("/b/a.x"), Path::new("/b/prog"));
+        assert_eq!(
+            l.paths(Step::Compile, src, exe).unwrap(),
+            vec![tmp.path().join("both"), tmp.path().join("compiler")]
+        );
+        assert_eq!(
+            l.paths(Step::Run, src, exe).unwrap(),
+            vec![tmp.path().join("both"), tmp.path().join("program")]
+        );
+        assert_eq!(
+            l.listed_paths(Step::Run, src, exe).unwrap(),
+            vec![
+                format!("{t}/both"),
+                format!("{t}/missing"),
+                format!("{t}/program")
+            ]
+        );
+    }
+
+    /// The built-in Rust entry lets only the compiler see the toolchain.
+    #[test]
+    fn the_rust_toolchain_is_for_the_compiler_only() {
+        let l = Languages::load(None).unwrap();
+        let rust = l.for_source(Path::new("a.rs")).unwrap();
+        assert_eq!(rust.compile_readable, vec!["{rust_sysroot}".to_string()]);
+        assert!(rust.readable.is_empty() && rust.run_readable.is_empty());
+    }
+
+    /// `*` matches within one folder level, in name order; a pattern matching nothing is
+    /// nothing.
+    #[test]
+    fn patterns_match_within_one_folder_level() {
+        let tmp = tempfile::tempdir().unwrap();
+        for d in [
+            "java-17-openjdk",
+            "java-21-openjdk",
+            "java-21-openjdk/security",
+            "javascript",
+        ] {
+            std::fs::create_dir(tmp.path().join(d)).unwrap();
+        }
+        let t = tmp.path().display().to_string();
+        assert_eq!(
+            existing(&format!("{t}/java-*-openjdk")),
+            vec![
+                tmp.path().join("java-17-openjdk"),
+                tmp.path().join("java-21-openjdk")
+            ]
+        );
+        assert_eq!(
+            existing(&format!("{t}/*/security")),
+            vec![tmp.path().join("java-21-openjdk/security")]
+        );
+        assert_eq!(
+            existing(&format!("{t}/j*t")),
+            vec![tmp.path().join("javascript")]
+        );
+        assert!(existing(&format!("{t}/python-*")).is_empty());
+        assert!(existing(&format!("{t}/missing")).is_empty());
+        assert!(wildcard_match("a*b*c", "aXbYc") && !wildcard_match("a*b*c", "aXc"));
+        assert!(wildcard_match("*", "") && !wildcard_match("ab*ba", "aba"));
+    }
+
+    /// A relative readable path is an error naming the file and the language.
+    #[test]
+    fn a_relative_readable_path_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("langs.toml");
+        std::fs::write(&f, "[[language]]\nname = \"X\"\nextensions = [\"x\"]\nrun = [\"x\"]\nsource_name = \"a\"\nrun_readable = [\"etc/x\"]\n").unwrap();
+        let err = Languages::load(Some(&f)).unwrap_err().to_string();
+        assert!(err.contains("langs.toml"), "{err}");
+        assert!(
+            err.contains("language `X`: the readable path `etc/x` is not absolute"),
+            "{err}"
+        );
     }
 }

@@ -5,8 +5,12 @@
 
 mod raw;
 pub mod recipe;
+mod select;
 
-use crate::checker::Builtin;
+pub use select::{glob_match, select_tests};
+
+use crate::checker::testlib::{self, Standard};
+use crate::checker::{kattis, Builtin};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -284,57 +288,140 @@ fn validate_checker(
         .as_ref()
         .map_or(raw::CheckerKind::Tokens, |k| *k.get_ref());
     let at = spanned.span().start;
-    if kind != raw::CheckerKind::Float {
-        for (key, v) in [
-            ("float_absolute_tolerance", &c.float_absolute_tolerance),
-            ("float_relative_tolerance", &c.float_relative_tolerance),
-        ] {
-            if let Some(v) = v {
-                return Err(err(
-                    v.span().start,
-                    format!("`{key}` only applies to kind = \"float\""),
-                )
-                .hint("set kind = \"float\" or remove the tolerance"));
+    use raw::CheckerKind as K;
+    // Each key and the kinds it applies to.
+    let keys: [(&str, Option<usize>, &[K], &str); 7] = [
+        (
+            "float_absolute_tolerance",
+            c.float_absolute_tolerance.as_ref().map(|v| v.span().start),
+            &[K::Float, K::Kattis],
+            "\"float\" or \"kattis\"",
+        ),
+        (
+            "float_relative_tolerance",
+            c.float_relative_tolerance.as_ref().map(|v| v.span().start),
+            &[K::Float, K::Kattis],
+            "\"float\" or \"kattis\"",
+        ),
+        (
+            "float_tolerance",
+            c.float_tolerance.as_ref().map(|v| v.span().start),
+            &[K::Kattis],
+            "\"kattis\"",
+        ),
+        (
+            "case_sensitive",
+            c.case_sensitive.as_ref().map(|v| v.span().start),
+            &[K::Kattis],
+            "\"kattis\"",
+        ),
+        (
+            "space_change_sensitive",
+            c.space_change_sensitive.as_ref().map(|v| v.span().start),
+            &[K::Kattis],
+            "\"kattis\"",
+        ),
+        (
+            "name",
+            c.name.as_ref().map(|v| v.span().start),
+            &[K::Testlib],
+            "\"testlib\"",
+        ),
+        (
+            "source",
+            c.source.as_ref().map(|v| v.span().start),
+            &[K::Custom],
+            "\"custom\"",
+        ),
+    ];
+    for (key, offset, kinds, names) in keys {
+        if let Some(offset) = offset.filter(|_| !kinds.contains(&kind)) {
+            return Err(
+                err(offset, format!("`{key}` only applies to kind = {names}"))
+                    .hint(format!("set kind = {names} or remove `{key}`")),
+            );
+        }
+    }
+    let tol = |v: &Option<toml::Spanned<f64>>, key: &str| -> Result<Option<f64>, PackageError> {
+        match v {
+            None => Ok(None),
+            Some(v) if v.get_ref().is_finite() && *v.get_ref() >= 0.0 && *v.get_ref() < 1e6 => {
+                Ok(Some(*v.get_ref()))
             }
-        }
-    }
-    if kind != raw::CheckerKind::Custom {
-        if let Some(s) = &c.source {
-            return Err(err(
-                s.span().start,
-                "`source` only applies to kind = \"custom\"".into(),
+            Some(v) => Err(err(
+                v.span().start,
+                format!("`{key}` must be a finite number >= 0"),
             )
-            .hint("set kind = \"custom\" or remove `source`"));
+            .hint("e.g. 1e-6")),
         }
-    }
+    };
     Ok(match kind {
         raw::CheckerKind::Exact => CheckerSpec::Builtin(Builtin::Exact),
         raw::CheckerKind::Lines => CheckerSpec::Builtin(Builtin::Lines),
         raw::CheckerKind::Tokens => CheckerSpec::Builtin(Builtin::Tokens),
         raw::CheckerKind::Float => {
-            let tol = |v: &Option<toml::Spanned<f64>>, key: &str| -> Result<f64, PackageError> {
-                match v {
-                    None => Ok(0.0),
-                    Some(v)
-                        if v.get_ref().is_finite() && *v.get_ref() >= 0.0 && *v.get_ref() < 1e6 =>
-                    {
-                        Ok(*v.get_ref())
-                    }
-                    Some(v) => Err(err(
-                        v.span().start,
-                        format!("`{key}` must be a finite number >= 0"),
-                    )
-                    .hint("e.g. 1e-6")),
-                }
-            };
             if c.float_absolute_tolerance.is_none() && c.float_relative_tolerance.is_none() {
                 return Err(err(at, "kind = \"float\" needs a tolerance".into())
                     .hint("add float_absolute_tolerance and/or float_relative_tolerance (accepted if within either)"));
             }
             CheckerSpec::Builtin(Builtin::Float {
-                absolute: tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?,
-                relative: tol(&c.float_relative_tolerance, "float_relative_tolerance")?,
+                absolute: tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?
+                    .unwrap_or(0.0),
+                relative: tol(&c.float_relative_tolerance, "float_relative_tolerance")?
+                    .unwrap_or(0.0),
             })
+        }
+        raw::CheckerKind::Testlib => {
+            let Some(name) = &c.name else {
+                return Err(
+                    err(at, "kind = \"testlib\" needs `name`".into()).hint(format!(
+                        "name one of testlib's standard checkers: {}",
+                        testlib_names()
+                    )),
+                );
+            };
+            match Standard::from_name(name.get_ref()) {
+                Some(which) => CheckerSpec::Builtin(Builtin::Testlib(which)),
+                None if testlib::SCORING.contains(&testlib::bare_name(name.get_ref())) => {
+                    return Err(err(
+                        name.span().start,
+                        format!("`{}` is a testlib checker that gives points, not a verdict; the judge has no scoring yet", name.get_ref()),
+                    )
+                    .hint("use a comparing checker (e.g. \"rcmp6\"), or kind = \"custom\" with a checker that exits 0, 1 or 2"))
+                }
+                None => {
+                    return Err(err(
+                        name.span().start,
+                        format!("`{}` is not one of testlib's standard checkers", name.get_ref()),
+                    )
+                    .hint(format!(
+                        "use one of {} (with or without `std::` and `.cpp`), or kind = \"custom\" with the checker's source",
+                        testlib_names()
+                    )))
+                }
+            }
+        }
+        raw::CheckerKind::Kattis => {
+            let mut absolute = tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?;
+            let mut relative = tol(&c.float_relative_tolerance, "float_relative_tolerance")?;
+            if let Some(both) = &c.float_tolerance {
+                if absolute.is_some() || relative.is_some() {
+                    return Err(err(
+                        both.span().start,
+                        "`float_tolerance` together with `float_absolute_tolerance` or `float_relative_tolerance`".into(),
+                    )
+                    .hint("float_tolerance sets both; keep either it or the separate tolerances"));
+                }
+                absolute = tol(&c.float_tolerance, "float_tolerance")?;
+                relative = absolute;
+            }
+            let flag = |v: &Option<toml::Spanned<bool>>| v.as_ref().is_some_and(|b| *b.get_ref());
+            CheckerSpec::Builtin(Builtin::Kattis(kattis::Flags {
+                case_sensitive: flag(&c.case_sensitive),
+                space_change_sensitive: flag(&c.space_change_sensitive),
+                float_absolute_tolerance: absolute,
+                float_relative_tolerance: relative,
+            }))
         }
         raw::CheckerKind::Custom => {
             let Some(source) = &c.source else {
@@ -354,6 +441,15 @@ fn validate_checker(
             CheckerSpec::Custom(path)
         }
     })
+}
+
+/// "wcmp, lcmp, …" for messages.
+fn testlib_names() -> String {
+    testlib::NAMES
+        .iter()
+        .map(|(n, _)| *n)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn find_tests(dir: &Path, strict: bool) -> Result<Vec<TestCase>, PackageError> {

@@ -29,6 +29,13 @@ pub struct Checker {
     pub kind: Option<Spanned<CheckerKind>>,
     pub float_absolute_tolerance: Option<Spanned<f64>>,
     pub float_relative_tolerance: Option<Spanned<f64>>,
+    /// kind = "kattis": both tolerances at once.
+    pub float_tolerance: Option<Spanned<f64>>,
+    /// kind = "kattis".
+    pub case_sensitive: Option<Spanned<bool>>,
+    pub space_change_sensitive: Option<Spanned<bool>>,
+    /// kind = "testlib": a standard checker's name.
+    pub name: Option<Spanned<String>>,
     pub source: Option<Spanned<String>>,
 }
 
@@ -40,4 +47,6 @@ pub enum CheckerKind {
     Tokens,
     Float,
     Custom,
+    Testlib,
+    Kattis,
 }

@@ -3,10 +3,13 @@
 use super::{line_column, PackageError};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawRecipe {
+    #[serde(default)]
+    generator_time_limit: Option<toml::Spanned<f64>>,
     #[serde(default)]
     test: Vec<toml::Spanned<RawGenerated>>,
 }
@@ -29,13 +32,35 @@ pub struct Generated {
     pub args: Vec<String>,
 }
 
+/// `tests.toml`: the generated tests and how generators run.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Recipe {
+    pub tests: Vec<Generated>,
+    /// CPU time each generator run may use (`generator_time_limit`, seconds); `None`: the default.
+    pub generator_time_limit: Option<Duration>,
+}
+
+/// The longest `generator_time_limit` accepted (a generator is not a solution to benchmark).
+pub const MAX_GENERATOR_TIME_LIMIT: f64 = 600.0;
+
 /// Reads `tests.toml` of the package in `dir`; no file means no generated tests.
-pub fn load_recipe(dir: &Path) -> Result<Vec<Generated>, PackageError> {
+pub fn load_recipe(dir: &Path) -> Result<Recipe, PackageError> {
     let path = dir.join("tests.toml");
     let Some(text) = read_optional(&path)? else {
-        return Ok(Vec::new());
+        return Ok(Recipe::default());
     };
     let raw: RawRecipe = parse(&path, &text)?;
+    let generator_time_limit = match &raw.generator_time_limit {
+        None => None,
+        Some(limit) => Some(generator_time_limit(*limit.get_ref()).map_err(|why| {
+            PackageError::new(
+                &path,
+                format!("generator_time_limit = {}: {why}", limit.get_ref()),
+            )
+            .at(&text, limit.span().start)
+            .hint("seconds of CPU time per generator run, e.g. generator_time_limit = 10.0")
+        })?),
+    };
     let mut seen = std::collections::HashSet::new();
     let mut out = Vec::new();
     for entry in raw.test {
@@ -70,7 +95,23 @@ pub fn load_recipe(dir: &Path) -> Result<Vec<Generated>, PackageError> {
             args: t.args.clone(),
         });
     }
-    Ok(out)
+    Ok(Recipe {
+        tests: out,
+        generator_time_limit,
+    })
+}
+
+/// A generator time limit in seconds, checked: positive and at most [`MAX_GENERATOR_TIME_LIMIT`].
+pub fn generator_time_limit(seconds: f64) -> Result<Duration, String> {
+    if !(seconds.is_finite() && seconds > 0.0) {
+        return Err("not a positive number of seconds".into());
+    }
+    if seconds > MAX_GENERATOR_TIME_LIMIT {
+        return Err(format!(
+            "more than {MAX_GENERATOR_TIME_LIMIT} s; a generator that slow is better run once by hand"
+        ));
+    }
+    Ok(Duration::from_secs_f64(seconds))
 }
 
 #[derive(Debug, Deserialize)]
@@ -152,4 +193,36 @@ fn parse<T: serde::de::DeserializeOwned>(path: &Path, text: &str) -> Result<T, P
         }
         err
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn recipe(text: &str) -> Result<Recipe, PackageError> {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("gen.py"), "print(1)\n").unwrap();
+        std::fs::write(dir.path().join("tests.toml"), text).unwrap();
+        load_recipe(dir.path())
+    }
+
+    #[test]
+    fn the_generator_time_limit_is_read_and_checked() {
+        let r =
+            recipe("generator_time_limit = 2.5\n[[test]]\nname = \"a\"\ngenerator = \"gen.py\"\n")
+                .unwrap();
+        assert_eq!(r.generator_time_limit, Some(Duration::from_millis(2500)));
+        assert_eq!(r.tests.len(), 1);
+        assert_eq!(recipe("").unwrap().generator_time_limit, None);
+        let e = recipe("generator_time_limit = -1.0\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("tests.toml:1:"), "{e}");
+        assert!(e.contains("not a positive number of seconds"), "{e}");
+        assert!(e.contains("hint:"), "{e}");
+        let e = recipe("generator_time_limit = 1e9\n")
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("more than 600 s"), "{e}");
+    }
 }

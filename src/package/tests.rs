@@ -150,6 +150,112 @@ fn checker_settings_must_fit_the_kind() {
 }
 
 #[test]
+fn testlib_checkers_by_name() {
+    let base = "name = \"X\"\n[limits]\ntime_limit = 1\nmemory = 64\n[checker]\n";
+    let load = |checker: &str| Problem::load(package(&format!("{base}{checker}"), PAIR).path());
+    for name in ["rcmp6", "std::rcmp6.cpp", "std::rcmp6", "rcmp6.cpp"] {
+        let p = load(&format!("kind = \"testlib\"\nname = \"{name}\"\n")).unwrap();
+        assert_eq!(
+            p.checker,
+            CheckerSpec::Builtin(Builtin::Testlib(crate::checker::testlib::Standard::Rcmp6)),
+            "{name}"
+        );
+    }
+    let e = load("kind = \"testlib\"\nname = \"rcmp7\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("problem.toml:7:8: `rcmp7` is not one of testlib's standard checkers")
+            && e.contains("hint: use one of wcmp, lcmp, fcmp, ncmp")
+            && e.contains("casewcmp (with or without `std::` and `.cpp`)"),
+        "{e}"
+    );
+    let e = load("kind = \"testlib\"\nname = \"std::pointscmp.cpp\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("gives points, not a verdict"), "{e}");
+    let e = load("kind = \"testlib\"\n").unwrap_err().to_string();
+    assert!(e.contains("kind = \"testlib\" needs `name`"), "{e}");
+    let e = load("kind = \"tokens\"\nname = \"wcmp\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`name` only applies to kind = \"testlib\""),
+        "{e}"
+    );
+    let e = load("kind = \"testlib\"\nname = \"wcmp\"\ncase_sensitive = true\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("problem.toml:8:18: `case_sensitive` only applies to kind = \"kattis\""),
+        "{e}"
+    );
+}
+
+#[test]
+fn kattis_validator_flags() {
+    use crate::checker::kattis::Flags;
+    let base = "name = \"X\"\n[limits]\ntime_limit = 1\nmemory = 64\n[checker]\n";
+    let load = |checker: &str| Problem::load(package(&format!("{base}{checker}"), PAIR).path());
+    let flags = |checker: &str| match load(checker).unwrap().checker {
+        CheckerSpec::Builtin(Builtin::Kattis(f)) => f,
+        other => panic!("{other:?}"),
+    };
+    assert_eq!(flags("kind = \"kattis\"\n"), Flags::default());
+    assert_eq!(
+        flags("kind = \"kattis\"\ncase_sensitive = true\nspace_change_sensitive = true\n"),
+        Flags {
+            case_sensitive: true,
+            space_change_sensitive: true,
+            ..Flags::default()
+        }
+    );
+    assert_eq!(
+        flags("kind = \"kattis\"\nfloat_tolerance = 1e-6\n"),
+        Flags {
+            float_absolute_tolerance: Some(1e-6),
+            float_relative_tolerance: Some(1e-6),
+            ..Flags::default()
+        }
+    );
+    assert_eq!(
+        flags("kind = \"kattis\"\nfloat_relative_tolerance = 1e-4\n"),
+        Flags {
+            float_relative_tolerance: Some(1e-4),
+            ..Flags::default()
+        }
+    );
+    let e = load("kind = \"kattis\"\nfloat_tolerance = 1e-6\nfloat_absolute_tolerance = 1e-6\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("problem.toml:7:19: `float_tolerance` together with"),
+        "{e}"
+    );
+    let e = load("kind = \"kattis\"\nfloat_tolerance = -1\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`float_tolerance` must be a finite number >= 0"),
+        "{e}"
+    );
+    let e = load("kind = \"float\"\nfloat_tolerance = 1e-6\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("`float_tolerance` only applies to kind = \"kattis\""),
+        "{e}"
+    );
+    let e = load("kind = \"kattis\"\ncase_sensitive = \"yes\"\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("problem.toml:7:18") && e.contains("expected a boolean"),
+        "{e}"
+    );
+}
+
+#[test]
 fn broken_test_folders_are_named() {
     let toml = "name = \"X\"\n[limits]\ntime_limit = 1\nmemory = 64\n";
     let e = error(toml, &[]);

@@ -69,10 +69,15 @@ impl Cgroups {
         removed
     }
 
-    pub fn version(&self) -> u8 {
+    /// Which cgroups the runs get, for `judge doctor`.
+    pub fn describe(&self) -> String {
         match self {
-            Cgroups::V1(_) => 1,
-            Cgroups::V2(_) => 2,
+            Cgroups::V1(_) => "cgroup v1".into(),
+            Cgroups::V2(v2) if v2.delegated => format!(
+                "cgroup v2, in the subtree {} delegated to this user",
+                v2.parent.display()
+            ),
+            Cgroups::V2(_) => "cgroup v2".into(),
         }
     }
 
@@ -219,9 +224,28 @@ fn write(dir: &Path, file: &str, value: &str) -> Result<(), String> {
 #[derive(Debug, Clone)]
 pub struct V2 {
     parent: PathBuf,
+    /// The judge is not root: `parent` is a subtree delegated to its user (systemd gives each
+    /// user such a subtree: `user@UID.service`, and scopes made with `Delegate=yes`).
+    delegated: bool,
     /// The leaf the judge moved itself into, held while the judge lives (it cannot remove the
     /// leaf it sits in: the next judge does).
     _leaf: Option<Arc<Held>>,
+}
+
+/// How a user gets a cgroup v2 subtree of their own for the judge (systemd).
+const DELEGATE_HINT: &str =
+    "run the judge in a delegated scope: `systemd-run --user --scope -p Delegate=yes judge ...`";
+
+/// Whether `uid` may change `path` (a cgroup folder or file): its owner with write permission,
+/// or anyone when others may write. systemd delegates a subtree by giving its folder and the
+/// files `cgroup.procs`, `cgroup.threads` and `cgroup.subtree_control` to the user.
+fn writable_by(path: &Path, uid: u32) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    if uid == 0 {
+        return true;
+    }
+    std::fs::metadata(path)
+        .is_ok_and(|m| (m.uid() == uid && m.mode() & 0o200 != 0) || m.mode() & 0o002 != 0)
 }
 
 impl V2 {
@@ -229,6 +253,14 @@ impl V2 {
     /// judge's own cgroup must be freed for children (the "no internal processes" rule: a cgroup
     /// with processes cannot give controllers to children), the judge moves into a leaf.
     pub fn probe(mount: &Path, proc_self_cgroup: &str) -> Result<V2, String> {
+        // SAFETY: geteuid has no preconditions.
+        let uid = unsafe { libc::geteuid() };
+        Self::probe_as(mount, proc_self_cgroup, uid)
+    }
+
+    /// [`V2::probe`] for a judge running as `uid`: without root, only a subtree delegated to
+    /// that user can be used.
+    pub fn probe_as(mount: &Path, proc_self_cgroup: &str, uid: u32) -> Result<V2, String> {
         let rel = proc_self_cgroup
             .lines()
             .find_map(|l| l.strip_prefix("0::"))
@@ -238,10 +270,31 @@ impl V2 {
         let available = read("cgroup.controllers");
         for needed in ["memory", "pids"] {
             if !available.split_whitespace().any(|c| c == needed) {
+                let fix = if uid == 0 {
+                    "delegate it (e.g. `systemd-run --scope -p Delegate=yes judge ...`)"
+                } else {
+                    DELEGATE_HINT
+                };
                 return Err(format!(
-                    "the `{needed}` controller is not available in {}/cgroup.controllers: run as root, or delegate it (e.g. `systemd-run --scope -p Delegate=yes judge ...`)",
+                    "the `{needed}` controller is not available in {}/cgroup.controllers: run as root, or {fix}",
                     own.display()
                 ));
+            }
+        }
+        let delegated = uid != 0;
+        if delegated {
+            for path in [
+                own.clone(),
+                own.join("cgroup.procs"),
+                own.join("cgroup.subtree_control"),
+            ] {
+                if !writable_by(&path, uid) {
+                    return Err(format!(
+                        "the judge's cgroup {} is not delegated to uid {uid} ({} is not writable by it): {DELEGATE_HINT}, or run as root",
+                        own.display(),
+                        path.display()
+                    ));
+                }
             }
         }
         let enabled = read("cgroup.subtree_control");
@@ -266,10 +319,28 @@ impl V2 {
                 leaf = Some(Arc::new(held));
             }
             let change: Vec<String> = wanted.iter().map(|c| format!("+{c}")).collect();
-            write(&own, "cgroup.subtree_control", &change.join(" "))?;
+            let change = change.join(" ");
+            std::fs::write(own.join("cgroup.subtree_control"), &change).map_err(|e| {
+                let mut why = format!(
+                    "cannot write `{change}` to {}/cgroup.subtree_control: {e}",
+                    own.display()
+                );
+                if e.raw_os_error() == Some(libc::EBUSY) {
+                    why += &format!(
+                        " (other processes share that cgroup); {}",
+                        if delegated {
+                            DELEGATE_HINT
+                        } else {
+                            "run the judge in a cgroup of its own"
+                        }
+                    );
+                }
+                why
+            })?;
         }
         Ok(V2 {
             parent: own,
+            delegated,
             _leaf: leaf,
         })
     }
@@ -1004,6 +1075,73 @@ mod tests {
         assert!(err.contains("Delegate=yes"), "{err}");
         let err = V2::probe(root.path(), "12:pids:/x\n").unwrap_err();
         assert!(err.contains("0::"), "{err}");
+    }
+
+    /// A fake tree whose judge cgroup (and its files) belong to `owner`.
+    fn chown_tree(own: &Path, owner: u32) {
+        for p in [
+            own.to_path_buf(),
+            own.join("cgroup.procs"),
+            own.join("cgroup.subtree_control"),
+        ] {
+            std::os::unix::fs::chown(&p, Some(owner), None).unwrap();
+        }
+    }
+
+    #[test]
+    fn v2_without_root_uses_a_subtree_delegated_to_the_user() {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: giving a fake tree to another user needs root");
+            return;
+        }
+        const USER: u32 = 1000;
+        let (root, own) = fake_v2(&[
+            ("cgroup.controllers", "cpu memory pids\n"),
+            ("cgroup.subtree_control", ""),
+            ("cgroup.procs", "1234\n"),
+        ]);
+        let proc_self = "0::/outer/judge\n";
+        let err = V2::probe_as(root.path(), proc_self, USER).unwrap_err();
+        assert!(err.contains("is not delegated to uid 1000"), "{err}");
+        assert!(
+            err.contains("systemd-run --user --scope -p Delegate=yes"),
+            "{err}"
+        );
+        chown_tree(&own, USER);
+        let v2 = V2::probe_as(root.path(), proc_self, USER).unwrap();
+        assert!(v2.delegated);
+        let leaf = v2._leaf.as_ref().expect("a leaf").path().to_path_buf();
+        assert_eq!(leaf.parent().unwrap(), own);
+        let described = Cgroups::V2(v2).describe();
+        assert!(described.contains("delegated to this user"), "{described}");
+        assert!(described.contains("outer/judge"), "{described}");
+        assert_eq!(
+            std::fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
+            "+memory +pids +cpu"
+        );
+        assert!(leaf.is_dir());
+        // A file the user cannot write is named.
+        std::os::unix::fs::chown(own.join("cgroup.subtree_control"), Some(0), None).unwrap();
+        let err = V2::probe_as(root.path(), proc_self, USER).unwrap_err();
+        assert!(
+            err.contains("cgroup.subtree_control is not writable"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn v2_without_root_and_without_controllers_says_how_to_get_them() {
+        let (root, _) = fake_v2(&[("cgroup.controllers", "cpu\n")]);
+        let err = V2::probe_as(root.path(), "0::/outer/judge\n", 1000).unwrap_err();
+        assert!(
+            err.contains("`memory` controller is not available"),
+            "{err}"
+        );
+        assert!(
+            err.contains("systemd-run --user --scope -p Delegate=yes"),
+            "{err}"
+        );
     }
 
     #[test]

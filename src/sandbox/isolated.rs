@@ -4,6 +4,7 @@
 
 use super::cgroup::{self, Cgroups, RunGroup};
 use super::sys;
+use super::watch::{self, Watch};
 use super::wire::{self, Reply, Request};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
 use crate::leftovers::Held;
@@ -405,10 +406,14 @@ impl Isolated {
             .map_err(|e| cleanup(format!("cannot create {}: {e}", root.display())))?;
         let (mine, theirs) =
             wire::socket_pair().map_err(|e| cleanup(format!("socketpair: {e}")))?;
+        let cgroups = Cgroups::probe_system();
         let mut cmd = Command::new(&exe);
         cmd.arg("__sandbox-worker").arg(&root);
         if userns {
             cmd.arg("--userns");
+        }
+        if cgroups.is_err() {
+            cmd.arg("--no-memory-cgroup");
         }
         // A kernel-wide mode: only when the user asks for it (JUDGE_CGROUP_FAVORDYNMODS=1).
         let asked = std::env::var(FAVORDYNMODS_ENV).is_ok_and(|v| v == "1");
@@ -443,7 +448,7 @@ impl Isolated {
             uid: lease.as_ref().map_or(0, UidLease::uid),
             buf: vec![0; 64 * 1024].into_boxed_slice(),
             _lease: lease,
-            cgroups: Cgroups::probe_system(),
+            cgroups,
             worker_layers: Vec::new(),
             standbys: Vec::new(),
             recent: Vec::new(),
@@ -499,6 +504,18 @@ impl Isolated {
             .collect()
     }
 
+    /// How each limit holds (for `judge doctor`).
+    pub fn limits(&self) -> Vec<super::LimitMechanism> {
+        let processes = if !self.userns {
+            super::ProcessCap::DedicatedUid
+        } else if watch::nproc_per_user_namespace() {
+            super::ProcessCap::UserNamespace
+        } else {
+            super::ProcessCap::Watchdog
+        };
+        super::limit_mechanisms(&self.cgroups, super::Watcher::Init, processes)
+    }
+
     pub fn layers(&self) -> Vec<Layer> {
         let active = |name: &str, detail: String| Layer {
             name: name.into(),
@@ -530,19 +547,61 @@ impl Isolated {
             "no_new_privs",
             "set before exec: setuid binaries and file capabilities grant nothing".into(),
         ));
+        let uncounted = if self.cgroups.is_ok() {
+            String::new()
+        } else {
+            let names: Vec<&str> = super::seccomp::uncounted_memory()
+                .iter()
+                .map(|(name, _)| *name)
+                .collect();
+            format!(
+                "; without a memory cgroup also {} (memory they hold can be mapped by no process, out of the watchdog's sight)",
+                names.join(", ")
+            )
+        };
         layers.push(active(
             "seccomp filter",
             format!(
-                "denies {} system calls with EPERM (ptrace, mount, unshare, setns, bpf, perf_event_open, keyctl, io_uring, kexec, modules, ...), namespace flags of clone, and foreign ABIs",
+                "denies {} system calls with EPERM (ptrace, mount, unshare, setns, bpf, perf_event_open, keyctl, io_uring, kexec, modules, ...), namespace flags of clone, and foreign ABIs{uncounted}",
                 super::seccomp::denied().len()
             ),
         ));
+        let backstops = if self.cgroups.is_ok() {
+            ""
+        } else {
+            ", and without a cgroup an address-space backstop (4 × memory limit + 4 GiB)"
+        };
         layers.push(active(
             "rlimits",
-            "stack = memory limit, CPU-time backstop, file size cap, no core dumps".into(),
+            format!(
+                "stack = memory limit, CPU-time backstop, file size cap, no core dumps{backstops}"
+            ),
         ));
         layers.extend(super::cgroup_layers(&self.cgroups));
         layers
+    }
+
+    /// What the run's init enforces by watching the tree when there is no cgroup.
+    fn watch(&self, limits: &super::Limits) -> Watch {
+        let processes = u64::from(limits.processes);
+        // In the worker's user namespace, RLIMIT_NPROC counts the namespace's processes (Linux
+        // 5.14+): the worker and up to two run inits (the last one being reaped) besides the
+        // run's own. Before 5.14 it would count all of the user's processes, so the watchdog
+        // counts instead. As root, the program's uid is this judge's alone.
+        let (nproc, kill_above_tasks) = if !self.userns {
+            (Some(processes), None)
+        } else if watch::nproc_per_user_namespace() {
+            (Some(processes + 3), None)
+        } else {
+            (None, Some(processes))
+        };
+        Watch {
+            memory: limits.memory,
+            cpu_nanos: limits.cpu.as_nanos().min(u128::from(u64::MAX)) as u64,
+            kill_above_tasks,
+            nproc,
+            address_space: watch::address_space_backstop(limits.memory),
+        }
     }
 
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
@@ -672,6 +731,7 @@ impl Isolated {
             tmpfs_bytes: limits.memory,
             tmpfs_inodes: TMPFS_INODES,
             processes: limits.processes as u64,
+            watch: group.is_none().then(|| self.watch(&limits)),
         };
         let mut fds: Vec<RawFd> = vec![stdin.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()];
         fds.extend(&procs);
@@ -706,6 +766,7 @@ impl Isolated {
             }
         };
         let mut finished: Option<(i32, u64, u64, u64)> = None;
+        let mut watched = None;
         let mut finished_at = start;
         let (status, wall_nanos, cpu_nanos, max_rss) = loop {
             if let Some(f) = finished {
@@ -748,10 +809,12 @@ impl Isolated {
                             cpu_nanos,
                             max_rss,
                             standby,
+                            watched: seen,
                         },
                         _,
                     ))) => {
                         finished = Some((status, wall_nanos, cpu_nanos, max_rss));
+                        watched = seen;
                         if standby {
                             // One per kind of run, as the worker keeps them.
                             self.standbys.retain(|s| s.key != key);
@@ -828,11 +891,23 @@ impl Isolated {
                 let clean = termination == Termination::Exited(0);
                 (g.cpu_time(), g.peak_memory(), oom || (failcnt && !clean))
             }
-            None => (
-                Duration::from_nanos(cpu_nanos),
-                max_rss,
-                max_rss > limits.memory,
-            ),
+            // The init's watchdog measured the tree (its CPU time is the whole tree's).
+            None => match &watched {
+                Some(w) => {
+                    cpu_killed |= w.cpu_killed;
+                    let peak = w.peak_memory;
+                    (
+                        Duration::from_nanos(cpu_nanos),
+                        peak,
+                        w.memory_killed || peak > limits.memory,
+                    )
+                }
+                None => (
+                    Duration::from_nanos(cpu_nanos),
+                    max_rss,
+                    max_rss > limits.memory,
+                ),
+            },
         };
         if let Some(g) = group {
             cgroup::retire(g);

@@ -17,10 +17,17 @@ mod isolated;
 mod naive;
 pub mod seccomp;
 mod sys;
+mod watch;
 mod wire;
 pub mod worker;
 
 pub(crate) use sys::random_u64;
+
+/// Kills the runs that have no cgroup and no PID namespace of their own (plain processes), for
+/// the Ctrl-C cleanup: nothing else would end them when the judge exits.
+pub fn kill_plain_runs() {
+    naive::kill_runs();
+}
 
 /// Waits until the cgroups of finished runs are removed (they are removed in the background);
 /// call before the process exits.
@@ -69,8 +76,9 @@ pub struct RunSpec {
     /// File that receives stderr (at most `limits.stderr` bytes kept).
     pub stderr: PathBuf,
     /// Extra host paths (files or directories) the program may read, e.g. a toolchain, the built
-    /// binary, a checker's input files. System directories the runtime needs (/usr, /lib, /bin, ...)
-    /// are always readable.
+    /// binary, a checker's input files. Besides them, only the system view is visible
+    /// ([`worker::SystemView`]: /usr, /bin, /sbin, /lib*, the loader's cache and the
+    /// alternatives' links of /etc); paths missing on the host are skipped.
     pub readable: Vec<PathBuf>,
     pub limits: Limits,
 }
@@ -118,6 +126,91 @@ pub struct Layer {
     pub hint: Option<String>,
 }
 
+/// How one limit is enforced and measured (for `judge doctor`).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct LimitMechanism {
+    /// "memory", "cpu time" or "processes".
+    pub limit: String,
+    /// What enforces it, e.g. "cgroup v1" or "watchdog".
+    pub mechanism: String,
+    /// The kernel holds the limit and measures the run (no overshoot, no sampling).
+    pub exact: bool,
+    /// How, and how far from exact.
+    pub detail: String,
+}
+
+/// Who measures a run without a cgroup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Watcher {
+    /// The run's init, inside the run's PID namespace.
+    Init,
+    /// The judge, among the user's processes (plain processes).
+    Judge,
+}
+
+/// What holds the process limit without a cgroup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ProcessCap {
+    /// RLIMIT_NPROC of a uid that is this judge's alone.
+    DedicatedUid,
+    /// RLIMIT_NPROC counted in the worker's user namespace (Linux 5.14+).
+    UserNamespace,
+    /// Counted by the watchdog, which kills the run above the limit.
+    Watchdog,
+    /// RLIMIT_NPROC of the user, raised by what the user runs already, and the watchdog.
+    UserRlimit,
+}
+
+/// The limit mechanisms of a sandbox: its cgroups when it has them, else the watchdog.
+fn limit_mechanisms(
+    cgroups: &Result<cgroup::Cgroups, String>,
+    watcher: Watcher,
+    processes: ProcessCap,
+) -> Vec<LimitMechanism> {
+    let limit = |limit: &str, mechanism: &str, exact: bool, detail: String| LimitMechanism {
+        limit: limit.into(),
+        mechanism: mechanism.into(),
+        exact,
+        detail,
+    };
+    if let Ok(c) = cgroups {
+        let how = c.describe();
+        return vec![
+            limit("memory", &how, true, "the kernel holds the run's whole tree to the limit (an allocation beyond it fails or the OOM killer ends the run: MLE); peak memory from the cgroup".into()),
+            limit("cpu time", &how, true, "CPU time of every thread and child from the cgroup, checked every 2 ms: the tree is killed above the limit (TLE); RLIMIT_CPU as a backstop".into()),
+            limit("processes", &how, true, "pids.max: a fork beyond the limit fails".into()),
+        ];
+    }
+    let poll = watch::POLL.as_millis();
+    let cpu_poll = poll * u128::from(watch::CPU_EVERY);
+    let (mechanism, who, tmpfs, unseen) = match watcher {
+        Watcher::Init => (
+            "watchdog in the run's init",
+            "the run's init (PID 1 of the run's PID namespace) sums, every",
+            " and the pages of its /tmp and scratch folder",
+            "memory no process maps is refused (memfd_create, memfd_secret, shmget and msgget fail with EPERM)",
+        ),
+        Watcher::Judge => (
+            "watchdog in the judge",
+            "the judge finds the run's processes in /proc (it is their subreaper, so orphans stay its descendants) and sums, every",
+            "",
+            "plain processes have no seccomp filter: memory a program keeps in memfds or System V segments it no longer maps is not counted",
+        ),
+    };
+    let backstop = "each process's address space is capped at 4 × the limit + 4 GiB as a last backstop (a program that hits it sees a failed allocation: RE, not MLE)";
+    let (process_mechanism, process_exact, process_detail) = match processes {
+        ProcessCap::DedicatedUid => ("rlimit", true, "RLIMIT_NPROC of the judge's own sandbox uid: a fork beyond the limit fails".to_string()),
+        ProcessCap::UserNamespace => ("rlimit", false, "RLIMIT_NPROC, counted in the judge's own user namespace (Linux 5.14+): a fork beyond the limit fails; the sandbox worker and up to two run inits count too, so the run may have up to 3 more".into()),
+        ProcessCap::Watchdog => (mechanism, false, format!("the watchdog counts the run's processes and threads every {cpu_poll} ms and kills the run above the limit (before Linux 5.14, RLIMIT_NPROC would count every process of the user)")),
+        ProcessCap::UserRlimit => (mechanism, false, format!("RLIMIT_NPROC set to the user's processes at the start plus the limit (it counts every process of the user), and the watchdog kills the run when it counts more than the limit (every {cpu_poll} ms)")),
+    };
+    vec![
+        limit("memory", mechanism, false, format!("{who} {poll} ms, the resident anonymous and shared memory of the run's processes (pages that forked processes still share copy-on-write count once per process){tmpfs}, and kills the run above the limit (MLE): a program can pass the limit by what it touches before the next poll (1–3 MiB measured for one process touching 1 GiB as fast as it can; more when the run's processes outnumber the CPUs, which the watchdog then lowers to nice 10 to keep its pace); {unseen}; {backstop}")),
+        limit("cpu time", mechanism, false, format!("CPU time of the whole tree (live processes from their CPU clocks, finished ones from wait4) checked every {cpu_poll} ms: the tree is killed above the limit (TLE); the time reported is exact; RLIMIT_CPU per process as a backstop")),
+        limit("processes", process_mechanism, process_exact, process_detail),
+    ]
+}
+
 /// Overall isolation level, reported in JSON output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -142,6 +235,10 @@ pub enum SandboxError {
     Setup(String),
 }
 
+/// Set to 0, a judge that is not root runs plain processes instead of entering a user namespace
+/// (as where user namespaces are disabled).
+const NO_USERNS_ENV: &str = "JUDGE_USERNS";
+
 /// A prepared sandbox. Create one per worker and reuse it for many runs; runs through one
 /// `Sandbox` happen one at a time.
 pub struct Sandbox {
@@ -158,9 +255,16 @@ impl Sandbox {
     /// Probes the machine and prepares the strongest isolation available: the full sandbox when
     /// the judge runs as root on Linux, else plain processes under rlimits (and cgroups if usable).
     pub fn new() -> Result<Sandbox, SandboxError> {
-        let backend = match isolated::Isolated::new() {
-            Ok(i) => Backend::Isolated(Box::new(i)),
-            Err(why) => Backend::Naive(naive::Naive::new(), why),
+        // SAFETY: geteuid has no preconditions.
+        let root = unsafe { libc::geteuid() } == 0;
+        let backend = if !root && std::env::var_os(NO_USERNS_ENV).is_some_and(|v| v == "0") {
+            let why = format!("{NO_USERNS_ENV}=0: the user namespace is not used");
+            Backend::Naive(naive::Naive::new(), why)
+        } else {
+            match isolated::Isolated::new() {
+                Ok(i) => Backend::Isolated(Box::new(i)),
+                Err(why) => Backend::Naive(naive::Naive::new(), why),
+            }
         };
         // What judges that are gone left in $TMPDIR goes, in the background, once this judge's
         // folders there are made (once per process; their cgroups go when the cgroups are
@@ -199,11 +303,28 @@ impl Sandbox {
         isolated::tune()
     }
 
+    /// How each limit is enforced and measured, and how exactly (for `judge doctor`).
+    pub fn limits(&self) -> Vec<LimitMechanism> {
+        match &self.backend {
+            Backend::Isolated(i) => i.limits(),
+            Backend::Naive(n, _) => n.limits(),
+        }
+    }
+
     /// Settings that make runs cheaper, not safer, with their status (for `judge doctor`).
     pub fn notes(&self) -> Vec<Layer> {
         match &self.backend {
             Backend::Isolated(i) => i.notes(),
             Backend::Naive(..) => Vec::new(),
+        }
+    }
+
+    /// What every program sees of the host besides its run's own paths (for `judge doctor`);
+    /// `None` when programs see the whole host (no mount namespace).
+    pub fn system_view(&self) -> Option<worker::SystemView> {
+        match &self.backend {
+            Backend::Isolated(_) => Some(worker::SystemView::of_host()),
+            Backend::Naive(..) => None,
         }
     }
 
@@ -232,15 +353,15 @@ fn cgroup_layers(cgroups: &Result<cgroup::Cgroups, String>) -> Vec<Layer> {
         Ok(c) => Layer {
             name: name.into(),
             active: true,
-            detail: format!("{what} (cgroup v{})", c.version()),
+            detail: format!("{what} ({})", c.describe()),
             hint: None,
         },
         Err(why) => Layer {
             name: name.into(),
             active: false,
-            detail: why.clone(),
+            detail: format!("{why}; a watchdog holds the limits instead (see limits)"),
             hint: Some(
-                "run as root on a machine with cgroup v1 memory, cpuacct and pids hierarchies, or cgroup v2 with those controllers delegated".into(),
+                "run as root on a machine with cgroup v1 memory, cpuacct and pids hierarchies, or cgroup v2 with those controllers; without root, in a cgroup v2 subtree delegated to you: `systemd-run --user --scope -p Delegate=yes judge ...`".into(),
             ),
         },
     })

@@ -99,6 +99,18 @@ pub fn denied() -> Vec<(&'static str, libc::c_long)> {
     list
 }
 
+/// Calls also denied when no memory cgroup counts the run's memory: what they allocate can be
+/// held by no process (a memfd or System V segment filled and then unmapped; a message queue),
+/// so the watchdog, which counts the run's processes, would never see it.
+pub fn uncounted_memory() -> Vec<(&'static str, libc::c_long)> {
+    vec![
+        ("memfd_create", libc::SYS_memfd_create),
+        ("memfd_secret", libc::SYS_memfd_secret),
+        ("shmget", libc::SYS_shmget),
+        ("msgget", libc::SYS_msgget),
+    ]
+}
+
 /// Namespace flags a `clone` may not ask for.
 const CLONE_NS_FLAGS: u32 = (libc::CLONE_NEWNS
     | libc::CLONE_NEWUSER
@@ -123,6 +135,11 @@ fn jump(code: u16, k: u32, jt: u8, jf: u8) -> Insn {
 
 /// The filter program.
 pub fn program() -> Vec<Insn> {
+    program_denying(&denied())
+}
+
+/// The filter program that denies `deny` (the [`denied`] list, and perhaps more).
+pub fn program_denying(deny: &[(&'static str, libc::c_long)]) -> Vec<Insn> {
     let eperm = RET_ERRNO | libc::EPERM as u32;
     let enosys = RET_ERRNO | libc::ENOSYS as u32;
     let mut p = vec![
@@ -137,7 +154,7 @@ pub fn program() -> Vec<Insn> {
     }
     // A binary search over the sorted deny list: a short path per call, and a short emulation
     // when the kernel precomputes its allow-cache for every syscall number at install time.
-    let mut numbers: Vec<u32> = denied().iter().map(|&(_, nr)| nr as u32).collect();
+    let mut numbers: Vec<u32> = deny.iter().map(|&(_, nr)| nr as u32).collect();
     numbers.sort_unstable();
     numbers.dedup();
     let tree = search(&numbers);
@@ -309,5 +326,19 @@ mod tests {
             eperm
         );
         assert_eq!(verdict(&p, X32_BIT | 1, 0), eperm);
+    }
+
+    #[test]
+    fn without_a_memory_cgroup_uncounted_memory_is_denied_too() {
+        let eperm = RET_ERRNO | libc::EPERM as u32;
+        let mut deny = denied();
+        deny.extend(uncounted_memory());
+        let p = program_denying(&deny);
+        for &(name, nr) in &deny {
+            assert_eq!(verdict(&p, nr as u32, 0), eperm, "{name}");
+        }
+        let shmget = libc::SYS_shmget as u32;
+        assert_eq!(verdict(&program(), shmget, 0), RET_ALLOW);
+        assert_eq!(verdict(&p, libc::SYS_mmap as u32, 0), RET_ALLOW);
     }
 }

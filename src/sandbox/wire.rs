@@ -46,6 +46,9 @@ pub struct Request {
     pub tmpfs_bytes: u64,
     pub tmpfs_inodes: u64,
     pub processes: u64,
+    /// Without a cgroup: the limits the run's init enforces by watching the tree (see
+    /// `watch.rs`), and the rlimits that back them up.
+    pub watch: Option<super::watch::Watch>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -70,6 +73,9 @@ pub enum Reply {
         max_rss: u64,
         /// The worker has an init with this run's mounts ready for the next run.
         standby: bool,
+        /// What the init's watchdog saw (runs without a cgroup). With it, `cpu_nanos` is the
+        /// CPU time of everything the init reaped: the whole tree.
+        watched: Option<super::watch::Watched>,
     },
     /// The run could not be started (bad path, setup failure): nothing of it ran.
     Failed { why: String },

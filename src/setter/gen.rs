@@ -1,12 +1,19 @@
 //! `judge gen`: (re)build generated inputs from `tests.toml` and every `.ans` from the reference
-//! solution. Deterministic; a cache (`.judge-cache.json` in the package) skips work whose inputs
-//! did not change, and files are only written when their bytes change.
+//! solution. Deterministic; a cache (`.judge-cache.json` in the package) skips work when nothing
+//! that shapes it changed — the generator, its arguments, the validator, the reference solution,
+//! the limits, the language table — and files are only written when their bytes change.
 
-use super::{fingerprint, reference_solution, run_for_output, Builds, SetterError};
-use crate::judge::{checker_limits, solution_limits, Engine};
+use super::jury::NotValid;
+use super::{
+    fingerprint, generator_limits, generator_time_hint, generator_time_limit, reference_solution,
+    run_for_output, Builds, SetterError,
+};
+use crate::engine::{solution_limits, Engine};
 use crate::package::{recipe, Problem};
-use std::collections::BTreeMap;
-use std::path::Path;
+use crate::setter::Finding;
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 const CACHE_FILE: &str = ".judge-cache.json";
 
@@ -19,7 +26,7 @@ struct Cache {
 }
 
 /// What `gen` did.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct GenSummary {
     pub inputs_written: Vec<String>,
     pub answers_written: Vec<String>,
@@ -29,13 +36,22 @@ pub struct GenSummary {
     pub unchanged: usize,
 }
 
-/// Runs `gen` on the package in `dir`. `progress` receives one line per step.
+/// Options of `gen` (and of `verify`'s regeneration).
+#[derive(Debug, Clone, Default)]
+pub struct GenOptions {
+    /// Overrides `generator_time_limit` of tests.toml.
+    pub generator_time_limit: Option<Duration>,
+}
+
+/// Runs `gen` on the package in `dir`. `progress(verb, what)` is called before each step.
 pub fn generate(
     engine: &mut Engine,
     dir: &Path,
-    progress: &mut dyn FnMut(&str),
+    options: &GenOptions,
+    progress: &mut dyn FnMut(&str, &str),
 ) -> Result<GenSummary, SetterError> {
     let recipe = recipe::load_recipe(dir)?;
+    let limit = generator_time_limit(options.generator_time_limit, &recipe);
     let problem = Problem::load_inputs(dir)?;
     let cache_path = dir.join(CACHE_FILE);
     let mut cache: Cache = std::fs::read(&cache_path)
@@ -45,15 +61,17 @@ pub fn generate(
     let mut summary = GenSummary::default();
     let mut builds = Builds::default();
     let validator = match &problem.validator {
-        Some(v) => Some(builds.get(engine, v, "validator")?),
+        Some(v) => Some((v.clone(), builds.get(engine, v, "validator")?)),
         None => None,
     };
+    let shared = shared_key(engine, dir, problem.validator.as_deref())?;
     let tests_dir = dir.join("tests");
     std::fs::create_dir_all(&tests_dir)
         .map_err(|e| SetterError::Other(format!("{}: {e}", tests_dir.display())))?;
-    for t in &recipe {
+    let count = recipe.tests.len();
+    for (i, t) in recipe.tests.iter().enumerate() {
         let path = tests_dir.join(format!("{}.in", t.name));
-        let key = recipe_key(dir, t)?;
+        let key = recipe_key(engine, dir, t, &shared)?;
         let current = std::fs::read(&path).ok().map(|b| fingerprint(&[&b]));
         if let (Some((k, written)), Some(cur)) = (cache.inputs.get(&t.name), &current) {
             if *k == key && written == cur {
@@ -61,18 +79,27 @@ pub fn generate(
                 continue;
             }
         }
-        progress(&format!("generating {}", t.name));
-        let bytes = generate_input(engine, &mut builds, t)?;
-        if let Some(v) = &validator {
+        progress(
+            "Generating",
+            &format!("{} ({}/{count}): {}", t.name, i + 1, describe(dir, t)),
+        );
+        let bytes = generate_input(engine, &mut builds, dir, t, limit)?;
+        if let Some((source, v)) = &validator {
             let tmp = engine.fresh_dir("gen")?.join("input");
             std::fs::write(&tmp, &bytes)
                 .map_err(|e| SetterError::Other(format!("{}: {e}", tmp.display())))?;
-            crate::verify::validate_input(engine, v, &tmp).map_err(|why| {
+            let verdict = crate::setter::jury::validate_input(engine, v, source, &tmp);
+            let _ = std::fs::remove_dir_all(tmp.parent().unwrap_or(&tmp));
+            verdict.map_err(|why| {
                 SetterError::Other(format!(
-                    "test `{}` ({} {}) is invalid: {why}\n  hint: fix the generator or its arguments in tests.toml",
+                    "test `{}` ({}): {}",
                     t.name,
-                    t.generator.display(),
-                    t.args.join(" ")
+                    describe(dir, t),
+                    not_valid(
+                        &why,
+                        source,
+                        "fix the generator or its arguments in tests.toml"
+                    )
                 ))
             })?;
         }
@@ -91,13 +118,12 @@ pub fn generate(
     // Answers for every test, generated or hand-made, from the reference solution.
     let problem = Problem::load_inputs(dir)?;
     let reference = reference_solution(dir, &problem.slug)?;
-    let ref_bytes = std::fs::read(&reference)
-        .map_err(|e| SetterError::Other(format!("{}: {e}", reference.display())))?;
-    for test in &problem.tests {
+    let ref_key = source_key(engine, dir, &reference)?;
+    let count = problem.tests.len();
+    for (i, test) in problem.tests.iter().enumerate() {
         let input = std::fs::read(&test.input)
             .map_err(|e| SetterError::Other(format!("{}: {e}", test.input.display())))?;
-        let ref_name = reference.file_name().unwrap_or_default().as_encoded_bytes();
-        let key = fingerprint(&[&ref_bytes, ref_name, &input]);
+        let key = fingerprint(&[shared.as_bytes(), ref_key.as_bytes(), &input]);
         let current = std::fs::read(&test.answer).ok().map(|b| fingerprint(&[&b]));
         if let (Some((k, written)), Some(cur)) = (cache.answers.get(&test.name), &current) {
             if *k == key && written == cur {
@@ -105,33 +131,35 @@ pub fn generate(
                 continue;
             }
         }
-        let hand_made = !recipe.iter().any(|t| t.name == test.name);
-        if let (true, Some(v)) = (hand_made, &validator) {
+        let hand_made = !recipe.tests.iter().any(|t| t.name == test.name);
+        if let (true, Some((source, v))) = (hand_made, &validator) {
             // Generated inputs were validated above; a hand-made one is checked before the
             // reference sees it, so a broken file is named instead of crashing the reference.
-            crate::verify::validate_input(engine, v, &test.input).map_err(|why| {
+            crate::setter::jury::validate_input(engine, v, source, &test.input).map_err(|why| {
                 SetterError::Other(format!(
-                    "hand-made test `{}` ({}) is invalid: {why}\n  hint: fix the file",
+                    "hand-made test `{}` ({}): {}",
                     test.name,
-                    test.input.display()
+                    test.input.display(),
+                    not_valid(&why, source, "fix the file")
                 ))
             })?;
         }
-        progress(&format!("answering {}", test.name));
+        progress("Answering", &format!("{} ({}/{count})", test.name, i + 1));
         let artifact = builds.get(engine, &reference, "reference solution")?;
         let bytes = run_for_output(
             engine,
             &artifact,
+            &reference,
             &[],
             Some(&test.input),
             solution_limits(&problem),
-            "reference solution",
         )
-        .map_err(|why| {
+        .map_err(|f| {
             SetterError::Other(format!(
-                "{}: on test {}: {why}",
+                "{}: on test {}: {}\n  hint: the reference solution must pass every test within the problem's limits",
                 reference.display(),
-                test.name
+                test.name,
+                f.render("the reference solution")
             ))
         })?;
         write_if_changed(
@@ -149,131 +177,260 @@ pub fn generate(
     cache.answers.retain(|k, _| names.contains(&k));
     cache
         .inputs
-        .retain(|k, _| recipe.iter().any(|t| &t.name == k));
+        .retain(|k, _| recipe.tests.iter().any(|t| &t.name == k));
     let json = serde_json::to_vec_pretty(&cache).expect("cache serializes");
     std::fs::write(&cache_path, json)
         .map_err(|e| SetterError::Other(format!("{}: {e}", cache_path.display())))?;
     Ok(summary)
 }
 
-/// Regenerates every generated test and compares with the committed files; one message per stale file.
-pub fn stale_tests(engine: &mut Engine, problem: &Problem) -> Vec<String> {
-    let recipe = match recipe::load_recipe(&problem.dir) {
-        Ok(r) => r,
-        Err(e) => return vec![e.to_string()],
-    };
-    if recipe.is_empty() {
-        return Vec::new();
+/// "invalid: reason" or "validator.py crashed …", with a hint.
+fn not_valid(why: &NotValid, validator: &Path, hint: &str) -> String {
+    let name = validator.file_name().unwrap_or_default().to_string_lossy();
+    match why {
+        NotValid::Rejected(reason) => {
+            format!("invalid (rejected by {name}): {reason}\n  hint: {hint}")
+        }
+        NotValid::Crashed(f) => format!(
+            "{}\n  hint: fix the validator: {}",
+            f.render(&name),
+            crate::setter::jury::VALIDATOR_RULE
+        ),
     }
+}
+
+/// Regenerates every generated test and compares it, and the reference's answer, with the
+/// committed files: one finding per stale file (a failed expectation) or failed jury program (a
+/// judge error). `reference` is `None` when the package has none (`verify` says so once).
+/// `progress(verb, what)` is called before each generator run.
+pub fn stale_tests(
+    engine: &mut Engine,
+    problem: &Problem,
+    recipe: &recipe::Recipe,
+    reference: Option<&Path>,
+    options: &GenOptions,
+    progress: &mut dyn FnMut(&str, &str),
+) -> Vec<Finding> {
+    let limit = generator_time_limit(options.generator_time_limit, recipe);
     let mut builds = Builds::default();
-    let mut errors = Vec::new();
+    let mut findings = Vec::new();
     let hint = format!(
         "\n  hint: run `judge gen {}` and commit the result",
         problem.dir.display()
     );
-    let reference = match reference_solution(&problem.dir, &problem.slug) {
-        Ok(r) => Some(r),
-        Err(e) => {
-            errors.push(e.to_string());
-            None
+    // A generator that ran out of time once is not run again: each run would cost the limit.
+    let mut too_slow: HashSet<PathBuf> = HashSet::new();
+    let mut skipped: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    let count = recipe.tests.len();
+    for (i, t) in recipe.tests.iter().enumerate() {
+        if too_slow.contains(&t.generator) {
+            *skipped.entry(t.generator.clone()).or_default() += 1;
+            continue;
         }
-    };
-    for t in &recipe {
+        progress(
+            "Generating",
+            &format!(
+                "{} ({}/{count}): {}",
+                t.name,
+                i + 1,
+                describe(&problem.dir, t)
+            ),
+        );
         let input_path = problem.dir.join("tests").join(format!("{}.in", t.name));
-        let bytes = match generate_input(engine, &mut builds, t) {
+        let bytes = match generate_input(engine, &mut builds, &problem.dir, t, limit) {
             Ok(b) => b,
-            Err(e) => {
-                errors.push(e.to_string());
+            Err(GenError::TimedOut(e)) => {
+                too_slow.insert(t.generator.clone());
+                findings.push(Finding::broken(e.to_string()));
+                continue;
+            }
+            Err(GenError::Other(e)) => {
+                findings.push(Finding::broken(e.to_string()));
                 continue;
             }
         };
         match std::fs::read(&input_path) {
             Ok(existing) if existing == bytes => {}
             Ok(_) => {
-                errors.push(format!(
+                findings.push(Finding::failed(format!(
                     "{}: stale: the generator now prints different bytes{hint}",
                     input_path.display()
-                ));
+                )));
                 continue;
             }
             Err(_) => {
-                errors.push(format!(
+                findings.push(Finding::failed(format!(
                     "{}: missing generated test{hint}",
                     input_path.display()
-                ));
+                )));
                 continue;
             }
         }
-        let Some(reference) = &reference else {
+        let Some(reference) = reference else {
             continue;
         };
         let answer_path = problem.dir.join("tests").join(format!("{}.ans", t.name));
-        let answer = builds
-            .get(engine, reference, "reference solution")
-            .map_err(|e| e.to_string())
-            .and_then(|a| {
-                run_for_output(
-                    engine,
-                    &a,
-                    &[],
-                    Some(&input_path),
-                    solution_limits(problem),
-                    "reference solution",
+        let answer = match builds.get(engine, reference, "reference solution") {
+            Ok(a) => run_for_output(
+                engine,
+                &a,
+                reference,
+                &[],
+                Some(&input_path),
+                solution_limits(problem),
+            )
+            .map_err(|f| {
+                format!(
+                    "{}: on test {}: {}",
+                    reference.display(),
+                    t.name,
+                    f.render("the reference solution")
                 )
-            });
+            }),
+            Err(e) => Err(e.to_string()),
+        };
         match (answer, std::fs::read(&answer_path)) {
             (Ok(a), Ok(existing)) if a == existing => {}
-            (Ok(_), _) => errors.push(format!(
+            (Ok(_), _) => findings.push(Finding::failed(format!(
                 "{}: stale: the reference solution {} now answers differently{hint}",
                 answer_path.display(),
                 reference.display()
-            )),
-            (Err(why), _) => errors.push(format!(
-                "{}: on test {}: {why}",
-                reference.display(),
-                t.name
-            )),
+            ))),
+            (Err(why), _) => {
+                // The reference's build failure is the same for every test: say it once.
+                if !findings.iter().any(|f| f.message == why) {
+                    findings.push(Finding::broken(why));
+                }
+            }
         }
     }
-    errors
+    for (generator, n) in skipped {
+        findings.push(Finding::broken(format!(
+            "{}: not run for {n} more test(s) after it exceeded its time limit",
+            generator.display()
+        )));
+    }
+    findings
 }
 
-/// Fingerprint of what a generated input depends on: the generator's source and name (inside the
-/// package, so the key does not depend on how the package was named) and the arguments.
-fn recipe_key(dir: &Path, t: &recipe::Generated) -> Result<String, SetterError> {
-    let src = std::fs::read(&t.generator)
-        .map_err(|e| SetterError::Other(format!("{}: {e}", t.generator.display())))?;
+/// `gen/random.py 1 10`: the generator as tests.toml names it, and its arguments.
+fn describe(dir: &Path, t: &recipe::Generated) -> String {
     let name = t.generator.strip_prefix(dir).unwrap_or(&t.generator);
-    let args = t.args.join("\0");
+    let mut s = name.display().to_string();
+    for a in &t.args {
+        s.push(' ');
+        s.push_str(a);
+    }
+    s
+}
+
+/// Fingerprint of what every generated input and answer depends on beyond its own sources: the
+/// judge's version, the limits of the problem (the reference runs under them) and the validator
+/// (which accepted the inputs), with the language table's entry of each.
+fn shared_key(
+    engine: &Engine,
+    dir: &Path,
+    validator: Option<&Path>,
+) -> Result<String, SetterError> {
+    let problem_toml = std::fs::read(dir.join("problem.toml")).unwrap_or_default();
+    let validator = match validator {
+        Some(v) => source_key(engine, dir, v)?,
+        None => String::new(),
+    };
     Ok(fingerprint(&[
-        &src,
-        name.as_os_str().as_encoded_bytes(),
-        args.as_bytes(),
+        env!("CARGO_PKG_VERSION").as_bytes(),
+        &problem_toml,
+        validator.as_bytes(),
     ]))
 }
 
-/// Runs one generator entry and returns the input it prints.
+/// Fingerprint of one source: its bytes, its name (inside the package, so the key does not
+/// depend on how the package was named or reached) and how the language table builds and runs it.
+fn source_key(engine: &Engine, dir: &Path, source: &Path) -> Result<String, SetterError> {
+    let bytes = std::fs::read(source)
+        .map_err(|e| SetterError::Other(format!("{}: {e}", source.display())))?;
+    // Inside the package: the path there; outside (the reference): the file name alone.
+    let name = source
+        .strip_prefix(dir)
+        .ok()
+        .or(source.file_name().map(Path::new))
+        .unwrap_or(source);
+    let language = engine
+        .languages
+        .for_source(source)
+        .map(|l| format!("{l:?}"))
+        .unwrap_or_default();
+    Ok(fingerprint(&[
+        &bytes,
+        name.as_os_str().as_encoded_bytes(),
+        language.as_bytes(),
+    ]))
+}
+
+/// Fingerprint of what a generated input depends on: the generator, its arguments, and the
+/// shared key (the validator that accepted it, …).
+fn recipe_key(
+    engine: &Engine,
+    dir: &Path,
+    t: &recipe::Generated,
+    shared: &str,
+) -> Result<String, SetterError> {
+    let generator = source_key(engine, dir, &t.generator)?;
+    let args = t.args.join("\0");
+    Ok(fingerprint(&[
+        generator.as_bytes(),
+        args.as_bytes(),
+        shared.as_bytes(),
+    ]))
+}
+
+/// Why a generated input could not be made.
+#[derive(Debug)]
+pub enum GenError {
+    /// The generator exceeded its time limit.
+    TimedOut(SetterError),
+    Other(SetterError),
+}
+
+impl From<GenError> for SetterError {
+    fn from(e: GenError) -> SetterError {
+        match e {
+            GenError::TimedOut(e) | GenError::Other(e) => e,
+        }
+    }
+}
+
+/// Runs one generator entry under the generator time limit and returns the input it prints.
 pub fn generate_input(
     engine: &mut Engine,
     builds: &mut Builds,
+    dir: &Path,
     t: &recipe::Generated,
-) -> Result<Vec<u8>, SetterError> {
-    let artifact = builds.get(engine, &t.generator, "generator")?;
+    limit: Duration,
+) -> Result<Vec<u8>, GenError> {
+    let artifact = builds
+        .get(engine, &t.generator, "generator")
+        .map_err(GenError::Other)?;
     run_for_output(
         engine,
         &artifact,
+        &t.generator,
         &t.args,
         None,
-        checker_limits(),
-        "generator",
+        generator_limits(limit),
     )
-    .map_err(|why| {
-        SetterError::Other(format!(
-            "test `{}`: {} {}: {why}",
+    .map_err(|f| {
+        let message = format!(
+            "test `{}`: {}: {}",
             t.name,
-            t.generator.display(),
-            t.args.join(" ")
-        ))
+            describe(dir, t),
+            f.render("the generator")
+        );
+        if f.timed_out {
+            GenError::TimedOut(SetterError::Other(message + &generator_time_hint(limit)))
+        } else {
+            GenError::Other(SetterError::Other(message))
+        }
     })
 }
 

@@ -2,15 +2,19 @@
 //! shrinking (`stress`) and package scaffolding (`new`).
 
 pub mod gen;
+pub mod jury;
 pub mod new;
+pub mod solutions;
 pub mod stress;
+pub mod verify;
 
 use crate::build::Artifact;
-use crate::judge::{Engine, EngineError};
+use crate::engine::{Engine, EngineError};
 use crate::verdict::Verdict;
-use crate::verify::{list_solutions, solutions_dir};
+use solutions::{list_solutions, solutions_dir};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 #[derive(Debug, thiserror::Error)]
 pub enum SetterError {
@@ -22,10 +26,45 @@ pub enum SetterError {
     Other(String),
 }
 
-/// The reference solution: the first file of `accepted/` in name order.
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The package or a jury program is broken (a judge error): nothing built on it can be
+    /// trusted.
+    Broken,
+    /// An expectation does not hold (an invalid or stale test, a checker test that disagrees).
+    Failed,
+}
+
+/// Something wrong with a package, naming its file and what to do.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn broken(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Broken,
+            message: message.into(),
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Failed,
+            message: message.into(),
+        }
+    }
+}
+
+/// The reference solution: the first file of `accepted/` in name order. (Misnamed folders beside
+/// `accepted/` are `verify`'s business, not a reason to refuse the reference.)
 pub fn reference_solution(problem_dir: &Path, slug: &str) -> Result<PathBuf, SetterError> {
     let dir = solutions_dir(problem_dir, slug);
-    let all = list_solutions(&dir).map_err(SetterError::Other)?;
+    let (all, _misplaced) = list_solutions(&dir);
     all.into_iter().find(|(_, v)| *v == Verdict::AC).map(|(p, _)| p).ok_or_else(|| {
         SetterError::Other(format!(
             "{}: no reference solution\n  hint: put the intended solution in accepted/ (the first file by name is the reference)",
@@ -65,44 +104,63 @@ impl Builds {
     }
 }
 
-/// Runs a jury program (generator, reference) and returns its stdout, or why it failed.
+/// CPU time a generator run may use unless tests.toml or the command line says otherwise.
+pub const DEFAULT_GENERATOR_TIME_LIMIT: Duration = Duration::from_secs(5);
+
+/// The generator time limit in force: the command line's, else tests.toml's, else the default.
+pub fn generator_time_limit(
+    cli: Option<Duration>,
+    recipe: &crate::package::recipe::Recipe,
+) -> Duration {
+    cli.or(recipe.generator_time_limit)
+        .unwrap_or(DEFAULT_GENERATOR_TIME_LIMIT)
+}
+
+/// Limits of a generator run: its own CPU time limit, a wall-clock limit of twice that plus a
+/// second, and the jury's memory and output allowance.
+pub fn generator_limits(cpu: Duration) -> crate::sandbox::Limits {
+    crate::sandbox::Limits {
+        cpu,
+        wall: cpu * 2 + Duration::from_secs(1),
+        ..crate::engine::checker_limits()
+    }
+}
+
+/// The hint under a generator that ran out of time.
+pub fn generator_time_hint(limit: Duration) -> String {
+    format!(
+        "\n  hint: the limit ({} s of CPU) is `generator_time_limit` in tests.toml or --generator-time-limit; or make the generator faster",
+        limit.as_secs_f64()
+    )
+}
+
+/// Runs a jury program (generator, reference solution) built from `source` and returns its
+/// stdout, or how it failed.
 pub fn run_for_output(
     engine: &mut Engine,
     artifact: &Artifact,
+    source: &Path,
     args: &[String],
     stdin: Option<&Path>,
     limits: crate::sandbox::Limits,
-    what: &str,
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, jury::Failure> {
     let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
-    let (run, out, err) = engine
-        .execute(artifact, &args, stdin, &[], limits.clone())
-        .map_err(|e| format!("could not run the {what}: {e}"))?;
-    let stderr = crate::build::read_capped(&err, 2000);
-    let bytes = std::fs::read(&out).unwrap_or_default();
-    let _ = (std::fs::remove_file(&out), std::fs::remove_file(&err));
-    if let Some(parent) = out.parent() {
-        let _ = std::fs::remove_dir(parent);
+    let keep = crate::engine::Keep {
+        stdout: Some(u64::MAX),
+        stderr: jury::STDERR_TAIL,
+    };
+    let run = engine
+        .run_jury(artifact, &args, stdin, &[], limits.clone(), keep)
+        .map_err(|e| jury::Failure {
+            what: format!("could not be run: {e}"),
+            tail: Vec::new(),
+            timed_out: false,
+        })?;
+    let stderr = jury::name_source(&run.stderr, artifact, source);
+    match jury::failure(&run.outcome, &limits, &stderr) {
+        Some(f) => Err(f),
+        None => Ok(run.stdout),
     }
-    if let Some((verdict, message)) = crate::verdict::classify_run(&run, limits.memory) {
-        let tail = stderr
-            .lines()
-            .rev()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim()
-            .to_string();
-        let tail = if tail.is_empty() {
-            String::new()
-        } else {
-            format!("; stderr: {tail}")
-        };
-        return Err(format!(
-            "the {what} failed: {} ({message}){tail}",
-            verdict.code()
-        ));
-    }
-    Ok(bytes)
 }
 
 /// FNV-1a, 64 bits: a stable fingerprint for caching (not for security).

@@ -49,7 +49,8 @@ Output:
 "#;
 
 const VALIDATOR: &str = r#"# Input validator: reads one test input on stdin; exit 0 when valid, otherwise exit 1 with the
-# reason on stderr. Check every constraint of the statement and the exact format.
+# reason on stderr (a failed `assert` rejects too). Any other uncaught exception is a crash of the
+# validator, reported as a judge error. Check every constraint of the statement and the format.
 import re
 import sys
 
@@ -94,6 +95,7 @@ print(" ".join(str(rng.randint(-10**9, 10**9)) for _ in range(n)))
 
 const RECIPE: &str = r#"# Generated tests: `judge gen` runs each generator with its arguments and writes tests/NAME.in,
 # then every tests/NAME.ans from the reference solution (the first file in accepted/).
+# generator_time_limit = 5.0   # seconds of CPU time per generator run (default 5)
 [[test]]
 name = "random-1"
 generator = "generator.py"

@@ -2,9 +2,13 @@
 //! then shrink the input — smaller sizes and seeds first, then dropping lines and tokens — keeping
 //! only candidates that the validator accepts and that still fail.
 
-use super::{reference_solution, run_for_output, Builds, SetterError};
+use super::jury::NotValid;
+use super::{
+    generator_limits, generator_time_hint, generator_time_limit, reference_solution,
+    run_for_output, Builds, SetterError,
+};
 use crate::build::Artifact;
-use crate::judge::{checker_limits, solution_limits, Checker, Engine};
+use crate::engine::{solution_limits, Checker, Engine};
 use crate::package::{recipe, Problem, TestCase};
 use crate::verdict::Verdict;
 use std::path::{Path, PathBuf};
@@ -21,19 +25,29 @@ pub struct StressOptions {
     pub gen: String,
     pub time_budget: Duration,
     pub against: Option<PathBuf>,
+    /// Overrides `generator_time_limit` of tests.toml.
+    pub generator_time_limit: Option<Duration>,
 }
 
 /// A failing input and what each side made of it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Counterexample {
+    #[serde(serialize_with = "lossy")]
     pub input: Vec<u8>,
+    #[serde(serialize_with = "lossy")]
     pub answer: Vec<u8>,
+    #[serde(serialize_with = "lossy")]
     pub output: Vec<u8>,
     pub verdict: Verdict,
     pub message: String,
     /// Inputs tried before the first failure, and shrinking steps that made it smaller.
     pub tries: u64,
     pub shrink_steps: u64,
+}
+
+/// Bytes as text (not UTF-8: replacement characters) in JSON.
+fn lossy<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&String::from_utf8_lossy(bytes))
 }
 
 /// The outcome of one candidate input.
@@ -52,11 +66,18 @@ struct Stress<'a> {
     engine: &'a mut Engine,
     problem: &'a Problem,
     checker: Checker,
-    validator: Option<Artifact>,
+    /// The validator's source and build.
+    validator: Option<(PathBuf, Artifact)>,
+    reference_path: PathBuf,
     reference: Artifact,
     solution: Artifact,
+    generator_path: PathBuf,
     generator: Artifact,
+    generator_limit: Duration,
     template: Vec<String>,
+    /// Shrinking makes inputs the validator may not even parse: a crash of the validator on
+    /// them only means "not a candidate". While searching, it is a judge error.
+    shrinking: bool,
 }
 
 /// Searches for a failing input. `Ok(None)`: none found within the time budget.
@@ -67,7 +88,9 @@ pub fn stress(
     options: &StressOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Option<Counterexample>, SetterError> {
-    let (generator_path, template) = resolve_generator(problem, &options.gen)?;
+    let (generator_path, template) = resolve_generator(engine, problem, &options.gen)?;
+    let recipe = recipe::load_recipe(&problem.dir)?;
+    let generator_limit = generator_time_limit(options.generator_time_limit, &recipe);
     let mut builds = Builds::default();
     let reference_path = match &options.against {
         Some(p) => p.clone(),
@@ -76,7 +99,7 @@ pub fn stress(
     progress(&format!("building {}", generator_path.display()));
     let generator = builds.get(engine, &generator_path, "generator")?;
     let validator = match &problem.validator {
-        Some(v) => Some(builds.get(engine, v, "validator")?),
+        Some(v) => Some((v.clone(), builds.get(engine, v, "validator")?)),
         None => None,
     };
     progress(&format!(
@@ -105,10 +128,14 @@ pub fn stress(
         problem,
         checker,
         validator,
+        reference_path,
         reference,
         solution,
+        generator_path,
         generator,
+        generator_limit,
         template,
+        shrinking: false,
     };
     let uses_size = s.template.iter().any(|w| w.contains("{size}"));
     let start = Instant::now();
@@ -134,6 +161,7 @@ pub fn stress(
     progress(&format!(
         "input {tries} fails (seed {seed}, size {size}); shrinking"
     ));
+    s.shrinking = true;
     let mut steps = 0;
     if uses_size {
         'sizes: for smaller in 1..size {
@@ -193,15 +221,22 @@ impl Stress<'_> {
         run_for_output(
             self.engine,
             &self.generator,
+            &self.generator_path,
             &args,
             None,
-            checker_limits(),
-            "generator",
+            generator_limits(self.generator_limit),
         )
-        .map_err(|why| {
+        .map_err(|f| {
+            let hint = if f.timed_out {
+                generator_time_hint(self.generator_limit)
+            } else {
+                String::new()
+            };
             SetterError::Other(format!(
-                "generator with arguments `{}`: {why}",
-                args.join(" ")
+                "{} {}: {}{hint}",
+                self.generator_path.display(),
+                args.join(" "),
+                f.render("the generator")
             ))
         })
     }
@@ -219,23 +254,39 @@ impl Stress<'_> {
         };
         write(&test.input, input)?;
         let result = (|| {
-            if let Some(v) = &self.validator {
-                if crate::verify::validate_input(self.engine, v, &test.input).is_err() {
-                    return Ok(Trial::Invalid);
+            if let Some((source, v)) = &self.validator {
+                match crate::setter::jury::validate_input(self.engine, v, source, &test.input) {
+                    Ok(()) => {}
+                    Err(NotValid::Rejected(_)) => return Ok(Trial::Invalid),
+                    Err(NotValid::Crashed(_)) if self.shrinking => return Ok(Trial::Invalid),
+                    Err(NotValid::Crashed(f)) => {
+                        let name = source.file_name().unwrap_or_default().to_string_lossy();
+                        return Err(SetterError::Other(format!(
+                            "on a generated input, {}\n  hint: fix the validator: {}",
+                            f.render(&name),
+                            crate::setter::jury::VALIDATOR_RULE
+                        )));
+                    }
                 }
             }
             let answer = match run_for_output(
                 self.engine,
                 &self.reference,
+                &self.reference_path,
                 &[],
                 Some(&test.input),
                 solution_limits(self.problem),
-                "reference solution",
             ) {
                 Ok(a) => a,
                 // Without a validator, an input the reference cannot handle is not a counterexample.
                 Err(_) if self.validator.is_none() => return Ok(Trial::Invalid),
-                Err(why) => return Err(SetterError::Other(format!("on a valid input, {why}"))),
+                Err(f) => {
+                    return Err(SetterError::Other(format!(
+                        "{}: on an input the validator accepts, {}",
+                        self.reference_path.display(),
+                        f.render("the reference solution")
+                    )))
+                }
             };
             write(&test.answer, &answer)?;
             let r = self
@@ -354,11 +405,15 @@ impl Stress<'_> {
             return Vec::new();
         }
         let limits = solution_limits(self.problem);
+        let keep = crate::engine::Keep {
+            stdout: Some(4096),
+            stderr: 0,
+        };
         let out = match self
             .engine
-            .execute(&self.solution, &[], Some(&path), &[], limits)
+            .run_jury(&self.solution, &[], Some(&path), &[], limits, keep)
         {
-            Ok((_, out, _)) => crate::build::read_capped(&out, 4096).into_bytes(),
+            Ok(run) => run.stdout,
             Err(_) => Vec::new(),
         };
         let _ = std::fs::remove_dir_all(&dir);
@@ -366,22 +421,42 @@ impl Stress<'_> {
     }
 }
 
-/// Picks the generator: the first word of `--gen` when it is a file of the package, else the only
-/// generator named in tests.toml, else `generator.*` in the package.
-fn resolve_generator(problem: &Problem, gen: &str) -> Result<(PathBuf, Vec<String>), SetterError> {
+/// Picks the generator: the first word of `--gen` when it names a source file (in the package, or
+/// as given), else the only generator named in tests.toml, else `generator.*` in the package. A
+/// first word that looks like a source file (a path, or a known extension) but does not exist is
+/// an error naming it.
+fn resolve_generator(
+    engine: &Engine,
+    problem: &Problem,
+    gen: &str,
+) -> Result<(PathBuf, Vec<String>), SetterError> {
     let words: Vec<String> = gen.split_whitespace().map(str::to_string).collect();
     if !gen.contains("{seed}") {
         return Err(SetterError::Other(format!(
             "--gen \"{gen}\" has no {{seed}}\n  hint: every input must come from a fresh seed, e.g. --gen \"{{seed}} {{size}}\""
         )));
     }
-    if let Some(first) = words.first() {
-        let candidate = problem.dir.join(first);
-        if candidate.is_file() {
-            return Ok((candidate, words[1..].to_vec()));
+    if let Some(first) = words.first().filter(|w| !w.contains('{')) {
+        let in_package = problem.dir.join(first);
+        if in_package.is_file() {
+            return Ok((in_package, words[1..].to_vec()));
+        }
+        let as_given = PathBuf::from(first);
+        if as_given.is_file() {
+            return Ok((as_given, words[1..].to_vec()));
+        }
+        let looks_like_source =
+            first.contains('/') || engine.languages.for_source(&as_given).is_ok();
+        if looks_like_source {
+            return Err(SetterError::Other(format!(
+                "--gen \"{gen}\": the generator `{first}` does not exist (looked for {} and {})\n  hint: start --gen with the generator's path inside the package, e.g. --gen \"gen/random.py {{seed}} {{size}}\"",
+                in_package.display(),
+                as_given.display()
+            )));
         }
     }
     let mut named: Vec<PathBuf> = recipe::load_recipe(&problem.dir)?
+        .tests
         .into_iter()
         .map(|t| t.generator)
         .collect();

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 /// Refuses to run hostile code unless the judge says every isolation layer is active here.
-fn require_full_isolation() {
+pub(crate) fn require_full_isolation() {
     static FULL: OnceLock<Result<(), String>> = OnceLock::new();
     let state = FULL.get_or_init(|| {
         let doc = harness::judge().args(["doctor", "--json"]).output().json();
@@ -175,4 +175,19 @@ attacks! {
     rust_include_str_answer: "include-str-answer.rs" => "CE";
     c_include_dev_urandom: "include-dev-urandom.c" => "CE";
     cpp_template_explosion: "template-explosion.cpp" => "CE";
+}
+
+/// System V IPC objects (shared memory, message queues, semaphores) live in an IPC namespace, not
+/// in a process: each run gets its own, so what one run leaves is gone for the next.
+#[test]
+fn ipc_objects_do_not_outlive_their_run() {
+    require_full_isolation();
+    let run = harness::judge()
+        .arg("run")
+        .arg(fixture_problem("attack-twice"))
+        .arg(harness::program("ipc-outlives-run.c"))
+        .args(["--all", "--json"])
+        .output();
+    let doc = run.expect_verdict("AC");
+    assert_eq!(doc["tests"].as_array().map(Vec::len), Some(2), "{doc}");
 }

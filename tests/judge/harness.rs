@@ -7,9 +7,10 @@
 //! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
 //! Judges that must see each other's folders (one killed, the next cleaning up after it) share a
 //! [`Shared`] TMPDIR and cgroup instead, checked once all of them are done.
+//! Each judge also gets a private, empty build cache (`XDG_CACHE_HOME`) unless the test sets one.
 //!
-//! The judge never gets `JUDGE_CGROUP_FAVORDYNMODS` from the test's environment: that mode is
-//! kernel-wide until reboot.
+//! The judge never gets `JUDGE_CGROUP_FAVORDYNMODS` (not from the test's environment, not from
+//! [`Judge::env`]): that mode is kernel-wide until reboot.
 
 use std::ffi::{CString, OsString};
 use std::os::unix::process::CommandExt;
@@ -44,6 +45,10 @@ pub fn judge<'a>() -> Judge<'a> {
         user: None,
         signal_after: None,
         shared: None,
+        stdout_lines: None,
+        merge_stderr: false,
+        stamp_stdout: false,
+        env: Vec::new(),
     }
 }
 
@@ -55,6 +60,10 @@ pub struct Judge<'a> {
     /// A signal to send the judge after some seconds.
     signal_after: Option<(i32, f64)>,
     shared: Option<&'a Shared>,
+    stdout_lines: Option<usize>,
+    merge_stderr: bool,
+    stamp_stdout: bool,
+    env: Vec<(OsString, OsString)>,
 }
 
 impl<'a> Judge<'a> {
@@ -80,6 +89,12 @@ impl<'a> Judge<'a> {
         self
     }
 
+    /// Sets an environment variable for the judge.
+    pub fn env(mut self, key: impl Into<OsString>, value: impl Into<OsString>) -> Self {
+        self.env.push((key.into(), value.into()));
+        self
+    }
+
     /// Sends SIGINT to the judge after this many seconds.
     pub fn interrupt_after(mut self, seconds: f64) -> Self {
         self.signal_after = Some((libc::SIGINT, seconds));
@@ -97,6 +112,27 @@ impl<'a> Judge<'a> {
     /// [`Shared::finish`].
     pub fn shared(mut self, shared: &'a Shared) -> Self {
         self.shared = Some(shared);
+        self
+    }
+
+    /// Reads this many lines of the judge's stdout, then closes it (like `judge … | head -n N`);
+    /// `stdout()` holds the lines read.
+    pub fn close_stdout_after(mut self, lines: usize) -> Self {
+        self.stdout_lines = Some(lines);
+        self
+    }
+
+    /// Sends the judge's stderr into its stdout (`2>&1`), e.g. to close both at once.
+    pub fn stderr_to_stdout(mut self) -> Self {
+        self.merge_stderr = true;
+        self
+    }
+
+    /// Reads the judge's stdout line by line as it comes and prefixes each line with the seconds
+    /// since the judge started (`1.234 {...}`), then adds `<seconds> HARNESS-EXIT` when the judge
+    /// has exited: shows whether output streams or comes all at the end.
+    pub fn stamp_stdout(mut self) -> Self {
+        self.stamp_stdout = true;
         self
     }
 
@@ -131,15 +167,22 @@ impl<'a> Judge<'a> {
             args = wrapped;
             program = "setpriv".into();
         }
-        let output = contained(
+        let (output, peak_memory) = contained(
             &program.to_string_lossy(),
             &args,
             &self.dir,
-            self.signal_after,
+            Containment {
+                signal_after: self.signal_after,
+                stdout_lines: self.stdout_lines,
+                merge_stderr: self.merge_stderr,
+                stamp_stdout: self.stamp_stdout,
+            },
+            &self.env,
             self.shared,
         );
         Finished {
             output,
+            peak_memory,
             what: format!(
                 "judge {}",
                 self.args
@@ -154,6 +197,9 @@ impl<'a> Judge<'a> {
 
 pub struct Finished {
     pub output: Output,
+    /// Peak memory of everything the contained invocation ran (the judge, its worker and the
+    /// programs), from the containing cgroup, in bytes.
+    pub peak_memory: Option<u64>,
     what: String,
 }
 
@@ -322,15 +368,30 @@ fn nested_cgroups(dir: &Path) -> Vec<PathBuf> {
         .unwrap_or_default()
 }
 
+/// How a contained invocation is disturbed.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Containment {
+    /// Send this signal after this many seconds.
+    pub signal_after: Option<(i32, f64)>,
+    /// Close the judge's stdout after reading this many lines.
+    pub stdout_lines: Option<usize>,
+    /// The judge's stderr goes to its stdout.
+    pub merge_stderr: bool,
+    /// Stamp each stdout line with the time it arrived (see `Judge::stamp_stdout`).
+    pub stamp_stdout: bool,
+}
+
 /// Runs `program args` in its own namespaces and capped cgroup (or `shared`'s); cleans up
-/// whatever is left (unless shared) and fails the test if anything was.
+/// whatever is left (unless shared) and fails the test if anything was. Returns the output and
+/// the peak memory of the containing cgroup.
 pub fn contained(
     program: &str,
     args: &[OsString],
     dir: &Path,
-    signal_after: Option<(i32, f64)>,
+    how: Containment,
+    env: &[(OsString, OsString)],
     shared: Option<&Shared>,
-) -> Output {
+) -> (Output, Option<u64>) {
     let own = match shared {
         Some(_) => None,
         None => Some((Cgroups::create(&test_cgroup_name()), private_tmpdir())),
@@ -365,12 +426,33 @@ pub fn contained(
     } else {
         Command::new(program)
     };
+    // A private, empty build cache unless the test names one (a cache shared between tests
+    // would hide compiles); writable by all, so a judge run as another user makes its own in it.
+    let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
+    std::fs::set_permissions(
+        cache.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
     cmd.args(args)
         .current_dir(dir)
         .env("TMPDIR", tmp)
+        .env("XDG_CACHE_HOME", cache.path().join("xdg"))
+        .env_remove("JUDGE_CACHE_DIR")
+        .env_remove("JUDGE_CACHE_SIZE")
+        .envs(env.iter().map(|(k, v)| (k, v)))
         .env_remove("JUDGE_CGROUP_FAVORDYNMODS");
-    if let Some((signal, seconds)) = signal_after {
+    if let Some((signal, seconds)) = how.signal_after {
         cmd.env("HARNESS_SIGNAL_AFTER", format!("{signal} {seconds}"));
+    }
+    if let Some(lines) = how.stdout_lines {
+        cmd.env("HARNESS_STDOUT_LINES", lines.to_string());
+    }
+    if how.merge_stderr {
+        cmd.env("HARNESS_STDERR_TO_STDOUT", "1");
+    }
+    if how.stamp_stdout {
+        cmd.env("HARNESS_STAMP_STDOUT", "1");
     }
     let procs: Vec<CString> = cgroups
         .dirs
@@ -401,6 +483,7 @@ pub fn contained(
         !stderr.contains(SURVIVORS_MARK),
         "processes outlived the judge: {stderr}"
     );
+    let peak_memory = cgroups.peak_memory();
     if shared.is_none() {
         let left_cgroups = cgroups.kill_and_remove();
         assert!(
@@ -413,7 +496,7 @@ pub fn contained(
             "the judge left files in its TMPDIR: {left_files:?}"
         );
     }
-    output
+    (output, peak_memory)
 }
 
 const SURVIVORS_MARK: &str = "HARNESS: processes outlived the judge";
@@ -425,7 +508,31 @@ const SURVIVORS: &str = r#"
 import os, signal, subprocess, sys, time
 env = dict(os.environ)
 after = env.pop("HARNESS_SIGNAL_AFTER", None)
-judge = subprocess.Popen(sys.argv[1:], env=env)
+lines = env.pop("HARNESS_STDOUT_LINES", None)
+merge = env.pop("HARNESS_STDERR_TO_STDOUT", None) is not None
+stamp = env.pop("HARNESS_STAMP_STDOUT", None) is not None
+start = time.monotonic()
+judge = subprocess.Popen(
+    sys.argv[1:],
+    env=env,
+    stdout=None if lines is None and not stamp else subprocess.PIPE,
+    stderr=subprocess.STDOUT if merge else None,
+)
+if stamp:
+    for line in iter(judge.stdout.readline, b""):
+        sys.stdout.buffer.write(b"%.3f " % (time.monotonic() - start) + line)
+    judge.wait()
+    sys.stdout.buffer.write(b"%.3f HARNESS-EXIT\n" % (time.monotonic() - start))
+    sys.stdout.flush()
+if lines is not None:
+    # Like `| head -n N`: read N lines, pass them on, close the pipe.
+    for _ in range(int(lines)):
+        line = judge.stdout.readline()
+        if not line:
+            break
+        sys.stdout.buffer.write(line)
+    sys.stdout.flush()
+    judge.stdout.close()
 if after is not None:
     sig, seconds = after.split()
     try:
@@ -503,6 +610,15 @@ impl Cgroups {
             }
         }
         Cgroups { dirs }
+    }
+
+    /// The peak memory of the containing memory cgroup (v1 or v2), in bytes.
+    fn peak_memory(&self) -> Option<u64> {
+        self.dirs.iter().find_map(|d| {
+            ["memory.max_usage_in_bytes", "memory.peak"]
+                .iter()
+                .find_map(|f| std::fs::read_to_string(d.join(f)).ok()?.trim().parse().ok())
+        })
     }
 
     /// Kills what is left, removes the cgroups and returns the nested cgroups the judge left.

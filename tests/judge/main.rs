@@ -1,10 +1,18 @@
 //! Integration tests: the `judge` binary driven as a user would, every hostile run contained.
 
 mod attacks;
+mod cache;
+mod checkers;
+mod cli;
+mod conventions;
 mod crosscheck;
+mod formats;
 mod harness;
+mod messages;
 mod package_errors;
 mod run;
 mod sandbox;
 mod setter;
+mod unpriv;
 mod verify;
+mod view;

@@ -1,0 +1,431 @@
+//! `judge verify`: a problem is sound when its package loads, every test passes the validator,
+//! generated tests are up to date, the checker passes its own tests, and every solution under
+//! `solutions/<slug>/<expected>/` gets its expected verdict.
+
+use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
+use crate::event::{Event, Reporter};
+use crate::package::{recipe, Problem};
+use crate::setter::gen::GenOptions;
+use crate::setter::jury::{validate_input, NotValid, VALIDATOR_RULE};
+use crate::setter::solutions::{list_solutions, solutions_dir};
+use crate::setter::{Finding, Severity};
+use crate::verdict::Verdict;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// One solution file and what happened to it.
+#[derive(Debug, Clone)]
+pub struct SolutionCheck {
+    pub path: PathBuf,
+    pub expected: Verdict,
+    /// `None` when the solution could not be judged at all (see `error`).
+    pub report: Option<SubmissionReport>,
+    pub error: Option<String>,
+}
+
+impl SolutionCheck {
+    /// The judge could not judge it (an error, or a JE verdict: the checker failed).
+    pub fn judge_error(&self) -> bool {
+        self.error.is_some()
+            || self
+                .report
+                .as_ref()
+                .is_some_and(|r| r.verdict == Verdict::JE)
+    }
+
+    /// The expectation holds: accepted means AC everywhere; otherwise the first failing verdict.
+    pub fn holds(&self) -> bool {
+        self.report
+            .as_ref()
+            .is_some_and(|r| r.verdict == self.expected)
+    }
+}
+
+/// Time-limit advice from the measured times.
+#[derive(Debug, Clone, Serialize)]
+pub struct TimeAdvice {
+    #[serde(rename = "limit_ms", serialize_with = "crate::report::ser_ms")]
+    pub limit: Duration,
+    #[serde(serialize_with = "ser_timed")]
+    pub slowest_accepted: Option<(Duration, PathBuf)>,
+    /// Fastest test that a time_limit_exceeded solution was killed on (at least the limit).
+    #[serde(serialize_with = "ser_timed")]
+    pub fastest_tle: Option<(Duration, PathBuf)>,
+    /// The Kattis rule: slowest accepted x 2, rounded up to 0.1 s.
+    #[serde(rename = "kattis_limit_ms", serialize_with = "ser_opt_ms")]
+    pub kattis_limit: Option<Duration>,
+    /// Solutions whose verdict would change within a factor 1.5 of the limit, with the evidence.
+    pub warnings: Vec<String>,
+}
+
+/// `{"time_ms": …, "solution": "…"}` or null.
+fn ser_timed<S: serde::Serializer>(
+    v: &Option<(Duration, PathBuf)>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Timed<'a> {
+        #[serde(serialize_with = "crate::report::ser_ms")]
+        time_ms: &'a Duration,
+        solution: &'a Path,
+    }
+    v.as_ref()
+        .map(|(time_ms, solution)| Timed { time_ms, solution })
+        .serialize(s)
+}
+
+fn ser_opt_ms<S: serde::Serializer>(v: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(d) => crate::report::ser_ms(d, s),
+        None => s.serialize_none(),
+    }
+}
+
+/// Everything `verify` found about one problem.
+#[derive(Debug, Clone)]
+pub struct ProblemCheck {
+    pub dir: PathBuf,
+    pub problem: Option<Problem>,
+    /// Problems with the package itself (each names its file and what to do).
+    pub findings: Vec<Finding>,
+    pub solutions: Vec<SolutionCheck>,
+    pub advice: Option<TimeAdvice>,
+}
+
+impl ProblemCheck {
+    pub fn ok(&self) -> bool {
+        self.findings.is_empty() && self.solutions.iter().all(SolutionCheck::holds)
+    }
+
+    /// Judge errors: broken package parts, jury programs that failed, solutions not judged.
+    pub fn judge_errors(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Broken)
+            .count()
+            + self.solutions.iter().filter(|s| s.judge_error()).count()
+    }
+
+    /// Failed expectations: invalid or stale tests, checker tests, solutions with another verdict.
+    pub fn failures(&self) -> usize {
+        self.findings
+            .iter()
+            .filter(|f| f.severity == Severity::Failed)
+            .count()
+            + self
+                .solutions
+                .iter()
+                .filter(|s| !s.holds() && !s.judge_error())
+                .count()
+    }
+}
+
+/// Options of `verify`.
+#[derive(Debug, Clone, Default)]
+pub struct VerifyOptions {
+    pub gen: GenOptions,
+}
+
+/// Verifies one package.
+pub fn verify_problem(
+    engine: &mut Engine,
+    dir: &Path,
+    options: &VerifyOptions,
+    reporter: &mut dyn Reporter,
+) -> ProblemCheck {
+    let mut check = ProblemCheck {
+        dir: dir.to_path_buf(),
+        problem: None,
+        findings: Vec::new(),
+        solutions: Vec::new(),
+        advice: None,
+    };
+    let loaded = Problem::load(dir);
+    let id = match &loaded {
+        Ok(p) => p.slug.clone(),
+        Err(_) => dir.display().to_string(),
+    };
+    reporter.event(&match &loaded {
+        Ok(p) => Event::problem_started(p),
+        Err(_) => Event::ProblemStarted {
+            problem: id.clone(),
+            dir: dir.display().to_string(),
+            name: String::new(),
+            tests: Vec::new(),
+            time_limit_ms: Duration::ZERO,
+            memory_limit_kib: 0,
+        },
+    });
+    let problem = match loaded {
+        Ok(p) => p,
+        Err(e) => {
+            check.findings.push(Finding::broken(e.to_string()));
+            finished(reporter, id, &check);
+            return check;
+        }
+    };
+    let step = |reporter: &mut dyn Reporter, verb: &str, what: &str| {
+        reporter.event(&Event::Step {
+            problem: id.clone(),
+            verb: verb.to_string(),
+            what: what.to_string(),
+        })
+    };
+    let solutions_dir = solutions_dir(dir, &problem.slug);
+    let (solutions, misplaced) = list_solutions(&solutions_dir);
+    check
+        .findings
+        .extend(misplaced.into_iter().map(Finding::broken));
+    let reference = solutions
+        .iter()
+        .find(|(_, v)| *v == Verdict::AC)
+        .map(|(p, _)| p.clone());
+    if reference.is_none() {
+        check.findings.push(Finding::failed(format!(
+            "{}: no reference solution\n  hint: put at least one solution in accepted/",
+            solutions_dir.display()
+        )));
+    }
+    step(reporter, "Checking", "tests against the validator");
+    check
+        .findings
+        .extend(validate_tests(engine, &problem, &mut |verb, what| {
+            step(reporter, verb, what)
+        }));
+    step(reporter, "Checking", "that generated tests are up to date");
+    match recipe::load_recipe(&problem.dir) {
+        Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
+            engine,
+            &problem,
+            &recipe,
+            reference.as_deref(),
+            &options.gen,
+            &mut |verb, what| step(reporter, verb, what),
+        )),
+        Err(e) => check.findings.push(Finding::broken(e.to_string())),
+    }
+    let checker = match engine.prepare_checker(&problem) {
+        Ok(c) => Some(c),
+        Err(e) => {
+            check.findings.push(Finding::broken(e.to_string()));
+            None
+        }
+    };
+    if let Some(checker) = &checker {
+        step(
+            reporter,
+            "Checking",
+            "the checker against checker_tests.toml",
+        );
+        check
+            .findings
+            .extend(run_checker_tests(engine, &problem, checker));
+    }
+    if let Some(checker) = &checker {
+        for (path, expected) in solutions {
+            let options = JudgeOptions {
+                all: false,
+                expected: Some(expected),
+            };
+            let (report, error) = match engine.judge(&problem, checker, &path, options, reporter) {
+                Ok(r) => (Some(r), None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            let sc = SolutionCheck {
+                path,
+                expected,
+                report,
+                error,
+            };
+            check.solutions.push(sc);
+        }
+    }
+    check.advice = Some(time_advice(&problem, &check.solutions));
+    check.problem = Some(problem);
+    finished(reporter, id, &check);
+    check
+}
+
+fn finished(reporter: &mut dyn Reporter, problem: String, check: &ProblemCheck) {
+    reporter.event(&Event::ProblemFinished {
+        problem,
+        findings: check.findings.clone(),
+        advice: check.advice.clone(),
+        judge_errors: check.judge_errors(),
+        failures: check.failures(),
+    });
+}
+
+/// Runs the validator on every test: one finding per invalid test (a failed expectation) and per
+/// crash of the validator (a judge error). After the validator runs out of time once, the other
+/// tests are not validated (each would cost the whole limit).
+pub fn validate_tests(
+    engine: &mut Engine,
+    problem: &Problem,
+    progress: &mut dyn FnMut(&str, &str),
+) -> Vec<Finding> {
+    let Some(validator) = &problem.validator else {
+        return Vec::new();
+    };
+    let name = validator
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    let artifact = match engine.build(validator) {
+        Ok((Some(a), _)) => a,
+        Ok((None, report)) => {
+            return vec![Finding::broken(format!(
+                "{}: the validator does not compile:\n{}",
+                validator.display(),
+                report.message
+            ))]
+        }
+        Err(e) => return vec![Finding::broken(format!("{}: {e}", validator.display()))],
+    };
+    let mut findings = Vec::new();
+    let count = problem.tests.len();
+    for (i, test) in problem.tests.iter().enumerate() {
+        progress("Validating", &format!("{} ({}/{count})", test.name, i + 1));
+        match validate_input(engine, &artifact, validator, &test.input) {
+            Ok(()) => {}
+            Err(NotValid::Rejected(why)) => findings.push(Finding::failed(format!(
+                "{}: invalid test (rejected by {name}): {why}",
+                test.input.display()
+            ))),
+            Err(NotValid::Crashed(f)) => {
+                findings.push(Finding::broken(format!(
+                    "{}: {}\n  hint: fix the validator: {VALIDATOR_RULE}",
+                    test.input.display(),
+                    f.render(&name)
+                )));
+                if f.timed_out && i + 1 < count {
+                    findings.push(Finding::broken(format!(
+                        "{}: not run on the other {} test(s) after it exceeded its time limit",
+                        validator.display(),
+                        count - i - 1
+                    )));
+                    break;
+                }
+            }
+        }
+    }
+    findings
+}
+
+/// Runs `checker_tests.toml`: one finding per case the checker judges otherwise (a failed
+/// expectation) or fails on (a judge error).
+fn run_checker_tests(engine: &mut Engine, problem: &Problem, checker: &Checker) -> Vec<Finding> {
+    let names: Vec<&str> = problem.tests.iter().map(|t| t.name.as_str()).collect();
+    let cases = match recipe::load_checker_tests(&problem.dir, &names) {
+        Ok(c) => c,
+        Err(e) => return vec![Finding::broken(e.to_string())],
+    };
+    let mut errors = Vec::new();
+    for case in cases {
+        let test = problem
+            .tests
+            .iter()
+            .find(|t| t.name == case.test)
+            .expect("checked on load");
+        let dir = match engine.fresh_dir("checker-test") {
+            Ok(d) => d,
+            Err(e) => return vec![Finding::broken(e.to_string())],
+        };
+        let output = dir.join("output");
+        if let Err(e) = std::fs::write(&output, &case.output) {
+            errors.push(Finding::broken(format!("{}: {e}", output.display())));
+            continue;
+        }
+        let file = problem.dir.join("checker_tests.toml");
+        match engine.check(checker, &test.input, &output, &test.answer) {
+            Ok(o) => {
+                let got = match o.judgement {
+                    crate::checker::Judgement::Accepted => "AC",
+                    crate::checker::Judgement::WrongAnswer => "WA",
+                    crate::checker::Judgement::PresentationError => "PE",
+                };
+                if got != case.expect {
+                    errors.push(Finding::failed(format!(
+                        "{}: checker test `{}` expects {} but the checker said {got}",
+                        file.display(),
+                        case.name,
+                        case.expect
+                    )));
+                }
+            }
+            Err(why) => errors.push(Finding::broken(format!(
+                "{}: checker test `{}` expects {} but the checker failed: {why}",
+                file.display(),
+                case.name,
+                case.expect
+            ))),
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    errors
+}
+
+fn time_advice(problem: &Problem, solutions: &[SolutionCheck]) -> TimeAdvice {
+    let limit = problem.limits.time;
+    let mut advice = TimeAdvice {
+        limit,
+        slowest_accepted: None,
+        fastest_tle: None,
+        kattis_limit: None,
+        warnings: Vec::new(),
+    };
+    for s in solutions {
+        let Some(r) = &s.report else { continue };
+        if r.verdict == Verdict::AC {
+            let t = r.max_time();
+            if advice
+                .slowest_accepted
+                .as_ref()
+                .is_none_or(|(best, _)| t > *best)
+            {
+                advice.slowest_accepted = Some((t, s.path.clone()));
+            }
+            if t.as_secs_f64() * 1.5 > limit.as_secs_f64() {
+                advice.warnings.push(format!(
+                    "{} is accepted but needs {:.3} s, within a factor 1.5 of the {:.3} s limit",
+                    s.path.display(),
+                    t.as_secs_f64(),
+                    limit.as_secs_f64()
+                ));
+            }
+        }
+        if r.verdict == Verdict::TLE {
+            if let Some(f) = r.first_failure() {
+                if advice
+                    .fastest_tle
+                    .as_ref()
+                    .is_none_or(|(best, _)| f.time < *best)
+                {
+                    advice.fastest_tle = Some((f.time, s.path.clone()));
+                }
+            }
+            let slowest_passing = r
+                .tests
+                .iter()
+                .filter(|t| t.verdict == Verdict::AC)
+                .map(|t| t.time)
+                .max();
+            if let Some(t) = slowest_passing {
+                if t.as_secs_f64() * 1.5 > limit.as_secs_f64() {
+                    advice.warnings.push(format!(
+                        "{} is too slow, yet passes a test in {:.3} s, within a factor 1.5 of the limit",
+                        s.path.display(),
+                        t.as_secs_f64()
+                    ));
+                }
+            }
+        }
+    }
+    if let Some((t, _)) = &advice.slowest_accepted {
+        let tenths = (t.as_secs_f64() * 2.0 * 10.0).ceil().max(1.0);
+        advice.kattis_limit = Some(Duration::from_secs_f64(tenths / 10.0));
+    }
+    advice
+}
