@@ -272,3 +272,33 @@ fn runs_at_the_same_time_cannot_see_each_other_and_have_their_own_uid() {
         "two judges ran programs as the same uid: {reports:?}"
     );
 }
+
+/// A run served by a standby init (whose program's process started before the run) is in that
+/// init's IPC namespace too: what one run leaves of System V IPC is gone for the next, also when
+/// both were standbys. (The worker makes a standby from the second run of a kind on, so the
+/// third and fourth runs here are served by standbys.)
+#[test]
+fn runs_served_by_standbys_have_ipc_namespaces_of_their_own() {
+    crate::attacks::require_full_isolation();
+    let problem = tempfile::tempdir().unwrap();
+    let fixture = fixture_problem("attack-twice");
+    std::fs::copy(
+        fixture.join("problem.toml"),
+        problem.path().join("problem.toml"),
+    )
+    .unwrap();
+    let tests = problem.path().join("tests");
+    std::fs::create_dir(&tests).unwrap();
+    for i in 1..=4 {
+        std::fs::write(tests.join(format!("{i}.in")), "").unwrap();
+        std::fs::write(tests.join(format!("{i}.ans")), "ok\n").unwrap();
+    }
+    let run = harness::judge()
+        .arg("run")
+        .arg(problem.path())
+        .arg(program("ipc-outlives-run.c"))
+        .args(["--all", "--json"])
+        .output();
+    let doc = run.expect_verdict("AC");
+    assert_eq!(doc["tests"].as_array().map(Vec::len), Some(4), "{doc}");
+}
