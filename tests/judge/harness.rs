@@ -48,6 +48,7 @@ pub fn judge<'a>() -> Judge<'a> {
         stdout_lines: None,
         merge_stderr: false,
         stamp_stdout: false,
+        hide_cgroups: false,
         env: Vec::new(),
     }
 }
@@ -63,6 +64,7 @@ pub struct Judge<'a> {
     stdout_lines: Option<usize>,
     merge_stderr: bool,
     stamp_stdout: bool,
+    hide_cgroups: bool,
     env: Vec<(OsString, OsString)>,
 }
 
@@ -136,6 +138,14 @@ impl<'a> Judge<'a> {
         self
     }
 
+    /// Hides the cgroup filesystem from the judge (an empty tmpfs over /sys/fs/cgroup in its
+    /// mount namespace): as root, the sandbox without cgroups (its watchdog holds the limits).
+    /// The judge itself stays in the containing cgroup.
+    pub fn without_cgroups(mut self) -> Self {
+        self.hide_cgroups = true;
+        self
+    }
+
     pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
         self.dir = dir.as_ref().to_path_buf();
         self
@@ -176,6 +186,7 @@ impl<'a> Judge<'a> {
                 stdout_lines: self.stdout_lines,
                 merge_stderr: self.merge_stderr,
                 stamp_stdout: self.stamp_stdout,
+                hide_cgroups: self.hide_cgroups,
             },
             &self.env,
             self.shared,
@@ -379,6 +390,8 @@ pub struct Containment {
     pub merge_stderr: bool,
     /// Stamp each stdout line with the time it arrived (see `Judge::stamp_stdout`).
     pub stamp_stdout: bool,
+    /// Hide /sys/fs/cgroup from the judge (see `Judge::without_cgroups`).
+    pub hide_cgroups: bool,
 }
 
 /// Runs `program args` in its own namespaces and capped cgroup (or `shared`'s); cleans up
@@ -454,6 +467,10 @@ pub fn contained(
     if how.stamp_stdout {
         cmd.env("HARNESS_STAMP_STDOUT", "1");
     }
+    if how.hide_cgroups {
+        assert!(has_unshare(), "hiding the cgroups needs root and unshare");
+        cmd.env("HARNESS_HIDE_CGROUPS", "1");
+    }
     let procs: Vec<CString> = cgroups
         .dirs
         .iter()
@@ -511,6 +528,8 @@ after = env.pop("HARNESS_SIGNAL_AFTER", None)
 lines = env.pop("HARNESS_STDOUT_LINES", None)
 merge = env.pop("HARNESS_STDERR_TO_STDOUT", None) is not None
 stamp = env.pop("HARNESS_STAMP_STDOUT", None) is not None
+if env.pop("HARNESS_HIDE_CGROUPS", None) is not None:
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=4k", "none", "/sys/fs/cgroup"], check=True)
 start = time.monotonic()
 judge = subprocess.Popen(
     sys.argv[1:],

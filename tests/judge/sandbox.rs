@@ -302,3 +302,57 @@ fn runs_served_by_standbys_have_ipc_namespaces_of_their_own() {
     let doc = run.expect_verdict("AC");
     assert_eq!(doc["tests"].as_array().map(Vec::len), Some(4), "{doc}");
 }
+
+/// As root without cgroups, the run's init watches the tree (memory, CPU, tasks): also in a run
+/// served by a standby init, whose program's process started before the request came (the
+/// third and fourth runs here). A program touching 1 GiB under 64 MiB is stopped near the limit
+/// in every run (without the watchdog it would touch it all, and still be MLE).
+#[test]
+fn without_cgroups_the_watchdog_holds_runs_served_by_standbys() {
+    crate::attacks::require_full_isolation();
+    const LIMIT: u64 = 64 << 20;
+    let problem = tempfile::tempdir().unwrap();
+    std::fs::write(
+        problem.path().join("problem.toml"),
+        "name = \"Four\"\n[limits]\ntime_limit = 2.0\nmemory = 64\n",
+    )
+    .unwrap();
+    let tests = problem.path().join("tests");
+    std::fs::create_dir(&tests).unwrap();
+    for i in 1..=4 {
+        std::fs::write(tests.join(format!("{i}.in")), "1\n").unwrap();
+        std::fs::write(tests.join(format!("{i}.ans")), "ok\n").unwrap();
+    }
+    let doctor = harness::judge()
+        .without_cgroups()
+        .args(["doctor", "--json"])
+        .output()
+        .json();
+    let memory = doctor["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "cgroup memory")
+        .unwrap_or_else(|| panic!("no cgroup memory layer: {doctor}"));
+    assert_eq!(memory["active"], false, "{doctor}");
+    let run = harness::judge()
+        .without_cgroups()
+        .arg("run")
+        .arg(problem.path())
+        .arg(program("touch-1gib.c"))
+        .args(["--all", "--json"])
+        .output();
+    let doc = run.json();
+    let tests = doc["tests"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tests: {}", run.describe()));
+    assert_eq!(tests.len(), 4, "{doc}");
+    for t in tests {
+        assert_eq!(t["verdict"], "MLE", "{t}");
+        let peak = t["memory_kib"].as_u64().unwrap_or(0) * 1024;
+        assert!(
+            peak > LIMIT / 2 && peak < 2 * LIMIT,
+            "stopped near the limit: {t}"
+        );
+    }
+}
