@@ -4,6 +4,7 @@
 use crate::build::{self, Artifact, BuildError, CompileReport};
 use crate::checker::{self, Judgement, Mismatch};
 use crate::event::{Event, Reporter, RunId, TestId};
+use crate::jobs::Gate;
 use crate::lang::Languages;
 use crate::package::{CheckerSpec, Problem, TestCase};
 use crate::sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxError};
@@ -11,6 +12,7 @@ use crate::verdict::{classify_run, termination_text, Verdict};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Stderr kept from a solution (for messages) and from checkers and validators.
@@ -116,10 +118,10 @@ pub struct JuryRun {
 }
 
 /// The ids every event of one judging carries.
-struct Ids {
-    problem: String,
-    solution: String,
-    run: RunId,
+pub(crate) struct Ids {
+    pub problem: String,
+    pub solution: String,
+    pub run: RunId,
 }
 
 /// Owns the sandbox, the language table and a private work folder.
@@ -134,6 +136,12 @@ pub struct Engine {
     /// Output files of finished runs, overwritten by later runs: creating and deleting files on a
     /// disk file system cost more per test than the rest of the judge's own work.
     spare_io: Vec<(PathBuf, PathBuf)>,
+    /// Set when this engine is one of several jobs (`--jobs`): see `crate::jobs`.
+    gate: Option<Arc<Gate>>,
+    /// This engine holds the gate exclusively (a re-judge).
+    exclusive: bool,
+    /// Whether the last program run had the CPUs to itself (always, without a gate).
+    last_alone: bool,
 }
 
 impl Engine {
@@ -146,7 +154,15 @@ impl Engine {
             counter: 0,
             scratch: None,
             spare_io: Vec::new(),
+            gate: None,
+            exclusive: false,
+            last_alone: true,
         }
+    }
+
+    /// Makes this engine one of several jobs that share `gate`.
+    pub fn join(&mut self, gate: Arc<Gate>) {
+        self.gate = Some(gate);
     }
 
     /// Hands a run's output files back for reuse; their contents are gone after the next run.
@@ -171,6 +187,8 @@ impl Engine {
         source: &Path,
     ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
         let dir = self.fresh_dir("build")?;
+        let gate = self.gate.clone();
+        let _ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
         Ok(build::build(
             &mut self.sandbox,
             &self.languages,
@@ -235,7 +253,10 @@ impl Engine {
             scratch_workdir: true,
             limits,
         };
+        let gate = self.gate.clone();
+        let ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
         let outcome = self.sandbox.run(&spec);
+        self.last_alone = ticket.is_none_or(|t| t.alone());
         if !private_scratch {
             let _ = std::fs::remove_dir_all(&dir);
         }
@@ -290,32 +311,17 @@ impl Engine {
             run: RunId::next(),
         };
         let result = self.judge_inner(problem, checker, source, options, &ids, reporter);
-        let (verdict, error, report) = match &result {
-            Ok(r) => (r.verdict, None, Some(r.clone())),
-            Err(e) => (Verdict::JE, Some(e.to_string()), None),
-        };
-        reporter.event(&Event::SolutionFinished {
-            problem: ids.problem,
-            solution: ids.solution,
-            run: ids.run,
-            expected: options.expected,
-            matches: options.expected.map(|v| report.is_some() && v == verdict),
-            verdict,
-            error,
-            report,
-        });
+        solution_finished(ids, options, &result, reporter);
         result
     }
 
-    fn judge_inner(
+    /// Builds a solution, emitting `compile_started` and `compile_finished`.
+    pub(crate) fn compile_for(
         &mut self,
-        problem: &Problem,
-        checker: &Checker,
-        source: &Path,
-        options: JudgeOptions,
         ids: &Ids,
+        source: &Path,
         reporter: &mut dyn Reporter,
-    ) -> Result<SubmissionReport, EngineError> {
+    ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
         reporter.event(&Event::CompileStarted {
             problem: ids.problem.clone(),
             solution: ids.solution.clone(),
@@ -328,6 +334,19 @@ impl Engine {
             run: ids.run,
             compile: compile.clone(),
         });
+        Ok((artifact, compile))
+    }
+
+    fn judge_inner(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        source: &Path,
+        options: JudgeOptions,
+        ids: &Ids,
+        reporter: &mut dyn Reporter,
+    ) -> Result<SubmissionReport, EngineError> {
+        let (artifact, compile) = self.compile_for(ids, source, reporter)?;
         let Some(artifact) = artifact else {
             return Ok(SubmissionReport {
                 verdict: Verdict::CE,
@@ -343,21 +362,9 @@ impl Engine {
                 index: i + 1,
                 name: test.name.clone(),
             };
-            reporter.event(&Event::TestStarted {
-                problem: ids.problem.clone(),
-                solution: ids.solution.clone(),
-                run: ids.run,
-                test: test_id.clone(),
-                of,
-            });
-            let result = self.run_test(problem, checker, &artifact, test);
-            reporter.event(&Event::TestFinished {
-                problem: ids.problem.clone(),
-                solution: ids.solution.clone(),
-                run: ids.run,
-                test: test_id,
-                result: result.clone(),
-            });
+            let result = self.judge_test(
+                problem, checker, &artifact, test, test_id, of, ids, reporter,
+            );
             let failed = result.verdict != Verdict::AC;
             if failed && verdict == Verdict::AC {
                 verdict = result.verdict;
@@ -372,6 +379,59 @@ impl Engine {
             compile,
             tests,
         })
+    }
+
+    /// One test of a judging, between `test_started` and `test_finished`. A verdict near the
+    /// time limit from a run that shared the CPUs with another job is judged again alone
+    /// (`crate::jobs`), and that result counts (`rejudged`).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the ids and the test of one judging"
+    )]
+    pub(crate) fn judge_test(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        artifact: &Artifact,
+        test: &TestCase,
+        id: TestId,
+        of: usize,
+        ids: &Ids,
+        reporter: &mut dyn Reporter,
+    ) -> TestResult {
+        reporter.event(&Event::TestStarted {
+            problem: ids.problem.clone(),
+            solution: ids.solution.clone(),
+            run: ids.run,
+            test: id.clone(),
+            of,
+        });
+        let mut result = self.run_test(problem, checker, artifact, test);
+        if let Some(gate) = self.gate.clone() {
+            if !self.last_alone && crate::jobs::near_limit(&result, problem.limits.time) {
+                let beside = result.clone();
+                let _alone = gate.alone();
+                self.exclusive = true;
+                result = self.run_test(problem, checker, artifact, test);
+                self.exclusive = false;
+                reporter.event(&Event::Rejudged {
+                    problem: ids.problem.clone(),
+                    solution: ids.solution.clone(),
+                    run: ids.run,
+                    test: id.clone(),
+                    beside,
+                    alone: result.clone(),
+                });
+            }
+        }
+        reporter.event(&Event::TestFinished {
+            problem: ids.problem.clone(),
+            solution: ids.solution.clone(),
+            run: ids.run,
+            test: id,
+            result: result.clone(),
+        });
+        result
     }
 
     /// Runs one test and decides its verdict. Judge failures become JE, never an error.
@@ -413,6 +473,8 @@ impl Engine {
                     return result;
                 }
             };
+        // The checker's run below must not overwrite it.
+        let solution_alone = self.last_alone;
         result.time = run.cpu_time;
         result.wall = run.wall_time;
         result.memory = run.peak_memory;
@@ -450,6 +512,7 @@ impl Engine {
             }
         }
         self.recycle(stdout, stderr);
+        self.last_alone = solution_alone;
         result
     }
 
@@ -499,6 +562,29 @@ impl Engine {
             }
         }
     }
+}
+
+/// Emits `solution_finished` for a judging that ended with `result`.
+pub(crate) fn solution_finished(
+    ids: Ids,
+    options: JudgeOptions,
+    result: &Result<SubmissionReport, EngineError>,
+    reporter: &mut dyn Reporter,
+) {
+    let (verdict, error, report) = match result {
+        Ok(r) => (r.verdict, None, Some(r.clone())),
+        Err(e) => (Verdict::JE, Some(e.to_string()), None),
+    };
+    reporter.event(&Event::SolutionFinished {
+        problem: ids.problem,
+        solution: ids.solution,
+        run: ids.run,
+        expected: options.expected,
+        matches: options.expected.map(|v| report.is_some() && v == verdict),
+        verdict,
+        error,
+        report,
+    });
 }
 
 fn absolute(p: &Path) -> PathBuf {

@@ -4,6 +4,7 @@
 
 use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
 use crate::event::{Event, Reporter};
+use crate::jobs::{spread, Ordered};
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input, NotValid, VALIDATOR_RULE};
@@ -125,11 +126,15 @@ impl ProblemCheck {
 #[derive(Debug, Clone, Default)]
 pub struct VerifyOptions {
     pub gen: GenOptions,
+    /// With several engines, pass the solutions' events on as they come (JSON Lines) instead of
+    /// in the order of the solutions.
+    pub interleave: bool,
 }
 
-/// Verifies one package.
+/// Verifies one package: the package steps with the first engine, the solutions spread over
+/// all of them (`crate::jobs`), reported in their order.
 pub fn verify_problem(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
     dir: &Path,
     options: &VerifyOptions,
     reporter: &mut dyn Reporter,
@@ -157,6 +162,7 @@ pub fn verify_problem(
             memory_limit_kib: 0,
         },
     });
+    let engine: &mut Engine = engines[0];
     let problem = match loaded {
         Ok(p) => p,
         Err(e) => {
@@ -223,23 +229,29 @@ pub fn verify_problem(
             .extend(run_checker_tests(engine, &problem, checker));
     }
     if let Some(checker) = &checker {
-        for (path, expected) in solutions {
+        let ordered = Ordered::new(&mut *reporter, options.interleave);
+        let judge = |engine: &mut Engine, i: usize| {
+            let (path, expected) = &solutions[i];
             let options = JudgeOptions {
                 all: false,
-                expected: Some(expected),
+                expected: Some(*expected),
             };
-            let (report, error) = match engine.judge(&problem, checker, &path, options, reporter) {
+            let mut slot = ordered.slot(i);
+            let (report, error) = match engine.judge(&problem, checker, path, options, &mut slot) {
                 Ok(r) => (Some(r), None),
                 Err(e) => (None, Some(e.to_string())),
             };
-            let sc = SolutionCheck {
-                path,
-                expected,
+            ordered.done(i);
+            SolutionCheck {
+                path: path.clone(),
+                expected: *expected,
                 report,
                 error,
-            };
-            check.solutions.push(sc);
-        }
+            }
+        };
+        let judged = spread(engines, solutions.len(), &|_| false, &judge);
+        drop(ordered);
+        check.solutions.extend(judged.into_iter().flatten());
     }
     check.advice = Some(time_advice(&problem, &check.solutions));
     check.problem = Some(problem);
