@@ -73,26 +73,32 @@ pub fn reference_solution(problem_dir: &Path, slug: &str) -> Result<PathBuf, Set
     })
 }
 
-/// Builds each program once per session.
+/// Builds each program once per session; shared by the jobs of a parallel step (a program
+/// built by one engine runs in any other: artifacts are host paths handed to each sandbox).
 #[derive(Default)]
 pub struct Builds {
-    built: HashMap<PathBuf, Artifact>,
+    built: std::sync::Mutex<HashMap<PathBuf, Artifact>>,
 }
 
 impl Builds {
     /// The built program, or an error carrying the compiler's message.
-    pub fn get(
-        &mut self,
-        engine: &mut Engine,
-        source: &Path,
-        role: &str,
-    ) -> Result<Artifact, SetterError> {
-        if let Some(a) = self.built.get(source) {
-            return Ok(a.clone());
+    pub fn get(&self, engine: &mut Engine, source: &Path, role: &str) -> Result<Artifact, SetterError> {
+        let known = |b: &Self| {
+            b.built
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(source)
+                .cloned()
+        };
+        if let Some(a) = known(self) {
+            return Ok(a);
         }
         match engine.build(source)? {
             (Some(a), _) => {
-                self.built.insert(source.to_path_buf(), a.clone());
+                self.built
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(source.to_path_buf(), a.clone());
                 Ok(a)
             }
             (None, report) => Err(SetterError::Other(format!(
@@ -100,6 +106,14 @@ impl Builds {
                 source.display(),
                 report.message
             ))),
+        }
+    }
+
+    /// Builds these programs now, one after the other with one engine, so that the jobs that
+    /// follow find them built (a failure is left for each use to report, as without jobs).
+    pub fn prebuild<'a>(&self, engine: &mut Engine, sources: impl IntoIterator<Item = &'a Path>) {
+        for source in sources {
+            let _ = self.get(engine, source, "program");
         }
     }
 }

@@ -91,7 +91,7 @@ pub fn stress(
     let (generator_path, template) = resolve_generator(engine, problem, &options.gen)?;
     let recipe = recipe::load_recipe(&problem.dir)?;
     let generator_limit = generator_time_limit(options.generator_time_limit, &recipe);
-    let mut builds = Builds::default();
+    let builds = Builds::default();
     let reference_path = match &options.against {
         Some(p) => p.clone(),
         None => reference_solution(&problem.dir, &problem.slug)?,

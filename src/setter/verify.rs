@@ -5,6 +5,8 @@
 use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
 use crate::event::{Event, Reporter};
 use crate::jobs::{spread, Ordered};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input, NotValid, VALIDATOR_RULE};
@@ -162,7 +164,6 @@ pub fn verify_problem(
             memory_limit_kib: 0,
         },
     });
-    let engine: &mut Engine = engines[0];
     let problem = match loaded {
         Ok(p) => p,
         Err(e) => {
@@ -193,24 +194,31 @@ pub fn verify_problem(
             solutions_dir.display()
         )));
     }
-    step(reporter, "Checking", "tests against the validator");
-    check
-        .findings
-        .extend(validate_tests(engine, &problem, &mut |verb, what| {
-            step(reporter, verb, what)
-        }));
-    step(reporter, "Checking", "that generated tests are up to date");
-    match recipe::load_recipe(&problem.dir) {
-        Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
-            engine,
-            &problem,
-            &recipe,
-            reference.as_deref(),
-            &options.gen,
-            &mut |verb, what| step(reporter, verb, what),
-        )),
-        Err(e) => check.findings.push(Finding::broken(e.to_string())),
+    {
+        // The jobs' steps, one at a time into the reporter.
+        let steps = Mutex::new(&mut *reporter);
+        let progress = |verb: &str, what: &str| {
+            let mut reporter = steps.lock().unwrap_or_else(|e| e.into_inner());
+            step(&mut **reporter, verb, what);
+        };
+        progress("Checking", "tests against the validator");
+        check
+            .findings
+            .extend(validate_tests(engines, &problem, &progress));
+        progress("Checking", "that generated tests are up to date");
+        match recipe::load_recipe(&problem.dir) {
+            Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
+                engines,
+                &problem,
+                &recipe,
+                reference.as_deref(),
+                &options.gen,
+                &progress,
+            )),
+            Err(e) => check.findings.push(Finding::broken(e.to_string())),
+        }
     }
+    let engine: &mut Engine = engines[0];
     let checker = match engine.prepare_checker(&problem) {
         Ok(c) => Some(c),
         Err(e) => {
@@ -271,11 +279,12 @@ fn finished(reporter: &mut dyn Reporter, problem: String, check: &ProblemCheck) 
 
 /// Runs the validator on every test: one finding per invalid test (a failed expectation) and per
 /// crash of the validator (a judge error). After the validator runs out of time once, the other
-/// tests are not validated (each would cost the whole limit).
+/// tests are not validated (each would cost the whole limit). The tests are spread over the
+/// engines; the findings are those of one engine going through them in order.
 pub fn validate_tests(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
     problem: &Problem,
-    progress: &mut dyn FnMut(&str, &str),
+    progress: &(dyn Fn(&str, &str) + Sync),
 ) -> Vec<Finding> {
     let Some(validator) = &problem.validator else {
         return Vec::new();
@@ -285,7 +294,7 @@ pub fn validate_tests(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let artifact = match engine.build(validator) {
+    let artifact = match engines[0].build(validator) {
         Ok((Some(a), _)) => a,
         Ok((None, report)) => {
             return vec![Finding::broken(format!(
@@ -296,11 +305,26 @@ pub fn validate_tests(
         }
         Err(e) => return vec![Finding::broken(format!("{}: {e}", validator.display()))],
     };
-    let mut findings = Vec::new();
     let count = problem.tests.len();
-    for (i, test) in problem.tests.iter().enumerate() {
+    // The first test the validator ran out of time on: later ones are not started.
+    let timed_out_at = AtomicUsize::new(usize::MAX);
+    let validate = |engine: &mut Engine, i: usize| {
+        let test = &problem.tests[i];
         progress("Validating", &format!("{} ({}/{count})", test.name, i + 1));
-        match validate_input(engine, &artifact, validator, &test.input) {
+        let result = validate_input(engine, &artifact, validator, &test.input);
+        if let Err(NotValid::Crashed(f)) = &result {
+            if f.timed_out {
+                timed_out_at.fetch_min(i, Ordering::SeqCst);
+            }
+        }
+        result
+    };
+    let stop = |i: usize| i > timed_out_at.load(Ordering::SeqCst);
+    let results = spread(engines, count, &stop, &validate);
+    let mut findings = Vec::new();
+    for (i, (test, result)) in problem.tests.iter().zip(results).enumerate() {
+        let Some(result) = result else { break };
+        match result {
             Ok(()) => {}
             Err(NotValid::Rejected(why)) => findings.push(Finding::failed(format!(
                 "{}: invalid test (rejected by {name}): {why}",
