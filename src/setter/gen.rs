@@ -77,7 +77,10 @@ pub fn generate(
     let tests_dir = dir.join("tests");
     std::fs::create_dir_all(&tests_dir)
         .map_err(|e| SetterError::Other(format!("{}: {e}", tests_dir.display())))?;
-    builds.prebuild(engines[0], recipe.tests.iter().map(|t| t.generator.as_path()));
+    builds.prebuild(
+        engines[0],
+        recipe.tests.iter().map(|t| t.generator.as_path()),
+    );
     let count = recipe.tests.len();
     let failed_at = AtomicUsize::new(usize::MAX);
     let stop = |i: usize| i > failed_at.load(Ordering::SeqCst);
@@ -312,7 +315,9 @@ pub fn stale_tests(
                 *k = (*k).min(i);
                 return Stale::TimedOut(Finding::broken(e.to_string()));
             }
-            Err(GenError::Other(e)) => return Stale::Found(vec![(Finding::broken(e.to_string()), false)]),
+            Err(GenError::Other(e)) => {
+                return Stale::Found(vec![(Finding::broken(e.to_string()), false)])
+            }
         };
         match std::fs::read(&input_path) {
             Ok(existing) if existing == bytes => {}

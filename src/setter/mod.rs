@@ -82,7 +82,12 @@ pub struct Builds {
 
 impl Builds {
     /// The built program, or an error carrying the compiler's message.
-    pub fn get(&self, engine: &mut Engine, source: &Path, role: &str) -> Result<Artifact, SetterError> {
+    pub fn get(
+        &self,
+        engine: &mut Engine,
+        source: &Path,
+        role: &str,
+    ) -> Result<Artifact, SetterError> {
         let known = |b: &Self| {
             b.built
                 .lock()

@@ -5,8 +5,6 @@
 use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
 use crate::event::{Event, Reporter};
 use crate::jobs::{spread, Ordered};
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Mutex;
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input, NotValid, VALIDATOR_RULE};
@@ -15,6 +13,8 @@ use crate::setter::{Finding, Severity};
 use crate::verdict::Verdict;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// One solution file and what happened to it.
