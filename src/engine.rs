@@ -406,23 +406,16 @@ impl Engine {
             test: id.clone(),
             of,
         });
-        let mut result = self.run_test(problem, checker, artifact, test);
-        if let Some(gate) = self.gate.clone() {
-            if !self.last_alone && crate::jobs::near_limit(&result, problem.limits.time) {
-                let beside = result.clone();
-                let _alone = gate.alone();
-                self.exclusive = true;
-                result = self.run_test(problem, checker, artifact, test);
-                self.exclusive = false;
-                reporter.event(&Event::Rejudged {
-                    problem: ids.problem.clone(),
-                    solution: ids.solution.clone(),
-                    run: ids.run,
-                    test: id.clone(),
-                    beside,
-                    alone: result.clone(),
-                });
-            }
+        let (result, beside) = self.run_test_honestly(problem, checker, artifact, test);
+        if let Some(beside) = beside {
+            reporter.event(&Event::Rejudged {
+                problem: ids.problem.clone(),
+                solution: ids.solution.clone(),
+                run: ids.run,
+                test: id.clone(),
+                beside,
+                alone: result.clone(),
+            });
         }
         reporter.event(&Event::TestFinished {
             problem: ids.problem.clone(),
@@ -432,6 +425,30 @@ impl Engine {
             result: result.clone(),
         });
         result
+    }
+
+    /// [`Engine::run_test`], and again with no other job running when the verdict is near the
+    /// time limit and the run shared the CPUs with another job (`crate::jobs`): the result that
+    /// counts, and the one judged beside others when it was judged again.
+    pub fn run_test_honestly(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        artifact: &Artifact,
+        test: &TestCase,
+    ) -> (TestResult, Option<TestResult>) {
+        let result = self.run_test(problem, checker, artifact, test);
+        let Some(gate) = self.gate.clone() else {
+            return (result, None);
+        };
+        if self.last_alone || !crate::jobs::near_limit(&result, problem.limits.time) {
+            return (result, None);
+        }
+        let _alone = gate.alone();
+        self.exclusive = true;
+        let again = self.run_test(problem, checker, artifact, test);
+        self.exclusive = false;
+        (again, Some(result))
     }
 
     /// Runs one test and decides its verdict. Judge failures become JE, never an error.

@@ -270,3 +270,31 @@ fn gen_with_jobs_writes_what_one_job_writes() {
         assert!(want == got, "{name} differs after gen -j 2");
     }
 }
+
+#[test]
+fn stress_with_jobs_finds_what_one_job_finds() {
+    let root = crate::setter::new_package("st");
+    let wrong = root.path().join("wrong.py");
+    std::fs::write(&wrong, crate::setter::WRONG_ABOVE_FIVE).unwrap();
+    let found: Vec<Value> = ["1", "2"]
+        .iter()
+        .map(|jobs| {
+            let f = judge()
+                .args(["stress", "st"])
+                .arg(&wrong)
+                .args(["--gen", "{seed} {size}", "--seconds", "60", "-j", jobs])
+                .args(["--format", "jsonl"])
+                .current_dir(root.path())
+                .output();
+            f.expect_code(1);
+            let done = events(&f.stdout())
+                .into_iter()
+                .find(|e| e["event"] == "stress_finished")
+                .unwrap_or_else(|| panic!("no stress_finished: {}", f.stdout()));
+            done["found"].clone()
+        })
+        .collect();
+    assert_eq!(found[0]["input"], found[1]["input"], "{found:?}");
+    assert_eq!(found[0]["tries"], found[1]["tries"], "{found:?}");
+    assert_eq!(found[0]["verdict"], "WA", "{found:?}");
+}
