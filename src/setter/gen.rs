@@ -69,6 +69,16 @@ pub fn generate(
         .unwrap_or_default();
     let mut summary = GenSummary::default();
     let builds = Builds::default();
+    let reference = reference_solution(dir, &problem.slug);
+    builds.prebuild(
+        engines,
+        problem
+            .validator
+            .iter()
+            .chain(recipe.tests.iter().map(|t| &t.generator))
+            .chain(reference.as_ref().ok())
+            .map(PathBuf::as_path),
+    );
     let validator = match &problem.validator {
         Some(v) => Some((v.clone(), builds.get(engines[0], v, "validator")?)),
         None => None,
@@ -77,10 +87,6 @@ pub fn generate(
     let tests_dir = dir.join("tests");
     std::fs::create_dir_all(&tests_dir)
         .map_err(|e| SetterError::Other(format!("{}: {e}", tests_dir.display())))?;
-    builds.prebuild(
-        engines[0],
-        recipe.tests.iter().map(|t| t.generator.as_path()),
-    );
     let count = recipe.tests.len();
     let failed_at = AtomicUsize::new(usize::MAX);
     let stop = |i: usize| i > failed_at.load(Ordering::SeqCst);
@@ -151,7 +157,6 @@ pub fn generate(
     let problem = Problem::load_inputs(dir)?;
     let reference = reference_solution(dir, &problem.slug)?;
     let ref_key = source_key(engines[0], dir, &reference)?;
-    builds.prebuild(engines[0], [reference.as_path()]);
     let count = problem.tests.len();
     let failed_at = AtomicUsize::new(usize::MAX);
     let stop = |i: usize| i > failed_at.load(Ordering::SeqCst);
@@ -267,6 +272,7 @@ enum Stale {
 /// engines; the findings are those one engine would make, in test order.
 pub fn stale_tests(
     engines: &mut [&mut Engine],
+    builds: &Builds,
     problem: &Problem,
     recipe: &recipe::Recipe,
     reference: Option<&Path>,
@@ -274,9 +280,8 @@ pub fn stale_tests(
     progress: &(dyn Fn(&str, &str) + Sync),
 ) -> Vec<Finding> {
     let limit = generator_time_limit(options.generator_time_limit, recipe);
-    let builds = Builds::default();
     builds.prebuild(
-        engines[0],
+        engines,
         recipe
             .tests
             .iter()
@@ -307,7 +312,7 @@ pub fn stale_tests(
             ),
         );
         let input_path = problem.dir.join("tests").join(format!("{}.in", t.name));
-        let bytes = match generate_input(engine, &builds, &problem.dir, t, limit) {
+        let bytes = match generate_input(engine, builds, &problem.dir, t, limit) {
             Ok(b) => b,
             Err(GenError::TimedOut(e)) => {
                 let mut m = timed_out_at.lock().unwrap_or_else(|e| e.into_inner());

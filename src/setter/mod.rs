@@ -114,12 +114,22 @@ impl Builds {
         }
     }
 
-    /// Builds these programs now, one after the other with one engine, so that the jobs that
-    /// follow find them built (a failure is left for each use to report, as without jobs).
-    pub fn prebuild<'a>(&self, engine: &mut Engine, sources: impl IntoIterator<Item = &'a Path>) {
+    /// Builds these programs now, spread over the engines, so that the jobs that follow find
+    /// them built (a failure is left for each use to report, as without jobs).
+    pub fn prebuild<'a>(
+        &self,
+        engines: &mut [&mut Engine],
+        sources: impl IntoIterator<Item = &'a Path>,
+    ) {
+        let mut todo: Vec<&Path> = Vec::new();
         for source in sources {
-            let _ = self.get(engine, source, "program");
+            if !todo.contains(&source) {
+                todo.push(source);
+            }
         }
+        crate::jobs::spread(engines, todo.len(), &|_| false, &|engine, i| {
+            let _ = self.get(engine, todo[i], "program");
+        });
     }
 }
 

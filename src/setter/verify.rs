@@ -9,7 +9,7 @@ use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input, NotValid, VALIDATOR_RULE};
 use crate::setter::solutions::{list_solutions, solutions_dir};
-use crate::setter::{Finding, Severity};
+use crate::setter::{Builds, Finding, SetterError, Severity};
 use crate::verdict::Verdict;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
@@ -201,14 +201,30 @@ pub fn verify_problem(
             let mut reporter = steps.lock().unwrap_or_else(|e| e.into_inner());
             step(&mut **reporter, verb, what);
         };
+        // Every jury program at once, spread over the jobs.
+        let builds = Builds::default();
+        let recipe = recipe::load_recipe(&problem.dir);
+        let generators = recipe
+            .iter()
+            .flat_map(|r| r.tests.iter().map(|t| &t.generator));
+        builds.prebuild(
+            engines,
+            problem
+                .validator
+                .iter()
+                .chain(generators)
+                .chain(reference.as_ref())
+                .map(PathBuf::as_path),
+        );
         progress("Checking", "tests against the validator");
         check
             .findings
-            .extend(validate_tests(engines, &problem, &progress));
+            .extend(validate_tests(engines, &builds, &problem, &progress));
         progress("Checking", "that generated tests are up to date");
-        match recipe::load_recipe(&problem.dir) {
+        match recipe {
             Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
                 engines,
+                &builds,
                 &problem,
                 &recipe,
                 reference.as_deref(),
@@ -283,6 +299,7 @@ fn finished(reporter: &mut dyn Reporter, problem: String, check: &ProblemCheck) 
 /// engines; the findings are those of one engine going through them in order.
 pub fn validate_tests(
     engines: &mut [&mut Engine],
+    builds: &Builds,
     problem: &Problem,
     progress: &(dyn Fn(&str, &str) + Sync),
 ) -> Vec<Finding> {
@@ -294,15 +311,9 @@ pub fn validate_tests(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let artifact = match engines[0].build(validator) {
-        Ok((Some(a), _)) => a,
-        Ok((None, report)) => {
-            return vec![Finding::broken(format!(
-                "{}: the validator does not compile:\n{}",
-                validator.display(),
-                report.message
-            ))]
-        }
+    let artifact = match builds.get(engines[0], validator, "validator") {
+        Ok(a) => a,
+        Err(SetterError::Other(message)) => return vec![Finding::broken(message)],
         Err(e) => return vec![Finding::broken(format!("{}: {e}", validator.display()))],
     };
     let count = problem.tests.len();
