@@ -142,6 +142,9 @@ pub struct Engine {
     exclusive: bool,
     /// Whether the last program run had the CPUs to itself (always, without a gate).
     last_alone: bool,
+    /// The sandbox failed a run (its worker may be gone): as one of several jobs, this engine
+    /// takes no more work while another job can (`crate::jobs::spread`).
+    sandbox_failed: bool,
 }
 
 impl Engine {
@@ -157,6 +160,7 @@ impl Engine {
             gate: None,
             exclusive: false,
             last_alone: true,
+            sandbox_failed: false,
         }
     }
 
@@ -189,12 +193,16 @@ impl Engine {
         let dir = self.fresh_dir("build")?;
         let gate = self.gate.clone();
         let _ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
-        Ok(build::build(
-            &mut self.sandbox,
-            &self.languages,
-            source,
-            &dir,
-        )?)
+        let built = build::build(&mut self.sandbox, &self.languages, source, &dir);
+        if let Err(BuildError::Sandbox(_)) = &built {
+            self.sandbox_failed = true;
+        }
+        Ok(built?)
+    }
+
+    /// The sandbox failed a run since this engine started.
+    pub fn sandbox_failed(&self) -> bool {
+        self.sandbox_failed
     }
 
     /// Builds the problem's checker (only custom checkers need building).
@@ -257,6 +265,7 @@ impl Engine {
         let ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
         let outcome = self.sandbox.run(&spec);
         self.last_alone = ticket.is_none_or(|t| t.alone());
+        self.sandbox_failed |= outcome.is_err();
         if !private_scratch {
             let _ = std::fs::remove_dir_all(&dir);
         }

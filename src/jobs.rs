@@ -200,7 +200,9 @@ impl Reporter for Slot<'_, '_> {
 
 /// Runs `work(engine, i)` for i in 0..count, spread over the engines (one thread each), taking
 /// work in order from a shared counter; returns the results in order. `stop(i)` tells a job not
-/// to start item i (it is then `None`).
+/// to start item i (it is then `None`). A job whose sandbox failed (its worker may be gone)
+/// takes no more work while another job can; the last job left takes everything, so every item
+/// not stopped gets a result (an error, if its sandbox is broken).
 pub fn spread<T: Send>(
     engines: &mut [&mut Engine],
     count: usize,
@@ -210,16 +212,28 @@ pub fn spread<T: Send>(
     let next = AtomicUsize::new(0);
     let results: Mutex<Vec<Option<T>>> = Mutex::new((0..count).map(|_| None).collect());
     let jobs = engines.len().min(count).max(1);
+    // Jobs still taking work.
+    let healthy = AtomicUsize::new(jobs);
     std::thread::scope(|scope| {
         for engine in engines.iter_mut().take(jobs) {
-            let (next, results) = (&next, &results);
-            scope.spawn(move || loop {
-                let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= count || stop(i) {
-                    break;
+            let (next, results, healthy) = (&next, &results, &healthy);
+            scope.spawn(move || {
+                let mut retired = false;
+                loop {
+                    if !retired && engine.sandbox_failed() {
+                        retired = true;
+                        if healthy.fetch_sub(1, Ordering::SeqCst) > 1 {
+                            break;
+                        }
+                        // The last job: it goes on, so that nothing is left undone.
+                    }
+                    let i = next.fetch_add(1, Ordering::SeqCst);
+                    if i >= count || stop(i) {
+                        break;
+                    }
+                    let r = work(engine, i);
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                 }
-                let r = work(engine, i);
-                results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
             });
         }
     });

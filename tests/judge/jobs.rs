@@ -298,3 +298,99 @@ fn stress_with_jobs_finds_what_one_job_finds() {
     assert_eq!(found[0]["tries"], found[1]["tries"], "{found:?}");
     assert_eq!(found[0]["verdict"], "WA", "{found:?}");
 }
+
+/// The pids of the sandbox workers of the judge whose working folder is `dir`.
+fn workers_of_judge_in(dir: &std::path::Path) -> Vec<i32> {
+    let pids = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+    };
+    let Some(judge) = pids().find(|p| {
+        std::fs::read_link(format!("/proc/{p}/cwd")).is_ok_and(|c| c == dir)
+            && std::fs::read(format!("/proc/{p}/cmdline"))
+                .is_ok_and(|c| c.starts_with(env!("CARGO_BIN_EXE_judge").as_bytes()))
+    }) else {
+        return Vec::new();
+    };
+    let mut found: Vec<i32> = pids()
+        .filter(|p| {
+            let stat = std::fs::read_to_string(format!("/proc/{p}/stat")).unwrap_or_default();
+            let ppid = stat
+                .rsplit(')')
+                .next()
+                .and_then(|rest| rest.split_whitespace().nth(1))
+                .and_then(|s| s.parse::<i32>().ok());
+            ppid == Some(judge)
+                && std::fs::read(format!("/proc/{p}/cmdline"))
+                    .is_ok_and(|c| c.windows(16).any(|w| w == b"__sandbox-worker"))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+#[test]
+fn a_job_whose_sandbox_dies_fails_its_solution_cleanly_and_the_others_go_on() {
+    let r = repo(&[
+        ("accepted", "ac.c"),
+        ("accepted", "ac.py"),
+        ("time_limit_exceeded", "tle-loop.c"),
+        ("time_limit_exceeded", "tle-loop.cpp"),
+        ("runtime_error", "re-segv.c"),
+        ("wrong_answer", "wa.c"),
+        ("wrong_answer", "wa.py"),
+    ]);
+    let dir = std::fs::canonicalize(r.path()).unwrap();
+    let killer = std::thread::spawn(move || {
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while std::time::Instant::now() < deadline {
+            let workers = workers_of_judge_in(&dir);
+            if workers.len() >= 2 {
+                std::thread::sleep(std::time::Duration::from_millis(300));
+                // SAFETY: SIGKILL to the second job's sandbox worker of the judge under test.
+                unsafe { libc::kill(workers[1], libc::SIGKILL) };
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        false
+    });
+    let f = judge()
+        .args(["verify", "-j", "2", "--format", "json"])
+        .current_dir(r.path())
+        .output();
+    assert!(
+        killer.join().unwrap(),
+        "never saw two workers: {}",
+        f.describe()
+    );
+    let doc = f.json();
+    let solutions = verdicts(&doc);
+    // Every solution is in the report: judged, or not judged with the sandbox's error.
+    assert_eq!(solutions.len(), 7, "{doc}");
+    let errors: Vec<&Value> = doc["problems"][0]["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| !s["error"].is_null())
+        .collect();
+    for e in &errors {
+        assert_eq!(e["verdict"], "JE", "{e}");
+        assert!(e["error"].as_str().unwrap().contains("sandbox"), "{e}");
+    }
+    // The healthy job judged the rest (the broken one gives up after its first failure).
+    assert!(errors.len() <= 2, "{doc}");
+    for s in solutions.iter().filter(|s| s.2 != "JE") {
+        assert!(s.3, "{s:?} in {doc}");
+    }
+    // Either a solution or a package step (validation) was hit and it is a judge error, or the
+    // worker died between uses and the other job took over all the work.
+    let findings = doc["problems"][0]["findings"].to_string();
+    if errors.is_empty() && !findings.contains("sandbox") {
+        f.expect_code(0);
+    } else {
+        f.expect_code(2);
+    }
+}
