@@ -15,7 +15,7 @@ use crate::package::Problem;
 use crate::verdict::Verdict;
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
 
@@ -94,15 +94,14 @@ pub fn near_limit(result: &TestResult, limit: Duration) -> bool {
 /// Several jobs' events into one reporter in a fixed order: each piece of work has a slot
 /// (its position in the sequential order); the first unfinished slot's events pass at once (so
 /// the progress line stays live), later slots' events wait until the slots before are done.
-/// `live` passes every event at once (JSON Lines: each event carries its ids). [`Ordered::cut`]
-/// drops every slot from one on, with its events (tests judged ahead of the first failure).
+/// [`Ordered::cut`] drops every slot from one on, with its events (tests judged ahead of the
+/// first failure). Every format gets the events in the order one job would emit them.
 pub struct Ordered<'r> {
     state: Mutex<OrderedState<'r>>,
 }
 
 struct OrderedState<'r> {
     reporter: &'r mut dyn Reporter,
-    live: bool,
     /// The first slot not yet released.
     next: usize,
     /// Slots from here on are dropped.
@@ -112,11 +111,10 @@ struct OrderedState<'r> {
 }
 
 impl<'r> Ordered<'r> {
-    pub fn new(reporter: &'r mut dyn Reporter, live: bool) -> Ordered<'r> {
+    pub fn new(reporter: &'r mut dyn Reporter) -> Ordered<'r> {
         Ordered {
             state: Mutex::new(OrderedState {
                 reporter,
-                live,
                 next: 0,
                 cut: usize::MAX,
                 held: BTreeMap::new(),
@@ -190,7 +188,7 @@ impl Reporter for Slot<'_, '_> {
         if self.slot >= s.cut {
             return;
         }
-        if s.live || s.next == self.slot {
+        if s.next == self.slot {
             s.reporter.event(event);
         } else {
             s.held.entry(self.slot).or_default().0.push(event.clone());
@@ -214,29 +212,52 @@ pub fn spread<T: Send>(
     let jobs = engines.len().min(count).max(1);
     // Jobs still taking work.
     let healthy = AtomicUsize::new(jobs);
-    std::thread::scope(|scope| {
-        for engine in engines.iter_mut().take(jobs) {
-            let (next, results, healthy) = (&next, &results, &healthy);
-            scope.spawn(move || {
-                let mut retired = false;
-                loop {
-                    if !retired && engine.sandbox_failed() {
-                        retired = true;
-                        if healthy.fetch_sub(1, Ordering::SeqCst) > 1 {
-                            break;
+    // A job unwound (a closed stdout unwinds through the reporter): the others stop, and the
+    // unwinding goes on in the calling thread with the same payload, so `cli::main` sees it.
+    let unwound = AtomicBool::new(false);
+    let payload = std::thread::scope(|scope| {
+        let handles: Vec<_> = engines
+            .iter_mut()
+            .take(jobs)
+            .map(|engine| {
+                let (next, results, healthy, unwound) = (&next, &results, &healthy, &unwound);
+                scope.spawn(move || {
+                    let job = std::panic::AssertUnwindSafe(|| {
+                        let mut retired = false;
+                        while !unwound.load(Ordering::SeqCst) {
+                            if !retired && engine.sandbox_failed() {
+                                retired = true;
+                                if healthy.fetch_sub(1, Ordering::SeqCst) > 1 {
+                                    break;
+                                }
+                                // The last job: it goes on, so that nothing is left undone.
+                            }
+                            let i = next.fetch_add(1, Ordering::SeqCst);
+                            if i >= count || stop(i) {
+                                break;
+                            }
+                            let r = work(engine, i);
+                            results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                         }
-                        // The last job: it goes on, so that nothing is left undone.
-                    }
-                    let i = next.fetch_add(1, Ordering::SeqCst);
-                    if i >= count || stop(i) {
-                        break;
-                    }
-                    let r = work(engine, i);
-                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
-                }
-            });
+                    });
+                    std::panic::catch_unwind(job).inspect_err(|_| {
+                        unwound.store(true, Ordering::SeqCst);
+                    })
+                })
+            })
+            .collect();
+        // Joined here, so the scope itself does not panic with a payload of its own.
+        let mut first = None;
+        for handle in handles {
+            if let Ok(Err(p)) | Err(p) = handle.join() {
+                first.get_or_insert(p);
+            }
         }
+        first
     });
+    if let Some(payload) = payload {
+        std::panic::resume_unwind(payload);
+    }
     results.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -267,9 +288,7 @@ pub fn judge_spread(
             tests: Vec::new(),
         }),
         Ok((Some(artifact), compile)) => {
-            // In test order even for JSON Lines: a test judged ahead of the first failure
-            // must not show.
-            let ordered = Ordered::new(&mut *reporter, false);
+            let ordered = Ordered::new(&mut *reporter);
             // The first failing test so far: later tests are not started.
             let failed_at = AtomicUsize::new(usize::MAX);
             let of = problem.tests.len();
@@ -380,7 +399,7 @@ mod tests {
     fn ordered_slots_come_out_in_order_and_the_first_one_live() {
         let mut c = Collect::default();
         {
-            let o = Ordered::new(&mut c, false);
+            let o = Ordered::new(&mut c);
             o.slot(2).event(&finished(20));
             o.slot(1).event(&finished(10));
             o.slot(0).event(&finished(0));
@@ -394,19 +413,12 @@ mod tests {
             o.slot(4).event(&finished(40));
         }
         assert_eq!(exits(&c), [0, 10, 11, 20]);
-        let mut c = Collect::default();
-        {
-            let o = Ordered::new(&mut c, true);
-            o.slot(1).event(&finished(10));
-            o.slot(0).event(&finished(0));
-        }
-        assert_eq!(exits(&c), [10, 0]);
     }
 
     #[test]
     fn the_live_slot_passes_at_once() {
         let mut c = Collect::default();
-        let o = Ordered::new(&mut c, false);
+        let o = Ordered::new(&mut c);
         o.slot(0).event(&finished(0));
         o.done(0);
         o.slot(1).event(&finished(1));

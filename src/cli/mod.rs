@@ -104,7 +104,8 @@ Examples:
 Examples:
   judge verify                           every problem under ./problems
   judge verify snake huarong-road        these two (slugs under ./problems, or directories)
-  judge verify path/to/problem --generator-time-limit 20")]
+  judge verify path/to/problem --generator-time-limit 20
+  judge verify -j 1                      one run at a time (default: one job per CPU)")]
     Verify(verify::Args),
     /// Rebuild generated tests (tests.toml) and every answer from the reference solution.
     #[command(after_help = "\

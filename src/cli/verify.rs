@@ -32,13 +32,11 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
             .map(|p| package::locate(p))
             .collect::<Result<_, _>>()?
     };
-    let format = args.format.pick();
-    let mut reporter = report::reporter(format, report::Command::Verify)?;
+    let mut reporter = report::reporter(args.format.pick(), report::Command::Verify)?;
     let mut session = Session::with_jobs(languages, args.jobs.count())?;
     super::started(&mut *reporter, "verify", &session.engine.sandbox);
     let options = verify::VerifyOptions {
         gen: args.gen.options(),
-        interleave: format == report::Format::Jsonl,
     };
     let mut checks = Vec::new();
     for dir in &dirs {

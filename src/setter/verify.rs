@@ -128,9 +128,6 @@ impl ProblemCheck {
 #[derive(Debug, Clone, Default)]
 pub struct VerifyOptions {
     pub gen: GenOptions,
-    /// With several engines, pass the solutions' events on as they come (JSON Lines) instead of
-    /// in the order of the solutions.
-    pub interleave: bool,
 }
 
 /// Verifies one package: the package steps with the first engine, the solutions spread over
@@ -253,7 +250,7 @@ pub fn verify_problem(
             .extend(run_checker_tests(engine, &problem, checker));
     }
     if let Some(checker) = &checker {
-        let ordered = Ordered::new(&mut *reporter, options.interleave);
+        let ordered = Ordered::new(&mut *reporter);
         let judge = |engine: &mut Engine, i: usize| {
             let (path, expected) = &solutions[i];
             let options = JudgeOptions {
