@@ -88,6 +88,10 @@ pub struct JudgeOptions {
     pub all: bool,
     /// The verdict the solution is expected to get (`verify`), told in `solution_finished`.
     pub expected: Option<Verdict>,
+    /// With other jobs, run each test with no other job running (the gate held exclusively):
+    /// for a solution expected to run out of time, whose TLE would be judged again alone
+    /// anyway, this saves the run beside the others.
+    pub alone: bool,
 }
 
 /// What to read from a jury program's run before its files are reused.
@@ -178,7 +182,9 @@ impl Engine {
     pub fn fresh_dir(&mut self, what: &str) -> Result<PathBuf, EngineError> {
         self.counter += 1;
         let path = self.work.join(format!("{what}-{}", self.counter));
-        std::fs::create_dir_all(&path).map_err(|source| EngineError::Work {
+        // Not `create_dir_all`: after Ctrl-C removed the work folder, a job still running must
+        // not make it again before the process exits.
+        std::fs::create_dir(&path).map_err(|source| EngineError::Work {
             path: path.clone(),
             source,
         })?;
@@ -366,14 +372,20 @@ impl Engine {
         let mut tests = Vec::new();
         let mut verdict = Verdict::AC;
         let of = problem.tests.len();
+        let gate = self.gate.clone().filter(|_| options.alone);
         for (i, test) in problem.tests.iter().enumerate() {
             let test_id = TestId {
                 index: i + 1,
                 name: test.name.clone(),
             };
+            // Between tests the others run; each test waits until they are out of the way.
+            let alone = gate.as_deref().map(Gate::alone);
+            self.exclusive = alone.is_some();
             let result = self.judge_test(
                 problem, checker, &artifact, test, test_id, of, ids, reporter,
             );
+            self.exclusive = false;
+            drop(alone);
             let failed = result.verdict != Verdict::AC;
             if failed && verdict == Verdict::AC {
                 verdict = result.verdict;

@@ -56,6 +56,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let options = crate::engine::JudgeOptions {
         all: args.all,
         expected: None,
+        alone: false,
     };
     let report = if jobs > 1 {
         crate::jobs::judge_spread(

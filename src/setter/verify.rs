@@ -251,11 +251,20 @@ pub fn verify_problem(
     }
     if let Some(checker) = &checker {
         let ordered = Ordered::new(&mut *reporter);
-        let judge = |engine: &mut Engine, i: usize| {
+        // Longest first: a solution expected to run out of time takes the longest, so it starts
+        // first and no job waits for it at the end; its tests run alone (`JudgeOptions::alone`),
+        // as its TLE would be judged again alone anyway. The report keeps the solutions' order.
+        let mut queue: Vec<usize> = (0..solutions.len()).collect();
+        if engines.len() > 1 {
+            queue.sort_by_key(|&i| solutions[i].1 != Verdict::TLE);
+        }
+        let judge = |engine: &mut Engine, q: usize| {
+            let i = queue[q];
             let (path, expected) = &solutions[i];
             let options = JudgeOptions {
                 all: false,
                 expected: Some(*expected),
+                alone: *expected == Verdict::TLE,
             };
             let mut slot = ordered.slot(i);
             let (report, error) = match engine.judge(&problem, checker, path, options, &mut slot) {
@@ -263,16 +272,22 @@ pub fn verify_problem(
                 Err(e) => (None, Some(e.to_string())),
             };
             ordered.done(i);
-            SolutionCheck {
+            let judged = SolutionCheck {
                 path: path.clone(),
                 expected: *expected,
                 report,
                 error,
-            }
+            };
+            (i, judged)
         };
-        let judged = spread(engines, solutions.len(), &|_| false, &judge);
+        let mut judged: Vec<(usize, SolutionCheck)> =
+            spread(engines, solutions.len(), &|_| false, &judge)
+                .into_iter()
+                .flatten()
+                .collect();
         drop(ordered);
-        check.solutions.extend(judged.into_iter().flatten());
+        judged.sort_by_key(|(i, _)| *i);
+        check.solutions.extend(judged.into_iter().map(|(_, s)| s));
     }
     check.advice = Some(time_advice(&problem, &check.solutions));
     check.problem = Some(problem);
