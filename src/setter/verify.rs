@@ -4,14 +4,17 @@
 
 use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
 use crate::event::{Event, Reporter};
+use crate::jobs::{spread, Ordered};
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input, NotValid, VALIDATOR_RULE};
 use crate::setter::solutions::{list_solutions, solutions_dir};
-use crate::setter::{Finding, Severity};
+use crate::setter::{Builds, Finding, SetterError, Severity};
 use crate::verdict::Verdict;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// One solution file and what happened to it.
@@ -127,9 +130,10 @@ pub struct VerifyOptions {
     pub gen: GenOptions,
 }
 
-/// Verifies one package.
+/// Verifies one package: the package steps with the first engine, the solutions spread over
+/// all of them (`crate::jobs`), reported in their order.
 pub fn verify_problem(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
     dir: &Path,
     options: &VerifyOptions,
     reporter: &mut dyn Reporter,
@@ -187,24 +191,47 @@ pub fn verify_problem(
             solutions_dir.display()
         )));
     }
-    step(reporter, "Checking", "tests against the validator");
-    check
-        .findings
-        .extend(validate_tests(engine, &problem, &mut |verb, what| {
-            step(reporter, verb, what)
-        }));
-    step(reporter, "Checking", "that generated tests are up to date");
-    match recipe::load_recipe(&problem.dir) {
-        Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
-            engine,
-            &problem,
-            &recipe,
-            reference.as_deref(),
-            &options.gen,
-            &mut |verb, what| step(reporter, verb, what),
-        )),
-        Err(e) => check.findings.push(Finding::broken(e.to_string())),
+    {
+        // The jobs' steps, one at a time into the reporter.
+        let steps = Mutex::new(&mut *reporter);
+        let progress = |verb: &str, what: &str| {
+            let mut reporter = steps.lock().unwrap_or_else(|e| e.into_inner());
+            step(&mut **reporter, verb, what);
+        };
+        // Every jury program at once, spread over the jobs.
+        let builds = Builds::default();
+        let recipe = recipe::load_recipe(&problem.dir);
+        let generators = recipe
+            .iter()
+            .flat_map(|r| r.tests.iter().map(|t| &t.generator));
+        builds.prebuild(
+            engines,
+            problem
+                .validator
+                .iter()
+                .chain(generators)
+                .chain(reference.as_ref())
+                .map(PathBuf::as_path),
+        );
+        progress("Checking", "tests against the validator");
+        check
+            .findings
+            .extend(validate_tests(engines, &builds, &problem, &progress));
+        progress("Checking", "that generated tests are up to date");
+        match recipe {
+            Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
+                engines,
+                &builds,
+                &problem,
+                &recipe,
+                reference.as_deref(),
+                &options.gen,
+                &progress,
+            )),
+            Err(e) => check.findings.push(Finding::broken(e.to_string())),
+        }
     }
+    let engine: &mut Engine = engines[0];
     let checker = match engine.prepare_checker(&problem) {
         Ok(c) => Some(c),
         Err(e) => {
@@ -223,23 +250,44 @@ pub fn verify_problem(
             .extend(run_checker_tests(engine, &problem, checker));
     }
     if let Some(checker) = &checker {
-        for (path, expected) in solutions {
+        let ordered = Ordered::new(&mut *reporter);
+        // Longest first: a solution expected to run out of time takes the longest, so it starts
+        // first and no job waits for it at the end; its tests run alone (`JudgeOptions::alone`),
+        // as its TLE would be judged again alone anyway. The report keeps the solutions' order.
+        let mut queue: Vec<usize> = (0..solutions.len()).collect();
+        if engines.len() > 1 {
+            queue.sort_by_key(|&i| solutions[i].1 != Verdict::TLE);
+        }
+        let judge = |engine: &mut Engine, q: usize| {
+            let i = queue[q];
+            let (path, expected) = &solutions[i];
             let options = JudgeOptions {
                 all: false,
-                expected: Some(expected),
+                expected: Some(*expected),
+                alone: *expected == Verdict::TLE,
             };
-            let (report, error) = match engine.judge(&problem, checker, &path, options, reporter) {
+            let mut slot = ordered.slot(i);
+            let (report, error) = match engine.judge(&problem, checker, path, options, &mut slot) {
                 Ok(r) => (Some(r), None),
                 Err(e) => (None, Some(e.to_string())),
             };
-            let sc = SolutionCheck {
-                path,
-                expected,
+            ordered.done(i);
+            let judged = SolutionCheck {
+                path: path.clone(),
+                expected: *expected,
                 report,
                 error,
             };
-            check.solutions.push(sc);
-        }
+            (i, judged)
+        };
+        let mut judged: Vec<(usize, SolutionCheck)> =
+            spread(engines, solutions.len(), &|_| false, &judge)
+                .into_iter()
+                .flatten()
+                .collect();
+        drop(ordered);
+        judged.sort_by_key(|(i, _)| *i);
+        check.solutions.extend(judged.into_iter().map(|(_, s)| s));
     }
     check.advice = Some(time_advice(&problem, &check.solutions));
     check.problem = Some(problem);
@@ -259,11 +307,13 @@ fn finished(reporter: &mut dyn Reporter, problem: String, check: &ProblemCheck) 
 
 /// Runs the validator on every test: one finding per invalid test (a failed expectation) and per
 /// crash of the validator (a judge error). After the validator runs out of time once, the other
-/// tests are not validated (each would cost the whole limit).
+/// tests are not validated (each would cost the whole limit). The tests are spread over the
+/// engines; the findings are those of one engine going through them in order.
 pub fn validate_tests(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
+    builds: &Builds,
     problem: &Problem,
-    progress: &mut dyn FnMut(&str, &str),
+    progress: &(dyn Fn(&str, &str) + Sync),
 ) -> Vec<Finding> {
     let Some(validator) = &problem.validator else {
         return Vec::new();
@@ -273,22 +323,31 @@ pub fn validate_tests(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let artifact = match engine.build(validator) {
-        Ok((Some(a), _)) => a,
-        Ok((None, report)) => {
-            return vec![Finding::broken(format!(
-                "{}: the validator does not compile:\n{}",
-                validator.display(),
-                report.message
-            ))]
-        }
+    let artifact = match builds.get(engines[0], validator, "validator") {
+        Ok(a) => a,
+        Err(SetterError::Other(message)) => return vec![Finding::broken(message)],
         Err(e) => return vec![Finding::broken(format!("{}: {e}", validator.display()))],
     };
-    let mut findings = Vec::new();
     let count = problem.tests.len();
-    for (i, test) in problem.tests.iter().enumerate() {
+    // The first test the validator ran out of time on: later ones are not started.
+    let timed_out_at = AtomicUsize::new(usize::MAX);
+    let validate = |engine: &mut Engine, i: usize| {
+        let test = &problem.tests[i];
         progress("Validating", &format!("{} ({}/{count})", test.name, i + 1));
-        match validate_input(engine, &artifact, validator, &test.input) {
+        let result = validate_input(engine, &artifact, validator, &test.input);
+        if let Err(NotValid::Crashed(f)) = &result {
+            if f.timed_out {
+                timed_out_at.fetch_min(i, Ordering::SeqCst);
+            }
+        }
+        result
+    };
+    let stop = |i: usize| i > timed_out_at.load(Ordering::SeqCst);
+    let results = spread(engines, count, &stop, &validate);
+    let mut findings = Vec::new();
+    for (i, (test, result)) in problem.tests.iter().zip(results).enumerate() {
+        let Some(result) = result else { break };
+        match result {
             Ok(()) => {}
             Err(NotValid::Rejected(why)) => findings.push(Finding::failed(format!(
                 "{}: invalid test (rejected by {name}): {why}",
