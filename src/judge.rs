@@ -4,7 +4,7 @@
 use crate::build::{self, Artifact, BuildError, CompileReport};
 use crate::checker::{self, Judgement, Mismatch};
 use crate::lang::Languages;
-use crate::package::{CheckerSpec, Problem, TestCase};
+use crate::package::{CheckerSpec, Problem, Program, Protocol, TestCase};
 use crate::sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxError};
 use crate::verdict::{classify_run, termination_text, Verdict};
 use serde::Serialize;
@@ -82,12 +82,19 @@ pub enum EngineError {
     },
     #[error("the custom checker {path} does not compile:\n{message}\n  hint: fix the checker; no verdict can be trusted without it")]
     CheckerCompile { path: PathBuf, message: String },
+    #[error("cannot copy the helper file {path} into the build folder: {source}")]
+    Helper {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// A checker ready to judge outputs.
 pub enum Checker {
     Builtin(checker::Builtin),
-    Custom(Artifact),
+    /// A built custom checker and how to talk to it.
+    Custom(Artifact, Protocol),
 }
 
 /// Options of one judging.
@@ -154,14 +161,38 @@ impl Engine {
         )?)
     }
 
+    /// Compiles a jury program with its helper files (headers such as `testlib.h`) copied into
+    /// the build folder next to the source.
+    pub fn build_program(
+        &mut self,
+        program: &Program,
+    ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        let dir = self.fresh_dir("build")?;
+        for helper in &program.helpers {
+            let Some(name) = helper.file_name() else {
+                continue;
+            };
+            std::fs::copy(helper, dir.join(name)).map_err(|source| EngineError::Helper {
+                path: helper.clone(),
+                source,
+            })?;
+        }
+        Ok(build::build(
+            &mut self.sandbox,
+            &self.languages,
+            &program.source,
+            &dir,
+        )?)
+    }
+
     /// Builds the problem's checker (only custom checkers need building).
     pub fn prepare_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
         match &problem.checker {
             CheckerSpec::Builtin(b) => Ok(Checker::Builtin(b.clone())),
-            CheckerSpec::Custom(path) => match self.build(path)? {
-                (Some(a), _) => Ok(Checker::Custom(a)),
+            CheckerSpec::Custom(program) => match self.build_program(program)? {
+                (Some(a), _) => Ok(Checker::Custom(a, program.protocol)),
                 (None, report) => Err(EngineError::CheckerCompile {
-                    path: path.clone(),
+                    path: program.source.clone(),
                     message: report.message,
                 }),
             },
@@ -177,15 +208,31 @@ impl Engine {
         readable: &[PathBuf],
         limits: Limits,
     ) -> Result<(RunOutcome, PathBuf, PathBuf), EngineError> {
-        let private_scratch = self.sandbox.private_scratch();
-        let dir = match (&self.scratch, private_scratch) {
-            (Some(dir), true) => dir.clone(),
-            (None, true) => {
+        self.execute_in(artifact, extra_args, stdin, readable, limits, None)
+    }
+
+    /// Like [`Engine::execute`]; with `host_dir`, the program works in that (host) folder, which
+    /// it may write and whose files stay after the run (a Kattis validator's feedback folder, a
+    /// Polygon solution's input and output files). The caller removes it.
+    pub fn execute_in(
+        &mut self,
+        artifact: &Artifact,
+        extra_args: &[OsString],
+        stdin: Option<&Path>,
+        readable: &[PathBuf],
+        limits: Limits,
+        host_dir: Option<&Path>,
+    ) -> Result<(RunOutcome, PathBuf, PathBuf), EngineError> {
+        let private_scratch = self.sandbox.private_scratch() && host_dir.is_none();
+        let dir = match (&self.scratch, private_scratch, host_dir) {
+            (_, _, Some(dir)) => dir.to_path_buf(),
+            (Some(dir), true, None) => dir.clone(),
+            (None, true, None) => {
                 let dir = self.fresh_dir("run")?;
                 self.scratch = Some(dir.clone());
                 dir
             }
-            (_, false) => self.fresh_dir("run")?,
+            (_, false, None) => self.fresh_dir("run")?,
         };
         let (stdout, stderr) = match self.spare_io.pop() {
             Some(pair) => pair,
@@ -207,11 +254,11 @@ impl Engine {
             stdout: stdout.clone(),
             stderr: stderr.clone(),
             readable: all_readable,
-            scratch_workdir: true,
+            scratch_workdir: host_dir.is_none(),
             limits,
         };
         let outcome = self.sandbox.run(&spec);
-        if !private_scratch {
+        if !private_scratch && host_dir.is_none() {
             let _ = std::fs::remove_dir_all(&dir);
         }
         Ok((outcome?, stdout, stderr))
@@ -289,14 +336,35 @@ impl Engine {
         }
         let limits = solution_limits(problem);
         let memory_limit = limits.memory;
+        // Polygon's input-file / output-file: the solution works in a folder of its own holding
+        // the input under that name; its output file is what is checked.
+        let files_dir = if problem.io.input.is_some() || problem.io.output.is_some() {
+            match self.file_io_dir(problem, test) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    result.message = format!("could not prepare the solution's files: {e}");
+                    return result;
+                }
+            }
+        } else {
+            None
+        };
+        let stdin = match &problem.io.input {
+            Some(_) => None,
+            None => Some(test.input.as_path()),
+        };
         let (run, stdout, stderr) =
-            match self.execute(artifact, &[], Some(&test.input), &[], limits) {
+            match self.execute_in(artifact, &[], stdin, &[], limits, files_dir.as_deref()) {
                 Ok(r) => r,
                 Err(e) => {
                     result.message = format!("could not run the solution: {e}");
                     return result;
                 }
             };
+        let output = match (&problem.io.output, &files_dir) {
+            (Some(name), Some(dir)) => dir.join(name),
+            _ => stdout.clone(),
+        };
         result.time = run.cpu_time;
         result.wall = run.wall_time;
         result.memory = run.peak_memory;
@@ -316,8 +384,20 @@ impl Engine {
                         .push_str(&format!("; stderr: {}", line.trim()));
                 }
             }
+        } else if files_dir.is_some() && !output.is_file() {
+            result.verdict = Verdict::WA;
+            result.message = format!(
+                "no output file `{}`",
+                problem.io.output.as_deref().unwrap_or("")
+            );
         } else {
-            match self.check(checker, &test.input, &stdout, &test.answer) {
+            match self.check_with(
+                checker,
+                &test.input,
+                &output,
+                &test.answer,
+                &test.checker_args,
+            ) {
                 Ok(outcome) => {
                     result.verdict = match outcome.judgement {
                         Judgement::Accepted => Verdict::AC,
@@ -334,7 +414,23 @@ impl Engine {
             }
         }
         self.recycle(stdout, stderr);
+        if let Some(dir) = files_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
         result
+    }
+
+    /// A fresh host folder holding the test's input under the problem's input file name.
+    fn file_io_dir(&mut self, problem: &Problem, test: &TestCase) -> Result<PathBuf, EngineError> {
+        let dir = self.fresh_dir("files")?;
+        if let Some(name) = &problem.io.input {
+            let target = dir.join(name);
+            std::fs::copy(&test.input, &target).map_err(|source| EngineError::Work {
+                path: target,
+                source,
+            })?;
+        }
+        Ok(dir)
     }
 
     /// Checks one output. `Err` is a checker failure (a judge error).
@@ -345,11 +441,33 @@ impl Engine {
         output: &Path,
         answer: &Path,
     ) -> Result<checker::Outcome, String> {
+        self.check_with(checker, input, output, answer, &[])
+    }
+
+    /// Checks one output with the test's checker arguments (the Kattis default validator's
+    /// flags, or extra arguments of a Kattis validator).
+    pub fn check_with(
+        &mut self,
+        checker: &Checker,
+        input: &Path,
+        output: &Path,
+        answer: &Path,
+        args: &[String],
+    ) -> Result<checker::Outcome, String> {
         match checker {
+            Checker::Builtin(checker::Builtin::Kattis(_)) if !args.is_empty() => {
+                let flags = crate::package::kattis::default_flags(args)
+                    .map_err(|e| format!("output validator arguments: {e}"))?;
+                checker::check(&checker::Builtin::Kattis(flags), output, answer)
+                    .map_err(|e| format!("checker failed: {e}"))
+            }
             Checker::Builtin(kind) => {
                 checker::check(kind, output, answer).map_err(|e| format!("checker failed: {e}"))
             }
-            Checker::Custom(artifact) => {
+            Checker::Custom(artifact, Protocol::Kattis) => {
+                self.kattis_validate(artifact, input, output, answer, args)
+            }
+            Checker::Custom(artifact, Protocol::Testlib) => {
                 // The checker runs in its own working folder: hand it absolute paths.
                 let files = [absolute(input), absolute(output), absolute(answer)];
                 let args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
@@ -378,6 +496,73 @@ impl Engine {
 
 fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+impl Engine {
+    /// The Kattis protocol: `validator input answer feedback_dir [args] < output`; 42 accepts,
+    /// 43 rejects, anything else (0 too) is a judge error. The message is the start of
+    /// `feedback_dir/judgemessage.txt`.
+    fn kattis_validate(
+        &mut self,
+        artifact: &Artifact,
+        input: &Path,
+        output: &Path,
+        answer: &Path,
+        extra: &[String],
+    ) -> Result<checker::Outcome, String> {
+        let feedback = self
+            .fresh_dir("feedback")
+            .map_err(|e| format!("could not run the output validator: {e}"))?;
+        let files = [absolute(input), absolute(answer)];
+        let mut args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
+        let mut dir_arg = absolute(&feedback).into_os_string();
+        dir_arg.push("/");
+        args.push(dir_arg);
+        args.extend(extra.iter().map(OsString::from));
+        let ran = self.execute_in(
+            artifact,
+            &args,
+            Some(output),
+            &files,
+            checker_limits(),
+            Some(&feedback),
+        );
+        let read = |name: &str| build::read_capped(&feedback.join(name), STDERR_CAP as usize);
+        let result = match ran {
+            Err(e) => Err(format!("could not run the output validator: {e}")),
+            Ok((run, out, err)) => {
+                let stderr = build::read_capped(&err, STDERR_CAP as usize);
+                self.recycle(out, err);
+                let message = [read("judgemessage.txt"), stderr]
+                    .into_iter()
+                    .map(|m| {
+                        m.lines()
+                            .find(|l| !l.trim().is_empty())
+                            .unwrap_or("")
+                            .trim()
+                            .to_string()
+                    })
+                    .find(|m| !m.is_empty())
+                    .unwrap_or_default();
+                if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
+                    Err("the output validator exceeded its limits".to_string())
+                } else {
+                    let code = match run.termination {
+                        crate::sandbox::Termination::Exited(c) => Some(c),
+                        crate::sandbox::Termination::Signaled(_) => None,
+                    };
+                    checker::kattis_exit(code, &message).map_err(|why| {
+                        format!(
+                            "output validator failure ({}): {why}",
+                            termination_text(run.termination)
+                        )
+                    })
+                }
+            }
+        };
+        let _ = std::fs::remove_dir_all(&feedback);
+        result
+    }
 }
 
 /// The limits a solution runs under.

@@ -240,6 +240,7 @@ impl Stress<'_> {
             input: dir.join("input"),
             answer: dir.join("answer"),
             sample: false,
+            ..TestCase::default()
         };
         let write = |p: &Path, b: &[u8]| {
             std::fs::write(p, b).map_err(|e| SetterError::Other(format!("{}: {e}", p.display())))
