@@ -4,6 +4,7 @@
 mod doctor;
 pub mod exit;
 mod gen;
+mod inspect;
 mod new;
 mod run;
 mod stress;
@@ -41,6 +42,8 @@ enum Command {
     Gen(gen::Args),
     /// Search for an input on which a solution disagrees with the reference, and shrink it.
     Stress(stress::Args),
+    /// Show a problem package as the judge reads it: format, limits and their sources, tests, checker.
+    Inspect(inspect::Args),
     /// Create a new problem package that verifies at once.
     New(new::Args),
     /// Show which isolation layers are active on this machine, and how to enable the missing ones.
@@ -71,6 +74,7 @@ pub fn main() -> i32 {
         Command::Gen(args) => gen::run(args, languages),
         Command::Stress(args) => stress::run(args, languages),
         Command::New(args) => new::run(args, languages),
+        Command::Inspect(args) => inspect::run(args),
     }));
     crate::sandbox::finish();
     let code = match result {

@@ -22,6 +22,9 @@ pub struct Args {
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
     let problem = Problem::load(&dir)?;
+    for warning in &problem.warnings {
+        crate::errln!("warning: {warning}");
+    }
     if !args.source.is_file() {
         anyhow::bail!(
             "{}: no such file\n  hint: give the path of your solution's source file",

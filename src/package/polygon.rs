@@ -434,14 +434,20 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     })
 }
 
-/// Files under `files/` (testlib.h, headers): visible next to every checker and validator build.
+/// Files under `files/` other than sources (testlib.h, headers): copied next to every checker and
+/// validator build.
 fn helper_files(dir: &Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("files"))
         .map(|entries| {
             entries
                 .filter_map(|e| e.ok())
                 .map(|e| e.path())
-                .filter(|p| p.is_file())
+                .filter(|p| {
+                    p.is_file()
+                        && !p.extension().is_some_and(|e| {
+                            super::SOURCE_EXTENSIONS.contains(&e.to_string_lossy().as_ref())
+                        })
+                })
                 .collect()
         })
         .unwrap_or_default();
