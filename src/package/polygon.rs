@@ -96,7 +96,12 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         .map_err(|e| PackageError::new(&path, format!("cannot read: {e}")))?;
     let doc = Document::parse(&text).map_err(|e| {
         let pos = e.pos();
-        let mut err = PackageError::new(&path, format!("not valid XML: {e}"))
+        let text = e.to_string();
+        // The crate's message ends with the position; the error puts it after the file name.
+        let text = text
+            .strip_suffix(&format!(" at {}:{}", pos.row, pos.col))
+            .unwrap_or(&text);
+        let mut err = PackageError::new(&path, format!("not valid XML: {text}"))
             .hint("fix the XML there (every tag closed, attribute values quoted); Polygon writes problem.xml itself, so re-download the package if it was edited by hand");
         err.position = Some((pos.row as usize, pos.col as usize));
         err
