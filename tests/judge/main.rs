@@ -7,6 +7,7 @@ mod crosscheck;
 mod harness;
 mod messages;
 mod package_errors;
+mod packages;
 mod run;
 mod sandbox;
 mod setter;

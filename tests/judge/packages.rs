@@ -1,0 +1,185 @@
+//! Kattis and Polygon packages judged unchanged: `judge run` and `judge inspect` on the packages
+//! under tests/fixtures/packages (each trap of FORMATS.md has one).
+
+use crate::harness::{judge, program, root};
+use std::path::PathBuf;
+
+fn package(name: &str) -> PathBuf {
+    root().join("tests/fixtures/packages").join(name)
+}
+
+/// `judge run PACKAGE PROGRAM --json --all`: the document.
+fn run(name: &str, prog: &str, verdict: &str) -> serde_json::Value {
+    judge()
+        .arg("run")
+        .arg(package(name))
+        .arg(program(prog))
+        .args(["--json", "--all"])
+        .output()
+        .expect_verdict(verdict)
+}
+
+fn verdicts(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn kattis_default_validator_ignores_case_unless_case_sensitive() {
+    let doc = run("kattis-legacy", "parity-lowercase.py", "AC");
+    let names: Vec<String> = verdicts(&doc).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        [
+            "sample/1",
+            "secret/a",
+            "secret/b",
+            "secret/group1/01",
+            "secret/group1/02"
+        ]
+    );
+    let doc = run("kattis-legacy-case", "parity-lowercase.py", "WA");
+    assert!(
+        doc["tests"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("letter case counts: case_sensitive"),
+        "{doc}"
+    );
+    run("kattis-legacy-case", "parity-ac.py", "AC");
+}
+
+#[test]
+fn run_says_which_time_limit_it_used_and_why() {
+    judge()
+        .arg("run")
+        .arg(package("kattis-legacy-case"))
+        .arg(program("parity-ac.py"))
+        .arg("--json")
+        .output()
+        .expect_stderr_contains(
+            "no time limit: a legacy package keeps its time limit outside problem.yaml",
+        )
+        .expect_stderr_contains("using the default 1 s");
+}
+
+#[test]
+fn kattis_2025_group_args_apply_to_their_group_and_out_is_not_the_answer() {
+    // data/sample/1.out is not EVEN: were it the answer, the right solution would fail.
+    run("kattis-2025", "parity-ac.py", "AC");
+    let doc = run("kattis-2025", "parity-lowercase.py", "WA");
+    assert_eq!(
+        verdicts(&doc),
+        [
+            ("sample/1".into(), "AC".into()),
+            ("secret/1".into(), "WA".into())
+        ]
+    );
+}
+
+#[test]
+fn kattis_custom_validator_with_a_header_and_group_args() {
+    run("kattis-custom", "parity-ac.py", "AC");
+    let doc = run("kattis-custom", "parity-lowercase.py", "WA");
+    assert_eq!(
+        verdicts(&doc),
+        [
+            ("sample/1".into(), "AC".into()),
+            ("secret/1".into(), "WA".into())
+        ]
+    );
+    // The message comes from feedback_dir/judgemessage.txt; `strict` came from test_group.yaml.
+    assert_eq!(
+        doc["tests"][1]["message"], "expected ODD, got odd (strict)",
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_kattis_validator_exiting_0_is_a_judge_error() {
+    let doc = run("kattis-exit0", "parity-ac.py", "JE");
+    let message = doc["tests"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("the output validator exited with 0, which is not a verdict (42 accepts, 43 rejects): looks fine to me"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn polygon_wcmp_is_case_sensitive() {
+    run("polygon-wcmp", "parity-ac.py", "AC");
+    let doc = run("polygon-wcmp", "parity-lowercase.py", "WA");
+    assert!(
+        doc["tests"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected `EVEN`, found `even`"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn polygon_input_and_output_files_and_a_custom_checker_built_with_files() {
+    run("polygon-files", "parity-file.py", "AC");
+    // Reading stdin finds nothing: the input is in input.txt.
+    run("polygon-files", "parity-ac.py", "RE");
+    // Right answers in lower case: the custom checker's exit 2 (testlib's PE).
+    let doc = run("polygon-files", "parity-file-lowercase.py", "PE");
+    assert_eq!(
+        doc["tests"][0]["message"], "letter case differs: even vs EVEN",
+        "{doc}"
+    );
+}
+
+#[test]
+fn inspect_shows_format_units_sources_tests_and_checker() {
+    let out = judge()
+        .arg("inspect")
+        .arg(package("polygon-files"))
+        .arg("--json")
+        .output();
+    out.expect_code(0);
+    let doc = out.json();
+    assert_eq!(doc["format"], "polygon");
+    assert_eq!(doc["limits"]["time_ms"], 2500.0);
+    assert_eq!(doc["limits"]["memory_bytes"], 67108864);
+    assert_eq!(
+        doc["limits"]["time_source"],
+        "problem.xml <time-limit> 2500 ms"
+    );
+    assert_eq!(doc["input_file"], "input.txt");
+    assert_eq!(doc["checker"]["kind"], "custom");
+    assert_eq!(doc["checker"]["protocol"], "testlib");
+    assert_eq!(doc["checker"]["helpers"][0], "files/verdicts.h");
+    assert_eq!(doc["validators"][0]["source"], "files/val.cpp");
+    assert_eq!(doc["tests"][1]["group"], "1");
+    assert_eq!(doc["tests"][1]["points"], 5.0);
+
+    let out = judge().arg("inspect").arg(package("kattis-2025")).output();
+    out.expect_code(0)
+        .expect_stdout_contains("format     kattis-2025-09")
+        .expect_stdout_contains("time       1.500 s   from problem.yaml limits.time_limit = 1.5 s")
+        .expect_stdout_contains("checker    built-in kattis default validator (case-insensitive)")
+        .expect_stdout_contains("secret/1  data/secret/1.in + data/secret/1.ans   [group secret; checker args: case_sensitive]")
+        .expect_stdout_contains("protocol kattis: input on stdin; exit 42 = valid");
+}
+
+#[test]
+fn package_errors_name_file_line_and_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("problem.yaml"), "name: x\nlimits: [\n").unwrap();
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    let out = judge().arg("inspect").arg(dir.path()).output();
+    out.expect_code(2)
+        .expect_stderr_contains("problem.yaml:3:1: not valid YAML")
+        .expect_stderr_contains("hint: fix the YAML syntax");
+}
