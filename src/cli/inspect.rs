@@ -1,6 +1,7 @@
 //! `judge inspect <PROBLEM> [--json]`: the problem as the judge will use it — format, limits with
 //! units and where each came from, the tests in judging order with their groups, the checker and
-//! its protocol, the validators, and what the package says that the judge does not read.
+//! its protocol, the validators, the package's solutions with the verdicts they must get and the
+//! rule that says so, and what the package says that the judge does not read.
 
 use super::exit;
 use crate::package::{self, CheckerSpec, Problem, Program, Protocol};
@@ -104,6 +105,12 @@ pub fn document(problem: &Problem) -> Value {
             "checker_args": t.checker_args,
             "validator_args": t.validator_args,
             "points": t.points,
+        })).collect::<Vec<_>>(),
+        "solutions": problem.solutions.iter().map(|sol| json!({
+            "file": rel(problem, &sol.path),
+            "expected": sol.expected.iter().map(|v| v.code()).collect::<Vec<_>>(),
+            "permitted": sol.permitted.as_ref().map(|p| p.iter().map(|v| v.code()).collect::<Vec<_>>()),
+            "rule": sol.rule,
         })).collect::<Vec<_>>(),
         "warnings": problem.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
     })
@@ -227,6 +234,25 @@ pub fn render(problem: &Problem) -> String {
                 format!("   [{}]", notes.join("; "))
             }
         ));
+    }
+    if !problem.solutions.is_empty() {
+        line(format!(
+            "solutions  {} with their expected verdicts:",
+            problem.solutions.len()
+        ));
+        for sol in &problem.solutions {
+            let expected: Vec<&str> = sol.expected.iter().map(|v| v.code()).collect();
+            line(format!(
+                "  {}  expects {}   ({})",
+                rel(problem, &sol.path),
+                if expected.is_empty() {
+                    "nothing (no verdict satisfies the rules)".to_string()
+                } else {
+                    expected.join(" or ")
+                },
+                sol.rule
+            ));
+        }
     }
     if !problem.warnings.is_empty() {
         line(format!("warnings   {}:", problem.warnings.len()));

@@ -460,3 +460,151 @@ fn polygon_package_errors_name_file_line_and_fix() {
     assert!(e.contains("the checker's source"), "{e}");
     assert!(e.contains("files/check.cpp is missing"), "{e}");
 }
+
+fn expectations(p: &Problem) -> Vec<(String, Vec<&'static str>)> {
+    p.solutions
+        .iter()
+        .map(|s| {
+            (
+                s.path.strip_prefix(&p.dir).unwrap().display().to_string(),
+                s.expected.iter().map(|v| v.code()).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn kattis_submissions_folders_submissions_yaml_and_expected_results() {
+    let p = Problem::load(&fixture("kattis-legacy")).unwrap();
+    let e = expectations(&p);
+    let get = |name: &str| e.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    assert_eq!(get("submissions/accepted/parity.py"), ["AC"]);
+    assert_eq!(get("submissions/time_limit_exceeded/spin.py"), ["TLE"]);
+    // Kattis counts running out of memory or output as a run-time error.
+    assert_eq!(
+        get("submissions/run_time_error/crash.py"),
+        ["MLE", "OLE", "RE"]
+    );
+    // The header comment wins over the folder.
+    assert_eq!(
+        get("submissions/wrong_answer/maybe.cpp"),
+        ["WA", "MLE", "OLE", "RE"]
+    );
+    let maybe = p
+        .solutions
+        .iter()
+        .find(|s| s.path.ends_with("maybe.cpp"))
+        .unwrap();
+    assert_eq!(
+        maybe.rule,
+        "@EXPECTED_RESULTS@: WRONG_ANSWER, RUN_TIME_ERROR"
+    );
+
+    let p = Problem::load(&fixture("kattis-2025")).unwrap();
+    let e = expectations(&p);
+    let get = |name: &str| e.iter().find(|(n, _)| n == name).unwrap().1.clone();
+    // submissions.yaml replaces a folder's `permitted` when keyed by the folder's name.
+    assert_eq!(get("submissions/brute_force/slow.py"), ["TLE"]);
+    // A folder is one multi-file submission; rejected = any rejection.
+    assert_eq!(
+        get("submissions/rejected/multi"),
+        ["WA", "TLE", "MLE", "OLE", "RE"]
+    );
+    assert_eq!(get("submissions/wrong_answer/lowercase.py"), ["WA"]);
+    let wa = p
+        .solutions
+        .iter()
+        .find(|s| s.path.ends_with("lowercase.py"))
+        .unwrap();
+    assert!(
+        wa.rule.contains(
+            "folder submissions/wrong_answer/ + submissions.yaml `wrong_answer/lowercase.py`"
+        ),
+        "{}",
+        wa.rule
+    );
+    assert_eq!(
+        wa.permitted.as_deref(),
+        Some(&[Verdict::AC, Verdict::WA][..])
+    );
+
+    let e = error(&[
+        ("problem.yaml", "name: x\n"),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+        (
+            "submissions/accepted/a.py",
+            "# @EXPECTED_RESULTS@: ACCEPTED, SLOW\n",
+        ),
+    ]);
+    assert!(
+        e.contains("a.py:1:3: unknown verdict `SLOW` in @EXPECTED_RESULTS@"),
+        "{e}"
+    );
+    let e = error(&[
+        ("problem.yaml", "name: x\n"),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+        (
+            "submissions/submissions.yaml",
+            "accepted:\n  permitted: [OK]\n",
+        ),
+    ]);
+    assert!(
+        e.contains("submissions.yaml: `accepted`: `OK` in permitted is not a verdict"),
+        "{e}"
+    );
+    let dir = package(&[
+        ("problem.yaml", "name: x\n"),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+        ("submissions/slow/a.py", ""),
+        ("submissions/{x,y}/b.py", ""),
+        ("submissions/y/c.py", ""),
+        (
+            "submissions/submissions.yaml",
+            "'{x,y}/*':\n  permitted: [AC, TLE]\n",
+        ),
+    ]);
+    let p = Problem::load(dir.path()).unwrap();
+    assert_eq!(
+        expectations(&p),
+        [("submissions/y/c.py".to_string(), vec!["AC", "TLE"])]
+    );
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.to_string().contains("`slow` is not a verdict folder")),
+        "{:?}",
+        p.warnings
+    );
+}
+
+#[test]
+fn polygon_solution_tags() {
+    let p = Problem::load(&fixture("polygon-files")).unwrap();
+    assert_eq!(
+        expectations(&p),
+        [
+            ("solutions/parity.py".to_string(), vec!["AC"]),
+            ("solutions/lowercase.py".to_string(), vec!["WA", "PE"]),
+        ]
+    );
+    assert_eq!(p.solutions[1].rule, "Polygon tag `presentation-error`");
+    let xml = format!(
+        "{XML_HEAD}<assets><checker name=\"std::ncmp.cpp\" type=\"testlib\"/><solutions>\n<solution tag=\"almost\"><source path=\"s.cpp\"/></solution></solutions></assets></problem>"
+    );
+    let e = error(&[
+        ("problem.xml", &xml),
+        ("tests/01", "1\n"),
+        ("tests/01.a", "1\n"),
+    ]);
+    assert!(
+        e.contains("problem.xml:16:1: unknown solution tag `almost`"),
+        "{e}"
+    );
+    assert!(
+        e.contains("hint: Polygon's tags are main, accepted, wrong-answer"),
+        "{e}"
+    );
+}

@@ -6,9 +6,10 @@
 
 use super::{
     program_from, slug_of, CheckerSpec, Format, Group, LimitOrigin, PackageError, Problem,
-    ProblemLimits, Program, Protocol, TestCase, MIB,
+    ProblemLimits, Program, Protocol, Solution, TestCase, MIB,
 };
 use crate::checker::{kattis::Flags, Builtin};
+use crate::verdict::Verdict;
 use serde_yaml_ng::{Mapping, Value};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -485,6 +486,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             }
         }
     }
+    let solutions = read_submissions(dir, &mut warnings)?;
     Ok(Problem {
         slug: slug_of(dir),
         dir: dir.to_path_buf(),
@@ -499,6 +501,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         validator: None,
         validators,
         io: Default::default(),
+        solutions,
         warnings,
     })
 }
@@ -812,4 +815,315 @@ impl Walk {
         }
         Ok(())
     }
+}
+
+use Verdict::{AC, CE, MLE, OLE, PE, RE, TLE, WA};
+
+/// The verdicts a Kattis name stands for (the spec's `AC`/`WA`/`TLE`/`RTE`, the folder names, and
+/// the `@EXPECTED_RESULTS@` names of BAPCtools and DOMjudge). Kattis has no PE, MLE or OLE: a
+/// wrong format is a WA, a program out of memory or output a run-time error.
+fn kattis_verdicts(name: &str) -> Option<&'static [Verdict]> {
+    let name = name.trim().to_ascii_uppercase().replace('-', "_");
+    Some(match name.as_str() {
+        "AC" | "ACCEPTED" | "CORRECT" => &[AC],
+        "WA" | "WRONG_ANSWER" | "NO_OUTPUT" => &[WA],
+        "TLE" | "TIME_LIMIT_EXCEEDED" | "TIMELIMIT" => &[TLE],
+        "RTE" | "RUN_TIME_ERROR" | "RUN_ERROR" | "RUNTIME_ERROR" => &[RE, MLE, OLE],
+        "OUTPUT_LIMIT" | "OUTPUT_LIMIT_EXCEEDED" => &[OLE],
+        "MEMORY_LIMIT_EXCEEDED" => &[MLE],
+        "COMPILER_ERROR" | "COMPILE_ERROR" => &[CE],
+        _ => return None,
+    })
+}
+
+/// Every verdict a run can end with, CE aside.
+const RUN_VERDICTS: [Verdict; 7] = [AC, WA, PE, TLE, MLE, OLE, RE];
+
+/// A `permitted` / `required` pair in our verdicts.
+#[derive(Debug, Clone)]
+struct Requirement {
+    permitted: Vec<Verdict>,
+    required: Vec<Verdict>,
+}
+
+impl Requirement {
+    fn new(permitted: &[&str], required: &[&str]) -> Requirement {
+        let map = |names: &[&str]| -> Vec<Verdict> {
+            let mut out: Vec<Verdict> = names
+                .iter()
+                .flat_map(|n| kattis_verdicts(n).unwrap_or(&[]).iter().copied())
+                .collect();
+            out.sort();
+            out.dedup();
+            out
+        };
+        Requirement {
+            permitted: map(permitted),
+            required: map(required),
+        }
+    }
+
+    /// The final verdicts it allows: a failing test's verdict (permitted), or AC when every test
+    /// may pass.
+    fn finals(&self) -> Vec<Verdict> {
+        self.permitted
+            .iter()
+            .copied()
+            .filter(|v| *v != AC || self.required.contains(&AC))
+            .collect()
+    }
+}
+
+/// The spec's default requirement of a submissions folder.
+fn folder_requirement(folder: &str) -> Option<Requirement> {
+    let all = ["AC", "WA", "TLE", "RTE"];
+    Some(match folder {
+        "accepted" => Requirement::new(&["AC"], &all),
+        "rejected" => Requirement::new(&all, &["RTE", "TLE", "WA"]),
+        "wrong_answer" => Requirement::new(&["AC", "WA"], &["WA"]),
+        "time_limit_exceeded" => Requirement::new(&["AC", "TLE"], &["TLE"]),
+        "run_time_error" => Requirement::new(&["AC", "RTE"], &["RTE"]),
+        "brute_force" => Requirement::new(&["AC", "RTE", "TLE"], &["RTE", "TLE"]),
+        _ => return None,
+    })
+}
+
+fn verdict_names(v: &[Verdict]) -> String {
+    v.iter().map(|v| v.code()).collect::<Vec<_>>().join(", ")
+}
+
+/// `{a,b}` brace expansion (one level at a time, recursively).
+fn expand_braces(pattern: &str) -> Vec<String> {
+    let (Some(open), Some(close)) = (pattern.find('{'), pattern.find('}')) else {
+        return vec![pattern.to_string()];
+    };
+    if close < open {
+        return vec![pattern.to_string()];
+    }
+    let (head, rest) = pattern.split_at(open);
+    let inner = &rest[1..close - open];
+    let tail = &rest[close - open + 1..];
+    inner
+        .split(',')
+        .flat_map(|alt| expand_braces(&format!("{head}{alt}{tail}")))
+        .collect()
+}
+
+/// `*` matches within one path component.
+fn glob_match(pattern: &str, path: &str) -> bool {
+    let (p, t): (Vec<&str>, Vec<&str>) = (
+        pattern.trim_end_matches('/').split('/').collect(),
+        path.split('/').collect(),
+    );
+    p.len() == t.len()
+        && p.iter()
+            .zip(&t)
+            .all(|(p, t)| component_match(p.as_bytes(), t.as_bytes()))
+}
+
+fn component_match(p: &[u8], t: &[u8]) -> bool {
+    match p.split_first() {
+        None => t.is_empty(),
+        Some((b'*', rest)) => (0..=t.len()).any(|i| component_match(rest, &t[i..])),
+        Some((c, rest)) => t.first() == Some(c) && component_match(rest, &t[1..]),
+    }
+}
+
+/// `@EXPECTED_RESULTS@: WRONG_ANSWER, TIME_LIMIT_EXCEEDED` in a source file.
+fn expected_results(file: &Path) -> Result<Option<(Vec<Verdict>, String)>, PackageError> {
+    const MARK: &str = "@EXPECTED_RESULTS@:";
+    let Ok(bytes) = std::fs::read(file) else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 20)]);
+    let Some(at) = text.find(MARK) else {
+        return Ok(None);
+    };
+    let line = text[at + MARK.len()..].lines().next().unwrap_or("");
+    let mut out = Vec::new();
+    for name in line.split(',').map(|n| {
+        n.trim()
+            .trim_end_matches("*/")
+            .trim_end_matches("-->")
+            .trim()
+    }) {
+        if name.is_empty() {
+            continue;
+        }
+        let Some(v) = kattis_verdicts(name) else {
+            let (l, c) = super::line_column(&text, at);
+            let mut e = PackageError::new(
+                file,
+                format!("unknown verdict `{name}` in @EXPECTED_RESULTS@"),
+            );
+            e.position = Some((l, c));
+            return Err(e.hint("use ACCEPTED, WRONG_ANSWER, TIME_LIMIT_EXCEEDED, RUN_TIME_ERROR (or DOMjudge's CORRECT, WRONG-ANSWER, TIMELIMIT, RUN-ERROR)"));
+        };
+        out.extend_from_slice(v);
+    }
+    out.sort();
+    out.dedup();
+    Ok(Some((out, format!("@EXPECTED_RESULTS@: {}", line.trim()))))
+}
+
+/// The package's submissions (`submissions/<folder>/<file or folder>`) with their expectations:
+/// the folder's default, `submissions.yaml` (2025-09) on top, a source's `@EXPECTED_RESULTS@`
+/// over both.
+fn read_submissions(
+    dir: &Path,
+    warnings: &mut Vec<PackageError>,
+) -> Result<Vec<Solution>, PackageError> {
+    let root = dir.join("submissions");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return Ok(Vec::new());
+    };
+    let yaml_path = root.join("submissions.yaml");
+    let mut rules: Vec<(String, Requirement, bool)> = Vec::new();
+    if yaml_path.is_file() {
+        let map = read_yaml(&yaml_path)?;
+        for (pattern, value) in keys(&map) {
+            let Value::Mapping(m) = value else {
+                return Err(PackageError::new(
+                    &yaml_path,
+                    format!("`{pattern}` must map to keys such as permitted and required"),
+                )
+                .hint("e.g. wrong_answer/slow.py:\n  permitted: [AC, WA, TLE]"));
+            };
+            let list = |key: &str| -> Result<Option<Vec<String>>, PackageError> {
+                match m.get(key) {
+                    None => Ok(None),
+                    Some(v) => {
+                        let names = args_of(v, &yaml_path, key)?;
+                        for n in &names {
+                            if !["AC", "WA", "TLE", "RTE"].contains(&n.as_str()) {
+                                return Err(PackageError::new(
+                                    &yaml_path,
+                                    format!("`{pattern}`: `{n}` in {key} is not a verdict"),
+                                )
+                                .hint("the verdicts are AC, WA, TLE and RTE"));
+                            }
+                        }
+                        Ok(Some(names))
+                    }
+                }
+            };
+            let permitted = list("permitted")?;
+            let required = list("required")?;
+            for (key, _) in keys(m) {
+                match key.as_str() {
+                    "permitted" | "required" | "language" | "entrypoint" | "authors" | "model_solution" | "use_for_time_limit" => {}
+                    "score" | "message" => warnings.push(PackageError::new(&yaml_path, format!("`{pattern}`: `{key}` is not checked yet"))),
+                    _ => warnings.push(PackageError::new(&yaml_path, format!("`{pattern}`: requirements per test group or unknown key `{key}` are not read yet; ignored"))),
+                }
+            }
+            // A folder's name replaces the keys it gives of the folder's default.
+            let base = folder_requirement(&pattern);
+            let all = ["AC", "WA", "TLE", "RTE"];
+            fn strs(v: &Option<Vec<String>>) -> Option<Vec<&str>> {
+                v.as_ref().map(|v| v.iter().map(String::as_str).collect())
+            }
+            let req = match &base {
+                Some(b) => Requirement {
+                    permitted: strs(&permitted)
+                        .map_or(b.permitted.clone(), |p| Requirement::new(&p, &[]).permitted),
+                    required: strs(&required)
+                        .map_or(b.required.clone(), |r| Requirement::new(&[], &r).required),
+                },
+                None => Requirement::new(
+                    &strs(&permitted).unwrap_or(all.to_vec()),
+                    &strs(&required).unwrap_or(all.to_vec()),
+                ),
+            };
+            rules.push((pattern, req, base.is_some()));
+        }
+    }
+    let mut folders: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    folders.sort();
+    let mut solutions = Vec::new();
+    for folder in folders {
+        let name = folder
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        if name.starts_with('.') || name == "submissions.yaml" {
+            continue;
+        }
+        if !folder.is_dir() {
+            warnings.push(PackageError::new(
+                &folder,
+                "not in a verdict folder (submissions/<verdict>/); not listed",
+            ));
+            continue;
+        }
+        let mut items: Vec<PathBuf> = std::fs::read_dir(&folder)
+            .map_err(|e| PackageError::new(&folder, format!("cannot read: {e}")))?
+            .filter_map(|e| e.ok())
+            .map(|e| e.path())
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
+            .collect();
+        items.sort();
+        for item in items {
+            let rel = format!(
+                "{name}/{}",
+                item.file_name().unwrap_or_default().to_string_lossy()
+            );
+            let mut reqs = Vec::new();
+            let mut why = Vec::new();
+            let overridden = rules
+                .iter()
+                .any(|(p, _, folder_key)| *folder_key && *p == name);
+            if let (Some(r), false) = (folder_requirement(&name), overridden) {
+                why.push(format!("folder submissions/{name}/"));
+                reqs.push(r);
+            }
+            for (pattern, req, _) in &rules {
+                let hit = expand_braces(pattern)
+                    .iter()
+                    .any(|p| glob_match(p, &name) || glob_match(p, &rel));
+                if hit {
+                    why.push(format!("submissions.yaml `{pattern}`"));
+                    reqs.push(req.clone());
+                }
+            }
+            if reqs.is_empty() {
+                warnings.push(PackageError::new(&item, format!(
+                    "`{name}` is not a verdict folder of the specification and submissions.yaml says nothing of it; not listed"
+                )));
+                continue;
+            }
+            let mut expected: Vec<Verdict> = RUN_VERDICTS.to_vec();
+            let mut permitted: Vec<Verdict> = RUN_VERDICTS.to_vec();
+            for r in &reqs {
+                let finals = r.finals();
+                expected.retain(|v| finals.contains(v));
+                permitted.retain(|v| r.permitted.contains(v));
+            }
+            let mut rule = format!(
+                "{} (permitted {}; final {})",
+                why.join(" + "),
+                verdict_names(&permitted),
+                verdict_names(&expected)
+            );
+            let marked = if item.is_file() {
+                expected_results(&item)?
+            } else {
+                None
+            };
+            if let Some((listed, text)) = marked {
+                expected = listed;
+                rule = text;
+            }
+            solutions.push(Solution {
+                path: item,
+                expected,
+                permitted: (permitted.len() < RUN_VERDICTS.len()).then_some(permitted),
+                rule,
+            });
+        }
+    }
+    Ok(solutions)
 }

@@ -16,6 +16,7 @@ pub mod recipe;
 
 use crate::checker::testlib;
 use crate::checker::Builtin;
+use crate::verdict::Verdict;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -92,8 +93,24 @@ pub struct Problem {
     pub validators: Vec<Program>,
     /// Files the solution reads and writes instead of stdin / stdout (Polygon `input-file`).
     pub io: FileIo,
+    /// The package's own solutions with the verdicts they must get (Kattis `submissions/`,
+    /// Polygon `<solutions>`; a native package keeps them in `solutions/<slug>/`, read by verify).
+    pub solutions: Vec<Solution>,
     /// What the package says that the judge does not read (file and key named).
     pub warnings: Vec<PackageError>,
+}
+
+/// A solution of the package and what it must get.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// A source file, or a folder holding a multi-file program.
+    pub path: PathBuf,
+    /// The final verdicts the package allows (the first failing test's, or AC).
+    pub expected: Vec<Verdict>,
+    /// Kattis `permitted`: every test's verdict must be one of these (`None`: no such rule).
+    pub permitted: Option<Vec<Verdict>>,
+    /// Why: "folder submissions/wrong_answer/", "Polygon tag `main`", "@EXPECTED_RESULTS@: …".
+    pub rule: String,
 }
 
 /// Where each limit came from, e.g. "problem.xml <time-limit> 2000 ms".

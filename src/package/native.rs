@@ -61,6 +61,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         validator,
         validators,
         io: Default::default(),
+        solutions: Vec::new(),
         warnings: Vec::new(),
     })
 }

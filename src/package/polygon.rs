@@ -5,10 +5,11 @@
 
 use super::{
     slug_of, CheckerSpec, FileIo, Format, Group, LimitOrigin, PackageError, Problem, ProblemLimits,
-    Program, Protocol, TestCase, MIB,
+    Program, Protocol, Solution, TestCase, MIB,
 };
 use crate::checker::testlib::Standard;
 use crate::checker::Builtin;
+use crate::verdict::Verdict;
 use roxmltree::{Document, Node};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -421,6 +422,45 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         }
     }
 
+    let mut solutions = Vec::new();
+    if let Some(list) = assets.and_then(|a| child(a, "solutions")) {
+        for node in list.children().filter(|c| c.has_tag_name("solution")) {
+            let tag = node.attribute("tag").unwrap_or("");
+            let Some(expected) = tag_verdicts(tag) else {
+                return Err(
+                    at(&doc, &path, node, format!("unknown solution tag `{tag}`")).hint(format!(
+                        "Polygon's tags are {}",
+                        TAGS.iter().map(|(t, _)| *t).collect::<Vec<_>>().join(", ")
+                    )),
+                );
+            };
+            let source = child(node, "source")
+                .and_then(|s| s.attribute("path"))
+                .ok_or_else(|| {
+                    at(&doc, &path, node, "the solution has no <source path=…>")
+                        .hint("download the package again")
+                })?;
+            let file = dir.join(source);
+            if !file.is_file() {
+                warnings.push(at(
+                    &doc,
+                    &path,
+                    node,
+                    format!("solution {} is not in the package; skipped", file.display()),
+                ));
+                continue;
+            }
+            let mut expected = expected.to_vec();
+            expected.sort();
+            solutions.push(Solution {
+                path: file,
+                expected,
+                permitted: None,
+                rule: format!("Polygon tag `{tag}`"),
+            });
+        }
+    }
+
     Ok(Problem {
         slug: slug_of(dir),
         dir: dir.to_path_buf(),
@@ -435,8 +475,30 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         validator: None,
         validators,
         io,
+        solutions,
         warnings,
     })
+}
+
+use Verdict::*;
+
+/// Polygon's solution tags and the final verdicts each allows ("rejected" and "failed": any
+/// rejection).
+const TAGS: &[(&str, &[Verdict])] = &[
+    ("main", &[AC]),
+    ("accepted", &[AC]),
+    ("wrong-answer", &[WA]),
+    ("presentation-error", &[PE, WA]),
+    ("time-limit-exceeded", &[TLE]),
+    ("memory-limit-exceeded", &[MLE]),
+    ("time-limit-exceeded-or-accepted", &[AC, TLE]),
+    ("time-limit-exceeded-or-memory-limit-exceeded", &[TLE, MLE]),
+    ("rejected", &[WA, PE, TLE, MLE, OLE, RE]),
+    ("failed", &[WA, PE, TLE, MLE, OLE, RE]),
+];
+
+fn tag_verdicts(tag: &str) -> Option<&'static [Verdict]> {
+    TAGS.iter().find(|(t, _)| *t == tag).map(|(_, v)| *v)
 }
 
 /// Files under `files/` other than sources (testlib.h, headers): copied next to every checker and

@@ -163,6 +163,15 @@ fn inspect_shows_format_units_sources_tests_and_checker() {
     assert_eq!(doc["validators"][0]["source"], "files/val.cpp");
     assert_eq!(doc["tests"][1]["group"], "1");
     assert_eq!(doc["tests"][1]["points"], 5.0);
+    assert_eq!(doc["solutions"][1]["file"], "solutions/lowercase.py");
+    assert_eq!(
+        doc["solutions"][1]["expected"],
+        serde_json::json!(["WA", "PE"])
+    );
+    assert_eq!(
+        doc["solutions"][1]["rule"],
+        "Polygon tag `presentation-error`"
+    );
 
     let out = judge().arg("inspect").arg(package("kattis-2025")).output();
     out.expect_code(0)
@@ -170,7 +179,8 @@ fn inspect_shows_format_units_sources_tests_and_checker() {
         .expect_stdout_contains("time       1.500 s   from problem.yaml limits.time_limit = 1.5 s")
         .expect_stdout_contains("checker    built-in kattis default validator (case-insensitive)")
         .expect_stdout_contains("secret/1  data/secret/1.in + data/secret/1.ans   [group secret; checker args: case_sensitive]")
-        .expect_stdout_contains("protocol kattis: input on stdin; exit 42 = valid");
+        .expect_stdout_contains("protocol kattis: input on stdin; exit 42 = valid")
+        .expect_stdout_contains("submissions/brute_force/slow.py  expects TLE   (submissions.yaml `brute_force`");
 }
 
 #[test]
