@@ -82,6 +82,8 @@ pub enum EngineError {
     },
     #[error("the custom checker {path} does not compile:\n{message}\n  hint: fix the checker; no verdict can be trusted without it")]
     CheckerCompile { path: PathBuf, message: String },
+    #[error("{0}")]
+    Package(#[from] crate::package::PackageError),
     #[error("cannot copy the helper file {path} into the build folder: {source}")]
     Helper {
         path: PathBuf,
@@ -147,11 +149,16 @@ impl Engine {
         Ok(path)
     }
 
-    /// Compiles a source file. `Ok((None, report))` is a compilation error.
+    /// Compiles a source file, or a folder holding a multi-file program (its main file and the
+    /// rest beside it). `Ok((None, report))` is a compilation error.
     pub fn build(
         &mut self,
         source: &Path,
     ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        if source.is_dir() {
+            let program = crate::package::program_from(source, Protocol::Testlib, "program")?;
+            return self.build_program(&program);
+        }
         let dir = self.fresh_dir("build")?;
         Ok(build::build(
             &mut self.sandbox,

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 pub struct Args {
     /// Problem package: a directory, or the slug of a folder under ./problems.
     problem: String,
-    /// The solution's source file (.cpp .cc .c .rs .py).
+    /// The solution's source file (.cpp .cc .c .rs .py), or a folder holding a multi-file one.
     source: PathBuf,
     /// Print one JSON object on stdout instead of the table.
     #[arg(long)]
@@ -25,9 +25,9 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     for warning in &problem.warnings {
         crate::errln!("warning: {warning}");
     }
-    if !args.source.is_file() {
+    if !args.source.is_file() && !args.source.is_dir() {
         anyhow::bail!(
-            "{}: no such file\n  hint: give the path of your solution's source file",
+            "{}: no such file\n  hint: give the path of your solution's source file (or of a folder holding a multi-file solution)",
             args.source.display()
         );
     }

@@ -388,9 +388,10 @@ fn testlib_names() -> String {
 /// Extensions of the source files a jury program folder may hold as its main file.
 const SOURCE_EXTENSIONS: &[&str] = &["cpp", "cc", "cxx", "c", "rs", "py", "java"];
 
-/// A jury program given as a single file or a folder of files: the one source file that is built,
-/// and the rest as helpers (headers, modules). `what` names it in errors.
-fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Program, PackageError> {
+/// A program given as a single file or a folder of files: the one source file that is built, and
+/// the rest as helpers (headers, modules). In a folder of several sources the main one is named
+/// `main.*` or `__main__.*`, or after the folder. `what` names it in errors.
+pub fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Program, PackageError> {
     if path.is_file() {
         return Ok(Program {
             source: path.to_path_buf(),
@@ -427,8 +428,17 @@ fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Program, 
                 .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
     };
     let sources: Vec<&PathBuf> = files.iter().filter(|p| is_source(p)).collect();
+    let folder_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let named_main = |p: &&&PathBuf| {
+        p.file_stem().is_some_and(|s| {
+            let s = s.to_string_lossy();
+            s == "main" || s == "__main__" || Some(s.as_ref()) == folder_name.as_deref()
+        })
+    };
+    let mains: Vec<&&PathBuf> = sources.iter().filter(named_main).collect();
     let main = match sources.as_slice() {
         [one] => (*one).clone(),
+        [_, _, ..] if mains.len() == 1 => (**mains[0]).clone(),
         [] => {
             return Err(
                 PackageError::new(path, format!("the {what} folder holds no source file"))
@@ -452,7 +462,7 @@ fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Program, 
                     names.join(", ")
                 ),
             )
-            .hint("merge them into one file (headers may stay separate)"));
+            .hint("name the main file main.<ext> (the others are built beside it), or merge them into one file"));
         }
     };
     let helpers = files

@@ -193,3 +193,22 @@ fn package_errors_name_file_line_and_fix() {
         .expect_stderr_contains("problem.yaml:3:1: not valid YAML")
         .expect_stderr_contains("hint: fix the YAML syntax");
 }
+
+#[test]
+fn a_folder_is_one_multi_file_solution() {
+    let doc = judge()
+        .arg("run")
+        .arg(package("kattis-2025"))
+        .arg(package("kattis-2025").join("submissions/rejected/multi"))
+        .args(["--json", "--all"])
+        .output()
+        .expect_verdict("WA");
+    // main.py imports answer.py from the same folder: it ran, and passed the sample.
+    assert_eq!(
+        verdicts(&doc),
+        [
+            ("sample/1".into(), "AC".into()),
+            ("secret/1".into(), "WA".into())
+        ]
+    );
+}
