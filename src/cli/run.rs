@@ -21,7 +21,7 @@ pub struct Args {
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
-    let problem = Problem::load(&dir)?;
+    let mut problem = Problem::load(&dir)?;
     for warning in &problem.warnings {
         crate::errln!("warning: {warning}");
     }
@@ -37,6 +37,31 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         super::warn_isolation(&engine.sandbox);
     }
     let checker = engine.prepare_checker(&problem)?;
+    if problem.time_rule.is_some() {
+        // The package states no time limit: measure its accepted solutions (Kattis' rule).
+        let derived = crate::setter::time_limit::derive(engine, &problem, &checker)?;
+        for note in &derived.notes {
+            crate::errln!("note: {note}");
+        }
+        match derived.limit {
+            Some((limit, why)) => {
+                problem.limits.time = limit;
+                problem.limits.wall = limit * 3 + std::time::Duration::from_secs(1);
+                problem.origin.time = why;
+            }
+            None => {
+                problem.origin.time = format!(
+                    "default {} s (no accepted submission could be measured)",
+                    problem.limits.time.as_secs_f64()
+                )
+            }
+        }
+        crate::errln!(
+            "note: time limit {}: {}",
+            report::secs(problem.limits.time),
+            problem.origin.time
+        );
+    }
     let options = crate::judge::JudgeOptions { all: args.all };
     let stdout = std::io::stdout();
     let report = if args.json {

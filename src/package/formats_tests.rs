@@ -608,3 +608,41 @@ fn polygon_solution_tags() {
         "{e}"
     );
 }
+
+#[test]
+fn time_rule_rounds_up_to_its_resolution() {
+    let rule = TimeRule {
+        multiplier: 5.0,
+        multiplier_key: "limits.time_multiplier, default".into(),
+        resolution: 1.0,
+    };
+    assert_eq!(
+        rule.limit(Duration::from_millis(10)),
+        Duration::from_secs(1)
+    );
+    assert_eq!(
+        rule.limit(Duration::from_millis(410)),
+        Duration::from_secs(3)
+    );
+    let fine = TimeRule {
+        resolution: 0.5,
+        multiplier: 2.0,
+        ..rule
+    };
+    assert_eq!(
+        fine.limit(Duration::from_millis(600)),
+        Duration::from_millis(1500)
+    );
+    // The rule is only set when the package has no limit and has accepted submissions.
+    let p = Problem::load(&fixture("kattis-derive")).unwrap();
+    assert_eq!(p.time_rule.as_ref().unwrap().multiplier, 3.0);
+    assert!(p.warnings.is_empty(), "{:?}", p.warnings);
+    assert!(Problem::load(&fixture("kattis-legacy"))
+        .unwrap()
+        .time_rule
+        .is_none());
+    assert!(Problem::load(&fixture("kattis-legacy-case"))
+        .unwrap()
+        .time_rule
+        .is_none());
+}

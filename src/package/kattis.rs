@@ -6,7 +6,7 @@
 
 use super::{
     program_from, slug_of, CheckerSpec, Format, Group, LimitOrigin, PackageError, Problem,
-    ProblemLimits, Program, Protocol, Solution, TestCase, MIB,
+    ProblemLimits, Program, Protocol, Solution, TestCase, TimeRule, MIB,
 };
 use crate::checker::{kattis::Flags, Builtin};
 use crate::verdict::Verdict;
@@ -323,7 +323,9 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         None => None,
     };
 
-    let (limits, origin) = read_limits(dir, &yaml, modern, &mut warnings)?;
+    let solutions = read_submissions(dir, &mut warnings)?;
+    let accepted = solutions.iter().any(|s| s.expected == [AC]);
+    let (limits, origin, time_rule) = read_limits(dir, &yaml, modern, accepted, &mut warnings)?;
 
     // The output validator.
     let mut problem_args = Vec::new();
@@ -486,7 +488,6 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             }
         }
     }
-    let solutions = read_submissions(dir, &mut warnings)?;
     Ok(Problem {
         slug: slug_of(dir),
         dir: dir.to_path_buf(),
@@ -495,6 +496,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         source,
         limits,
         origin,
+        time_rule,
         checker,
         tests: walk.tests,
         groups: walk.groups,
@@ -535,12 +537,14 @@ fn one_program(folder: &Path, what: &str) -> Result<Program, PackageError> {
     }
 }
 
+/// The limits, where each came from, and the rule for a time limit the package does not state.
 fn read_limits(
     dir: &Path,
     yaml: &Mapping,
     modern: bool,
+    accepted: bool,
     warnings: &mut Vec<PackageError>,
-) -> Result<(ProblemLimits, LimitOrigin), PackageError> {
+) -> Result<(ProblemLimits, LimitOrigin, Option<TimeRule>), PackageError> {
     let yaml_path = dir.join("problem.yaml");
     let empty = Mapping::new();
     let limits = match yaml.get("limits") {
@@ -573,15 +577,74 @@ fn read_limits(
             },
         }
     };
+    let rule = || -> Result<TimeRule, PackageError> {
+        let sub = |key: &str| match limits.get("time_multipliers") {
+            Some(Value::Mapping(m)) => m.get(key).and_then(number),
+            _ => None,
+        };
+        let (multiplier, key) = if modern {
+            (
+                sub("ac_to_time_limit"),
+                "limits.time_multipliers.ac_to_time_limit",
+            )
+        } else {
+            (
+                limits.get("time_multiplier").and_then(number),
+                "limits.time_multiplier",
+            )
+        };
+        let default = if modern { 2.0 } else { 5.0 };
+        let resolution = if modern {
+            limits.get("time_resolution").and_then(number)
+        } else {
+            None
+        };
+        let resolution = resolution.unwrap_or(1.0);
+        if !(resolution.is_finite() && resolution > 0.0) {
+            return Err(PackageError::new(
+                &yaml_path,
+                "`limits.time_resolution` must be a positive number of seconds",
+            )
+            .hint("e.g. 1.0"));
+        }
+        Ok(match multiplier {
+            Some(m) if m.is_finite() && m >= 1.0 => TimeRule {
+                multiplier: m,
+                multiplier_key: key.to_string(),
+                resolution,
+            },
+            Some(_) => {
+                return Err(PackageError::new(
+                    &yaml_path,
+                    format!("`{key}` must be a number of at least 1"),
+                )
+                .hint(format!("the default is {default}")))
+            }
+            None => TimeRule {
+                multiplier: default,
+                multiplier_key: format!("{key}, default"),
+                resolution,
+            },
+        })
+    };
+    let mut time_rule = None;
     let (time, time_origin) = if let Some(t) = positive("time_limit", 3600.0)? {
         (t, format!("problem.yaml limits.time_limit = {t} s"))
     } else if let Some((t, from)) = time_limit_file(dir)? {
         (t, from)
+    } else if accepted {
+        let r = rule()?;
+        let origin = format!(
+            "not in the package: `judge run` derives it from the accepted submissions (slowest x {} ({}), rounded up to {} s); {DEFAULT_TIME_LIMIT_SECS} s otherwise",
+            r.multiplier, r.multiplier_key, r.resolution
+        );
+        time_rule = Some(r);
+        (DEFAULT_TIME_LIMIT_SECS, origin)
     } else {
         let why = if modern {
-            "problem.yaml has no limits.time_limit"
+            "problem.yaml has no limits.time_limit and there are no accepted submissions"
         } else {
-            "a legacy package keeps its time limit outside problem.yaml, and there is no .timelimit or domjudge-problem.ini"
+            "a legacy package keeps its time limit outside problem.yaml, and there is no .timelimit, domjudge-problem.ini or accepted submission"
         };
         warnings.push(
             PackageError::new(
@@ -624,6 +687,7 @@ fn read_limits(
             memory: memory_origin,
             output: output_origin,
         },
+        time_rule,
     ))
 }
 

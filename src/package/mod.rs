@@ -82,6 +82,9 @@ pub struct Problem {
     pub limits: ProblemLimits,
     /// Where each limit came from (for `inspect` and `run`'s notes).
     pub origin: LimitOrigin,
+    /// Set when the package states no time limit but its accepted solutions may give one
+    /// (Kattis): how `run` derives it.
+    pub time_rule: Option<TimeRule>,
     pub checker: CheckerSpec,
     /// In judging order: samples first, then the rest, each group in its format's order.
     pub tests: Vec<TestCase>,
@@ -119,6 +122,25 @@ pub struct LimitOrigin {
     pub time: String,
     pub memory: String,
     pub output: String,
+}
+
+/// The Kattis rule for a time limit from the accepted solutions: the slowest one's CPU time times
+/// `multiplier`, rounded up to a multiple of `resolution` seconds, at least one such step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeRule {
+    pub multiplier: f64,
+    /// The key the multiplier came from (or its default), for messages.
+    pub multiplier_key: String,
+    /// Seconds.
+    pub resolution: f64,
+}
+
+impl TimeRule {
+    /// The limit for the slowest accepted time.
+    pub fn limit(&self, slowest: Duration) -> Duration {
+        let steps = (slowest.as_secs_f64() * self.multiplier / self.resolution).ceil();
+        Duration::from_secs_f64(steps.max(1.0) * self.resolution)
+    }
 }
 
 /// How the judge talks to a jury program.

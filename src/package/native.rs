@@ -55,6 +55,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         source: raw.source,
         limits,
         origin,
+        time_rule: None,
         checker,
         tests,
         groups: Vec::new(),

@@ -469,6 +469,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         source: None,
         limits,
         origin,
+        time_rule: None,
         checker,
         tests,
         groups,

@@ -5,6 +5,7 @@ pub mod gen;
 pub mod jury;
 pub mod new;
 pub mod stress;
+pub mod time_limit;
 
 use crate::build::Artifact;
 use crate::judge::{Engine, EngineError};

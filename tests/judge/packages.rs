@@ -212,3 +212,20 @@ fn a_folder_is_one_multi_file_solution() {
         ]
     );
 }
+
+#[test]
+fn run_derives_a_missing_time_limit_from_the_accepted_submissions() {
+    let out = judge()
+        .arg("run")
+        .arg(package("kattis-derive"))
+        .arg(program("parity-ac.py"))
+        .arg("--json")
+        .output();
+    out.expect_verdict("AC");
+    out.expect_stderr_contains("note: submissions/accepted/wrong.py: not measured: it got WA")
+        .expect_stderr_contains("note: submissions/accepted/Parity.scala: not measured:")
+        .expect_stderr_contains(
+            "note: time limit 1.000 s: derived: slowest accepted submission submissions/accepted/parity.py took",
+        )
+        .expect_stderr_contains("x 3 (limits.time_multiplier) rounded up to 1 s = 1 s");
+}
