@@ -50,7 +50,12 @@ impl Finding {
 #[derive(Debug, Clone)]
 pub struct SolutionCheck {
     pub path: PathBuf,
+    /// The first of `allowed` (the folder's verdict for a native package).
     pub expected: Verdict,
+    /// Every final verdict the package allows (Kattis and Polygon packages may allow several).
+    pub allowed: Vec<Verdict>,
+    /// Why it was not judged although nothing is wrong (no toolchain for its language here).
+    pub skipped: Option<String>,
     /// `None` when the solution could not be judged at all (see `error`).
     pub report: Option<SubmissionReport>,
     pub error: Option<String>,
@@ -66,11 +71,14 @@ impl SolutionCheck {
                 .is_some_and(|r| r.verdict == Verdict::JE)
     }
 
-    /// The expectation holds: accepted means AC everywhere; otherwise the first failing verdict.
+    /// The expectation holds: accepted means AC everywhere; otherwise the first failing verdict
+    /// is one the package allows. A skipped solution holds nothing against the package.
     pub fn holds(&self) -> bool {
-        self.report
-            .as_ref()
-            .is_some_and(|r| r.verdict == self.expected)
+        self.skipped.is_some()
+            || self
+                .report
+                .as_ref()
+                .is_some_and(|r| self.allowed.contains(&r.verdict))
     }
 }
 
@@ -252,21 +260,36 @@ pub fn verify_problem(
         solutions: Vec::new(),
         advice: None,
     };
-    let problem = match Problem::load(dir) {
+    let mut problem = match Problem::load(dir) {
         Ok(p) => p,
         Err(e) => {
             check.findings.push(Finding::broken(e.to_string()));
             return check;
         }
     };
-    let solutions_dir = solutions_dir(dir, &problem.slug);
-    let (solutions, misplaced) = list_solutions(&solutions_dir);
-    check
-        .findings
-        .extend(misplaced.into_iter().map(Finding::broken));
+    // A native package keeps its solutions in verdict folders; Kattis and Polygon packages list
+    // theirs with the verdicts they allow.
+    let solutions_dir = match problem.format {
+        crate::package::Format::Native => solutions_dir(dir, &problem.slug),
+        _ => dir.to_path_buf(),
+    };
+    let solutions: Vec<(PathBuf, Vec<Verdict>)> = match problem.format {
+        crate::package::Format::Native => {
+            let (solutions, misplaced) = list_solutions(&solutions_dir);
+            check
+                .findings
+                .extend(misplaced.into_iter().map(Finding::broken));
+            solutions.into_iter().map(|(p, v)| (p, vec![v])).collect()
+        }
+        _ => problem
+            .solutions
+            .iter()
+            .map(|s| (s.path.clone(), s.expected.clone()))
+            .collect(),
+    };
     let reference = solutions
         .iter()
-        .find(|(_, v)| *v == Verdict::AC)
+        .find(|(_, v)| *v == [Verdict::AC])
         .map(|(p, _)| p.clone());
     if reference.is_none() {
         check.findings.push(Finding::failed(format!(
@@ -305,8 +328,22 @@ pub fn verify_problem(
             .findings
             .extend(run_checker_tests(engine, &problem, checker));
     }
+    if let (Some(checker), Some(_)) = (&checker, &problem.time_rule) {
+        // No time limit in the package: the accepted solutions give it (Kattis' rule).
+        reporter.step("the time limit from the accepted solutions");
+        match crate::setter::time_limit::derive(engine, &problem, checker) {
+            Ok(derived) => {
+                if let Some((limit, why)) = derived.limit {
+                    problem.limits.time = limit;
+                    problem.limits.wall = limit * 3 + Duration::from_secs(1);
+                    problem.origin.time = why;
+                }
+            }
+            Err(e) => check.findings.push(Finding::broken(e.to_string())),
+        }
+    }
     if let Some(checker) = &checker {
-        for (path, expected) in solutions {
+        for (path, allowed) in solutions {
             reporter.solution_started(&path);
             let (report, error) = match engine.judge(
                 &problem,
@@ -316,13 +353,26 @@ pub fn verify_problem(
                 reporter.tests(),
             ) {
                 Ok(r) => (Some(r), None),
-                Err(e) => (None, Some(e.to_string())),
+                Err(e) => (None, Some(e)),
+            };
+            // No toolchain for its language here: skipped with a note, not failed.
+            let skipped = match &error {
+                Some(crate::judge::EngineError::Build(crate::build::BuildError::Lang(e))) => {
+                    Some(e.to_string().lines().next().unwrap_or_default().to_string())
+                }
+                _ => None,
             };
             let sc = SolutionCheck {
                 path,
-                expected,
+                expected: allowed.first().copied().unwrap_or(Verdict::AC),
+                allowed,
+                skipped: skipped.clone(),
                 report,
-                error,
+                error: if skipped.is_some() {
+                    None
+                } else {
+                    error.map(|e| e.to_string())
+                },
             };
             reporter.solution_finished(&sc);
             check.solutions.push(sc);
@@ -341,15 +391,27 @@ pub fn validate_tests(
     problem: &Problem,
     progress: &mut dyn FnMut(&str, &str),
 ) -> Vec<Finding> {
-    let Some(validator) = &problem.validator else {
-        return Vec::new();
-    };
+    let mut findings = Vec::new();
+    for program in &problem.validators {
+        findings.extend(validate_with(engine, problem, program, progress));
+    }
+    findings
+}
+
+/// Runs one validator of the package on every test.
+fn validate_with(
+    engine: &mut Engine,
+    problem: &Problem,
+    program: &crate::package::Program,
+    progress: &mut dyn FnMut(&str, &str),
+) -> Vec<Finding> {
+    let validator = &program.source;
     let name = validator
         .file_name()
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let artifact = match engine.build(validator) {
+    let artifact = match engine.build_program(program) {
         Ok((Some(a), _)) => a,
         Ok((None, report)) => {
             return vec![Finding::broken(format!(
@@ -364,7 +426,13 @@ pub fn validate_tests(
     let count = problem.tests.len();
     for (i, test) in problem.tests.iter().enumerate() {
         progress("Validating", &format!("{} ({}/{count})", test.name, i + 1));
-        match validate_input(engine, &artifact, validator, &test.input) {
+        match validate_input_with(
+            engine,
+            &artifact,
+            validator,
+            &test.input,
+            &test.validator_args,
+        ) {
             Ok(()) => {}
             Err(NotValid::Rejected(why)) => findings.push(Finding::failed(format!(
                 "{}: invalid test (rejected by {name}): {why}",
@@ -397,9 +465,21 @@ pub fn validate_input(
     source: &Path,
     input: &Path,
 ) -> Result<(), NotValid> {
+    validate_input_with(engine, validator, source, input, &[])
+}
+
+/// [`validate_input`] with arguments (Kattis `input_validator_args`).
+pub fn validate_input_with(
+    engine: &mut Engine,
+    validator: &crate::build::Artifact,
+    source: &Path,
+    input: &Path,
+    args: &[String],
+) -> Result<(), NotValid> {
     let limits = crate::judge::checker_limits();
+    let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
     let (run, out, err) = engine
-        .execute(validator, &[], Some(input), &[], limits.clone())
+        .execute(validator, &args, Some(input), &[], limits.clone())
         .map_err(|e| {
             NotValid::Crashed(jury::Failure {
                 what: format!("could not be run: {e}"),

@@ -138,7 +138,11 @@ fn describe_failure(s: &SolutionCheck) -> String {
             format!(
                 "{}: expected {} but got {}{at}",
                 s.path.display(),
-                s.expected.code(),
+                s.allowed
+                    .iter()
+                    .map(|v| v.code())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
                 r.verdict.code()
             )
         }
@@ -187,10 +191,24 @@ fn render_problem(c: &ProblemCheck, paint: &Paint) -> String {
         .max()
         .unwrap_or(8)
         .max(8);
+    let allowed = |sol: &SolutionCheck| {
+        sol.allowed
+            .iter()
+            .map(|v| v.code())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let e = c
+        .solutions
+        .iter()
+        .map(|sol| allowed(sol).len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
     s.push_str(&format!(
         "  {}\n",
         paint.bold(&format!(
-            "{:<w$}  {:<8}  {:<4}  {:>9}  {:>8}  {}",
+            "{:<w$}  {:<e$}  {:<4}  {:>9}  {:>8}  {}",
             "solution", "expected", "got", "slowest", "margin", "first failure"
         ))
     ));
@@ -211,6 +229,12 @@ fn render_problem(c: &ProblemCheck, paint: &Paint) -> String {
                     .unwrap_or_else(|| format!("all {} tests passed", r.tests.len()));
                 (r.verdict.code().to_string(), secs(t), margin, failure)
             }
+            None if sol.skipped.is_some() => (
+                "skip".into(),
+                "-".into(),
+                "-".into(),
+                format!("skipped: {}", sol.skipped.clone().unwrap_or_default()),
+            ),
             None => (
                 "JE".into(),
                 "-".into(),
@@ -224,9 +248,9 @@ fn render_problem(c: &ProblemCheck, paint: &Paint) -> String {
             paint.verdict(crate::verdict::Verdict::WA, &format!("{got:<4}"))
         };
         s.push_str(&format!(
-            "  {:<w$}  {:<8}  {}  {:>9}  {:>8}  {}\n",
+            "  {:<w$}  {:<e$}  {}  {:>9}  {:>8}  {}\n",
             name,
-            sol.expected.code(),
+            allowed(sol),
             got_painted,
             slowest,
             margin,

@@ -229,3 +229,64 @@ fn run_derives_a_missing_time_limit_from_the_accepted_submissions() {
         )
         .expect_stderr_contains("x 3 (limits.time_multiplier) rounded up to 1 s = 1 s");
 }
+
+#[test]
+fn verify_judges_kattis_and_polygon_solutions_by_their_expectations() {
+    for name in ["kattis-legacy", "kattis-2025", "polygon-files"] {
+        judge()
+            .arg("verify")
+            .arg(package(name))
+            .output()
+            .expect_code(0)
+            .expect_stdout_contains("every expectation holds");
+    }
+}
+
+#[test]
+fn verify_skips_a_solution_without_a_toolchain_and_fails_a_wrong_accepted_one() {
+    let out = judge().arg("verify").arg(package("kattis-derive")).output();
+    out.expect_code(1)
+        .expect_stdout_contains("accepted/Parity.scala  AC        skip")
+        .expect_stdout_contains("skipped: ")
+        .expect_stdout_contains(
+            "submissions/accepted/wrong.py: expected AC but got WA on test secret/1",
+        );
+}
+
+#[test]
+fn verify_runs_kattis_input_validators_with_their_args() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
+    );
+    write("data/sample/1.in", "4\n");
+    write("data/sample/1.ans", "EVEN\n");
+    write(
+        "data/secret/test_group.yaml",
+        "input_validator_args: [--max, '5']\n",
+    );
+    write("data/secret/1.in", "7\n");
+    write("data/secret/1.ans", "ODD\n");
+    write(
+        "input_validators/bounded.py",
+        "import sys\nn = int(sys.stdin.read())\nlimit = int(sys.argv[2]) if len(sys.argv) > 2 else 100\nif n > limit:\n    print(f'{n} is over {limit}', file=sys.stderr)\n    sys.exit(43)\nsys.exit(42)\n",
+    );
+    std::fs::create_dir_all(dir.path().join("submissions/accepted")).unwrap();
+    std::fs::copy(
+        program("parity-ac.py"),
+        dir.path().join("submissions/accepted/a.py"),
+    )
+    .unwrap();
+    judge()
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .expect_code(1)
+        .expect_stdout_contains("secret/1.in: invalid test (rejected by bounded.py): 7 is over 5");
+}
