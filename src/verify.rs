@@ -3,7 +3,7 @@
 //! `solutions/<slug>/<expected>/` gets its expected verdict.
 
 use crate::judge::{Checker, Engine, JudgeOptions, Reporter, SubmissionReport};
-use crate::package::{natural_cmp, recipe, Problem};
+use crate::package::{natural_cmp, recipe, Problem, Protocol};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{self, NotValid};
 use crate::verdict::Verdict;
@@ -432,6 +432,7 @@ fn validate_with(
             validator,
             &test.input,
             &test.validator_args,
+            program.protocol,
         ) {
             Ok(()) => {}
             Err(NotValid::Rejected(why)) => findings.push(Finding::failed(format!(
@@ -465,16 +466,18 @@ pub fn validate_input(
     source: &Path,
     input: &Path,
 ) -> Result<(), NotValid> {
-    validate_input_with(engine, validator, source, input, &[])
+    validate_input_with(engine, validator, source, input, &[], Protocol::Testlib)
 }
 
-/// [`validate_input`] with arguments (Kattis `input_validator_args`).
+/// [`validate_input`] with arguments (Kattis `input_validator_args`) and the validator's
+/// protocol: a Kattis validator must exit 42 for a valid input (its exit 0 is a crash).
 pub fn validate_input_with(
     engine: &mut Engine,
     validator: &crate::build::Artifact,
     source: &Path,
     input: &Path,
     args: &[String],
+    protocol: Protocol,
 ) -> Result<(), NotValid> {
     let limits = crate::judge::checker_limits();
     let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
@@ -489,6 +492,20 @@ pub fn validate_input_with(
         })?;
     let stderr = jury::name_source(&jury::read_tail(&err, jury::STDERR_TAIL), validator, source);
     engine.recycle(out, err);
+    let limited = run.cpu_limit_exceeded
+        || run.wall_limit_exceeded
+        || run.memory_limit_exceeded
+        || run.output_limit_exceeded;
+    if protocol == Protocol::Kattis
+        && !limited
+        && run.termination == crate::sandbox::Termination::Exited(0)
+    {
+        return Err(NotValid::Crashed(jury::Failure {
+            what: "exited with 0, which is no answer: a Kattis input validator exits 42 for a valid input and 43 for an invalid one".into(),
+            tail: Vec::new(),
+            timed_out: false,
+        }));
+    }
     jury::validator_verdict(&run, &limits, &stderr)
 }
 

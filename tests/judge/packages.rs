@@ -289,4 +289,14 @@ fn verify_runs_kattis_input_validators_with_their_args() {
         .output()
         .expect_code(1)
         .expect_stdout_contains("secret/1.in: invalid test (rejected by bounded.py): 7 is over 5");
+    // Exit 0 is no answer in the Kattis protocol: the validator is broken (a judge error).
+    write("input_validators/bounded.py", "import sys\nsys.exit(0)\n");
+    judge()
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .expect_code(2)
+        .expect_stdout_contains(
+            "exited with 0, which is no answer: a Kattis input validator exits 42",
+        );
 }
