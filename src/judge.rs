@@ -156,6 +156,24 @@ impl Engine {
         source: &Path,
     ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
         if source.is_dir() {
+            // A folder in no language of the table is an unsupported program, like a file.
+            let mut files: Vec<PathBuf> = std::fs::read_dir(source)
+                .map_err(|e| BuildError::Source {
+                    path: source.to_path_buf(),
+                    source: e,
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            files.sort();
+            if let Some(Err(e)) = files
+                .iter()
+                .all(|f| self.languages.for_source(f).is_err())
+                .then(|| files.first().map(|f| self.languages.for_source(f)))
+                .flatten()
+            {
+                return Err(BuildError::Lang(e).into());
+            }
             let program = crate::package::program_from(source, Protocol::Testlib, "program")?;
             return self.build_program(&program);
         }
@@ -174,20 +192,58 @@ impl Engine {
         &mut self,
         program: &Program,
     ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        self.build_program_with(program, &[])
+    }
+
+    /// [`Engine::build_program`] with a Kattis package's constants: each `{{name}}` in the
+    /// source and the helpers is replaced by its value.
+    pub fn build_program_with(
+        &mut self,
+        program: &Program,
+        constants: &[(String, String)],
+    ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        // An unsupported language is named by the package's path, not a copy's.
+        self.languages
+            .for_source(&program.source)
+            .map_err(BuildError::Lang)?;
         let dir = self.fresh_dir("build")?;
+        let substituted = |path: &Path| -> Option<Vec<u8>> {
+            if constants.is_empty() {
+                return None;
+            }
+            let text = std::fs::read_to_string(path).ok()?;
+            text.contains("{{")
+                .then(|| crate::package::substitute(&text, constants).into_bytes())
+        };
         for helper in &program.helpers {
             let Some(name) = helper.file_name() else {
                 continue;
             };
-            std::fs::copy(helper, dir.join(name)).map_err(|source| EngineError::Helper {
+            let target = dir.join(name);
+            let done = match substituted(helper) {
+                Some(bytes) => std::fs::write(&target, bytes),
+                None => std::fs::copy(helper, &target).map(|_| ()),
+            };
+            done.map_err(|source| EngineError::Helper {
                 path: helper.clone(),
                 source,
             })?;
         }
+        let source = match (substituted(&program.source), program.source.file_name()) {
+            (Some(bytes), Some(name)) => {
+                let copy = self.fresh_dir("constants")?.join(name);
+                std::fs::write(&copy, bytes).map_err(|source| EngineError::Work {
+                    path: copy.clone(),
+                    source,
+                })?;
+                copy
+            }
+            _ => program.source.clone(),
+        };
         Ok(build::build(
             &mut self.sandbox,
             &self.languages,
-            &program.source,
+            &source,
             &dir,
         )?)
     }
@@ -196,13 +252,15 @@ impl Engine {
     pub fn prepare_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
         match &problem.checker {
             CheckerSpec::Builtin(b) => Ok(Checker::Builtin(b.clone())),
-            CheckerSpec::Custom(program) => match self.build_program(program)? {
-                (Some(a), _) => Ok(Checker::Custom(a, program.protocol)),
-                (None, report) => Err(EngineError::CheckerCompile {
-                    path: program.source.clone(),
-                    message: report.message,
-                }),
-            },
+            CheckerSpec::Custom(program) => {
+                match self.build_program_with(program, &problem.constants)? {
+                    (Some(a), _) => Ok(Checker::Custom(a, program.protocol)),
+                    (None, report) => Err(EngineError::CheckerCompile {
+                        path: program.source.clone(),
+                        message: report.message,
+                    }),
+                }
+            }
         }
     }
 
@@ -281,7 +339,31 @@ impl Engine {
         reporter: &mut dyn Reporter,
     ) -> Result<SubmissionReport, EngineError> {
         reporter.compile_started(source);
-        let (artifact, compile) = self.build(source)?;
+        let included = problem.included_files(source);
+        // The package's own submissions see its constants (Kattis 2025-09).
+        let own = !problem.constants.is_empty() && source.starts_with(&problem.dir);
+        let (artifact, compile) = if included.is_empty() && !own {
+            self.build(source)?
+        } else {
+            // Kattis `include/`: the package's files beside the submission's, theirs winning.
+            let mut program = if source.is_dir() {
+                crate::package::program_from(source, Protocol::Testlib, "program")?
+            } else {
+                Program {
+                    source: source.to_path_buf(),
+                    protocol: Protocol::Testlib,
+                    helpers: Vec::new(),
+                    args: Vec::new(),
+                }
+            };
+            program.helpers.extend(included.iter().cloned());
+            let constants = if own || !included.is_empty() {
+                problem.constants.as_slice()
+            } else {
+                &[]
+            };
+            self.build_program_with(&program, constants)?
+        };
         reporter.compiled(&compile);
         let Some(artifact) = artifact else {
             return Ok(SubmissionReport {

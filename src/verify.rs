@@ -345,6 +345,19 @@ pub fn verify_problem(
     if let Some(checker) = &checker {
         for (path, allowed) in solutions {
             reporter.solution_started(&path);
+            if let Some(why) = other_dialect(&path) {
+                let sc = SolutionCheck {
+                    path,
+                    expected: allowed.first().copied().unwrap_or(Verdict::AC),
+                    allowed,
+                    skipped: Some(why),
+                    report: None,
+                    error: None,
+                };
+                reporter.solution_finished(&sc);
+                check.solutions.push(sc);
+                continue;
+            }
             let (report, error) = match engine.judge(
                 &problem,
                 checker,
@@ -383,6 +396,24 @@ pub fn verify_problem(
     check
 }
 
+/// A source written for a language the table does not have although its extension matches one
+/// it has: a `.py` file whose `#!` line asks for Python 2 (Kattis packages keep such submissions).
+fn other_dialect(path: &Path) -> Option<String> {
+    if path.extension().is_none_or(|e| e != "py") {
+        return None;
+    }
+    let text = std::fs::read(path).ok()?;
+    let first = text.split(|b| *b == b'\n').next()?;
+    let first = String::from_utf8_lossy(first);
+    let python2 = first.starts_with("#!")
+        && first
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| w == "python2");
+    python2.then(|| {
+        "written for Python 2 (its #! line); the language table has Python 3 only".to_string()
+    })
+}
+
 /// Runs the validator on every test: one finding per invalid test (a failed expectation) and per
 /// crash of the validator (a judge error). After the validator runs out of time once, the other
 /// tests are not validated (each would cost the whole limit).
@@ -411,7 +442,7 @@ fn validate_with(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let artifact = match engine.build_program(program) {
+    let artifact = match engine.build_program_with(program, &problem.constants) {
         Ok((Some(a), _)) => a,
         Ok((None, report)) => {
             return vec![Finding::broken(format!(

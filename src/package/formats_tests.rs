@@ -646,3 +646,32 @@ fn time_rule_rounds_up_to_its_resolution() {
         .time_rule
         .is_none());
 }
+
+#[test]
+fn kattis_constants_and_includes() {
+    let dir = package(&[
+        (
+            "problem.yaml",
+            "problem_format_version: 2025-09\nname: x\nconstants:\n  n: 5\n  big: {value: 1000000, tex: '10^6'}\n",
+        ),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+        ("data/secret/test_group.yaml", "input_validator_args: [--max, '{{big}}']\noutput_validator_args: [float_tolerance, '1e-{{n}}']\n"),
+        ("data/secret/1.in", "1\n"),
+        ("data/secret/1.ans", "1\n"),
+        ("include/default/data.txt", "x\n"),
+        ("include/cpp/lib.h", "int f();\n"),
+    ]);
+    let p = Problem::load(dir.path()).unwrap();
+    assert!(p
+        .constants
+        .contains(&("big.tex".to_string(), "10^6".to_string())));
+    assert_eq!(p.tests[1].validator_args, ["--max", "1000000"]);
+    assert_eq!(p.tests[1].checker_args, ["float_tolerance", "1e-5"]);
+    assert!(p.included_files(Path::new("a.cpp"))[0].ends_with("include/cpp/lib.h"));
+    assert!(p.included_files(Path::new("a.py"))[0].ends_with("include/default/data.txt"));
+    assert_eq!(
+        substitute("{{n}} {{big.tex}} {{nope}}", &p.constants),
+        "5 10^6 {{nope}}"
+    );
+}

@@ -87,6 +87,8 @@ const GROUP_ARGS: &[&str] = &[
     "output_validator_args",
     "input_validator_args",
 ];
+/// Group configuration keys for tools the judge does not have (visualizers).
+const GROUP_OTHER: &[&str] = &["input_visualizer_args", "output_visualizer_args"];
 /// Group configuration keys about scoring and feedback: kept for a later issue, not read now.
 const GROUP_SCORING: &[&str] = &[
     "on_reject",
@@ -421,16 +423,12 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             }
         }
     }
-    for (folder, why) in [
-        (
-            "input_format_validators",
-            "checktestdata / viva scripts are not run by the judge",
-        ),
-        (
-            "include",
-            "files added to submissions are not supported; submissions are built alone",
-        ),
-    ] {
+    let includes = read_includes(dir)?;
+    let constants = read_constants(&yaml, &yaml_path)?;
+    for (folder, why) in [(
+        "input_format_validators",
+        "checktestdata / viva scripts are not run by the judge",
+    )] {
         if dir.join(folder).exists() {
             warn(&mut warnings, &dir.join(folder), format!("{why}; ignored"));
         }
@@ -441,6 +439,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     let mut walk = Walk {
         modern,
         strict,
+        constants: constants.clone(),
         tests: Vec::new(),
         groups: Vec::new(),
         warnings: Vec::new(),
@@ -504,6 +503,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         validators,
         io: Default::default(),
         solutions,
+        includes,
+        constants,
         warnings,
     })
 }
@@ -733,6 +734,8 @@ struct Settings {
 struct Walk {
     modern: bool,
     strict: bool,
+    /// Replaced in group arguments.
+    constants: Vec<(String, String)>,
     tests: Vec<TestCase>,
     groups: Vec<Group>,
     warnings: Vec<PackageError>,
@@ -775,7 +778,10 @@ impl Walk {
         for (key, value) in keys(map) {
             match key.as_str() {
                 "output_validator_flags" | "output_validator_args" => {
-                    settings.output_args = args_of(value, path, &key)?;
+                    settings.output_args = args_of(value, path, &key)?
+                        .iter()
+                        .map(|a| super::substitute(a, &self.constants))
+                        .collect();
                 }
                 "input_validator_flags" | "input_validator_args" => {
                     settings.input_args = match value {
@@ -792,10 +798,13 @@ impl Walk {
                             all
                         }
                         v => args_of(v, path, &key)?,
-                    };
+                    }
+                    .iter()
+                    .map(|a| super::substitute(a, &self.constants))
+                    .collect();
                 }
                 k if GROUP_SCORING.contains(&k) => scoring.push(key),
-                k if GROUP_ARGS.contains(&k) => {}
+                k if GROUP_ARGS.contains(&k) || GROUP_OTHER.contains(&k) => {}
                 _ => self.warnings.push(PackageError::new(
                     path,
                     format!("unknown key `{key}`; ignored"),
@@ -1190,4 +1199,97 @@ fn read_submissions(
         }
     }
     Ok(solutions)
+}
+
+/// The Kattis language code of a source file (`include/<code>/`), from its extension.
+pub fn language_code(file: &Path) -> Option<&'static str> {
+    let ext = file.extension()?.to_string_lossy().to_ascii_lowercase();
+    Some(match ext.as_str() {
+        "c" => "c",
+        "cc" | "cpp" | "cxx" | "c++" => "cpp",
+        "py" | "py3" => "python3",
+        "rs" => "rust",
+        "java" => "java",
+        "kt" => "kotlin",
+        "go" => "go",
+        "hs" => "haskell",
+        "js" => "javascript",
+        "ml" => "ocaml",
+        "php" => "php",
+        "rb" => "ruby",
+        "scala" => "scala",
+        "cs" => "csharp",
+        "pas" => "pascal",
+        "pl" => "prolog",
+        "lisp" => "lisp",
+        _ => return None,
+    })
+}
+
+/// `include/<language>/` and `include/default/`: files added to every submission of that
+/// language before it is built.
+fn read_includes(
+    dir: &Path,
+) -> Result<std::collections::BTreeMap<String, Vec<PathBuf>>, PackageError> {
+    let mut out = std::collections::BTreeMap::new();
+    let root = dir.join("include");
+    let Ok(entries) = std::fs::read_dir(&root) else {
+        return Ok(out);
+    };
+    for entry in entries.filter_map(|e| e.ok()) {
+        let path = entry.path();
+        if !path.is_dir() {
+            continue;
+        }
+        let mut files: Vec<PathBuf> = std::fs::read_dir(&path)
+            .map_err(|e| PackageError::new(&path, format!("cannot read: {e}")))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.is_file())
+            .collect();
+        files.sort();
+        out.insert(entry.file_name().to_string_lossy().into_owned(), files);
+    }
+    Ok(out)
+}
+
+/// `constants:` of a 2025-09 `problem.yaml`: `name: value` or `name: {value: …, variant: …}`,
+/// as (`name`, value), (`name.value`, value) and (`name.variant`, its value).
+fn read_constants(yaml: &Mapping, path: &Path) -> Result<Vec<(String, String)>, PackageError> {
+    let mut out = Vec::new();
+    let Some(Value::Mapping(map)) = yaml.get("constants") else {
+        return Ok(out);
+    };
+    for (name, value) in keys(map) {
+        match value {
+            Value::Mapping(variants) => {
+                let Some(v) = variants.get("value").and_then(scalar) else {
+                    return Err(PackageError::new(
+                        path,
+                        format!("constant `{name}` has no `value`"),
+                    )
+                    .hint("give it value: (a number or a string) besides its variants"));
+                };
+                out.push((name.clone(), v));
+                for (variant, text) in keys(variants) {
+                    if let Some(t) = scalar(text) {
+                        out.push((format!("{name}.{variant}"), t));
+                    }
+                }
+            }
+            v => match scalar(v) {
+                Some(t) => {
+                    out.push((name.clone(), t.clone()));
+                    out.push((format!("{name}.value"), t));
+                }
+                None => {
+                    return Err(PackageError::new(
+                        path,
+                        format!("constant `{name}` is not a number or a string"),
+                    )
+                    .hint("write name: 5, or name: {value: 5, tex: ...}"))
+                }
+            },
+        }
+    }
+    Ok(out)
 }

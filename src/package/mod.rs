@@ -99,8 +99,40 @@ pub struct Problem {
     /// The package's own solutions with the verdicts they must get (Kattis `submissions/`,
     /// Polygon `<solutions>`; a native package keeps them in `solutions/<slug>/`, read by verify).
     pub solutions: Vec<Solution>,
+    /// Files copied into every submission before it is built, per Kattis language code
+    /// (`include/<language>/`, else `include/default/`).
+    pub includes: std::collections::BTreeMap<String, Vec<PathBuf>>,
+    /// Kattis 2025-09 `constants`: `name` and `name.variant` with their values, replaced in
+    /// validators, included files, the package's submissions and group arguments.
+    pub constants: Vec<(String, String)>,
     /// What the package says that the judge does not read (file and key named).
     pub warnings: Vec<PackageError>,
+}
+
+impl Problem {
+    /// The files to build along with the submission `source` (Kattis `include/`).
+    pub fn included_files(&self, source: &Path) -> &[PathBuf] {
+        if self.includes.is_empty() {
+            return &[];
+        }
+        let main = if source.is_dir() {
+            std::fs::read_dir(source)
+                .ok()
+                .and_then(|mut d| {
+                    d.find_map(|e| {
+                        let p = e.ok()?.path();
+                        kattis::language_code(&p).map(|_| p)
+                    })
+                })
+                .unwrap_or_else(|| source.to_path_buf())
+        } else {
+            source.to_path_buf()
+        };
+        kattis::language_code(&main)
+            .and_then(|code| self.includes.get(code))
+            .or_else(|| self.includes.get("default"))
+            .map_or(&[], Vec::as_slice)
+    }
 }
 
 /// A solution of the package and what it must get.
@@ -194,6 +226,15 @@ impl CheckerSpec {
             ),
         }
     }
+}
+
+/// Replaces each `{{name}}` of `constants` in `text` (undefined names stay as they are).
+pub fn substitute(text: &str, constants: &[(String, String)]) -> String {
+    let mut out = text.to_string();
+    for (name, value) in constants {
+        out = out.replace(&format!("{{{{{name}}}}}"), value);
+    }
+    out
 }
 
 /// A built-in checker's name as packages write it.

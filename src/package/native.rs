@@ -63,6 +63,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         validators,
         io: Default::default(),
         solutions: Vec::new(),
+        includes: Default::default(),
+        constants: Vec::new(),
         warnings: Vec::new(),
     })
 }

@@ -477,6 +477,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         validators,
         io,
         solutions,
+        includes: Default::default(),
+        constants: Vec::new(),
         warnings,
     })
 }

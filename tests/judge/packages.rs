@@ -300,3 +300,36 @@ fn verify_runs_kattis_input_validators_with_their_args() {
             "exited with 0, which is no answer: a Kattis input validator exits 42",
         );
 }
+
+#[test]
+fn kattis_included_files_and_constants_reach_the_package_programs() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\nconstants:\n  offset: 3\n  word: {value: ODD, lower: odd}\n",
+    );
+    write("data/sample/1.in", "4\n");
+    write("data/sample/1.ans", "7\n");
+    // Included into every Python submission, constants replaced.
+    write("include/python3/helper.py", "OFFSET = {{offset}}\n");
+    write(
+        "submissions/accepted/a.py",
+        "from helper import OFFSET\n\nprint(int(input()) + OFFSET)\n",
+    );
+    // The package's own submissions see the constants too.
+    write(
+        "submissions/accepted/b.py",
+        "print(int(input()) + {{offset}})\n",
+    );
+    judge()
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("every expectation holds");
+}
