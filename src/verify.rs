@@ -267,6 +267,20 @@ pub fn verify_problem(
             return check;
         }
     };
+    // Tests the package leaves out (Polygon without its full files) are made first.
+    match crate::setter::rebuild::rebuild_missing(engine, &mut problem, &mut |verb, what| {
+        reporter.status(verb, what)
+    }) {
+        Ok(notes) => {
+            for note in notes {
+                reporter.step(&note);
+            }
+        }
+        Err(e) => {
+            check.findings.push(Finding::broken(e.to_string()));
+            return check;
+        }
+    }
     // A native package keeps its solutions in verdict folders; Kattis and Polygon packages list
     // theirs with the verdicts they allow.
     let solutions_dir = match problem.format {

@@ -105,6 +105,8 @@ pub fn document(problem: &Problem) -> Value {
             "checker_args": t.checker_args,
             "validator_args": t.validator_args,
             "points": t.points,
+            "generate": t.generate,
+            "answer_from_main_solution": t.answer_missing,
         })).collect::<Vec<_>>(),
         "solutions": problem.solutions.iter().map(|sol| json!({
             "file": rel(problem, &sol.path),
@@ -215,6 +217,12 @@ pub fn render(problem: &Problem) -> String {
         }
         if let Some(p) = t.points {
             notes.push(format!("{p} points"));
+        }
+        if let Some(cmd) = &t.generate {
+            notes.push(format!("not in the package: made by `{}`", cmd.join(" ")));
+        }
+        if t.answer_missing {
+            notes.push("answer not in the package: made by the main solution".into());
         }
         if !t.checker_args.is_empty() {
             notes.push(format!("checker args: {}", t.checker_args.join(" ")));

@@ -36,6 +36,16 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     if !args.json {
         super::warn_isolation(&engine.sandbox);
     }
+    if problem
+        .tests
+        .iter()
+        .any(|t| t.generate.is_some() || t.answer_missing)
+    {
+        crate::errln!("note: the package lacks some tests or answers: making them first");
+    }
+    for note in crate::setter::rebuild::rebuild_missing(engine, &mut problem, &mut |_, _| {})? {
+        crate::errln!("note: {note}");
+    }
     let checker = engine.prepare_checker(&problem)?;
     if problem.time_rule.is_some() {
         // The package states no time limit: measure its accepted solutions (Kattis' rule).

@@ -675,3 +675,23 @@ fn kattis_constants_and_includes() {
         "5 10^6 {{nope}}"
     );
 }
+
+#[test]
+fn polygon_missing_generated_tests_and_answers_are_marked_for_rebuilding() {
+    let p = Problem::load(&fixture("polygon-generated")).unwrap();
+    assert_eq!(p.tests[0].generate, None);
+    assert_eq!(
+        p.tests[1].generate.as_deref(),
+        Some(&["gen".to_string(), "7".to_string()][..])
+    );
+    assert!(p.tests.iter().all(|t| t.answer_missing));
+    assert!(p
+        .rebuild
+        .main
+        .as_ref()
+        .unwrap()
+        .ends_with("solutions/main.py"));
+    let gen = &p.rebuild.generators["gen"];
+    assert!(gen.source.ends_with("files/gen.cpp"));
+    assert!(gen.helpers.iter().any(|h| h.ends_with("files/numbers.h")));
+}

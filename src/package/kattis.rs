@@ -504,6 +504,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         io: Default::default(),
         solutions,
         includes,
+        rebuild: Default::default(),
         constants,
         warnings,
     })
@@ -874,7 +875,7 @@ impl Walk {
                 group: name.to_string(),
                 checker_args: settings.output_args.clone(),
                 validator_args: settings.input_args.clone(),
-                points: None,
+                ..TestCase::default()
             };
             let own = dir.join(format!("{key}.yaml"));
             if files.contains(&format!("{key}.yaml")) {

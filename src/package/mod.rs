@@ -102,6 +102,9 @@ pub struct Problem {
     /// Files copied into every submission before it is built, per Kattis language code
     /// (`include/<language>/`, else `include/default/`).
     pub includes: std::collections::BTreeMap<String, Vec<PathBuf>>,
+    /// How to make what a package leaves out (Polygon packages without their generated tests or
+    /// answers): its generators and main solution.
+    pub rebuild: Rebuild,
     /// Kattis 2025-09 `constants`: `name` and `name.variant` with their values, replaced in
     /// validators, included files, the package's submissions and group arguments.
     pub constants: Vec<(String, String)>,
@@ -270,6 +273,14 @@ pub fn builtin_name(b: &Builtin) -> String {
     }
 }
 
+/// The programs that make a package's missing tests: generators by name (as `cmd` lines call
+/// them) and the main solution (for answers).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rebuild {
+    pub generators: std::collections::BTreeMap<String, Program>,
+    pub main: Option<PathBuf>,
+}
+
 /// Files the solution uses instead of stdin / stdout, in its working folder.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FileIo {
@@ -313,6 +324,11 @@ pub struct TestCase {
     pub validator_args: Vec<String>,
     /// Polygon's points of the test (kept for scoring).
     pub points: Option<f64>,
+    /// The input is not in the package: the generator command (name, then arguments) that makes
+    /// it ([`Problem::rebuild`]).
+    pub generate: Option<Vec<String>>,
+    /// The answer is not in the package: the main solution's output on the input is.
+    pub answer_missing: bool,
 }
 
 /// A problem in a package: which file, where, what is wrong, how to fix it.

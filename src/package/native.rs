@@ -64,6 +64,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         io: Default::default(),
         solutions: Vec::new(),
         includes: Default::default(),
+        rebuild: Default::default(),
         constants: Vec::new(),
         warnings: Vec::new(),
     })

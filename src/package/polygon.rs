@@ -5,7 +5,7 @@
 
 use super::{
     slug_of, CheckerSpec, FileIo, Format, Group, LimitOrigin, PackageError, Problem, ProblemLimits,
-    Program, Protocol, Solution, TestCase, MIB,
+    Program, Protocol, Rebuild, Solution, TestCase, MIB,
 };
 use crate::checker::testlib::Standard;
 use crate::checker::Builtin;
@@ -243,6 +243,41 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             ));
         }
     }
+    // What makes the tests a package leaves out: its generators (<files><executables>) and the
+    // main solution.
+    let helpers = helper_files(dir);
+    let mut rebuild = Rebuild::default();
+    if let Some(execs) = child(root, "files").and_then(|f| child(f, "executables")) {
+        for e in execs.children().filter(|c| c.has_tag_name("executable")) {
+            let Some(src) = child(e, "source").and_then(|s| s.attribute("path")) else {
+                continue;
+            };
+            let file = dir.join(src);
+            let Some(stem) = file.file_stem().map(|s| s.to_string_lossy().into_owned()) else {
+                continue;
+            };
+            if file.is_file() {
+                rebuild.generators.insert(
+                    stem,
+                    Program {
+                        helpers: helpers.iter().filter(|h| **h != file).cloned().collect(),
+                        source: file,
+                        protocol: Protocol::Testlib,
+                        args: Vec::new(),
+                    },
+                );
+            }
+        }
+    }
+    rebuild.main = child(root, "assets")
+        .and_then(|a| child(a, "solutions"))
+        .and_then(|list| {
+            list.children()
+                .filter(|c| c.has_tag_name("solution") && c.attribute("tag") == Some("main"))
+                .find_map(|c| child(c, "source").and_then(|s| s.attribute("path")))
+        })
+        .map(|p| dir.join(p))
+        .filter(|p| p.is_file());
     for (i, node) in test_nodes.iter().enumerate() {
         let n = i + 1;
         let bad_pattern = |p: &str| {
@@ -259,7 +294,20 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         let answer = dir
             .join(format_pattern(&answer_pattern, n).ok_or_else(|| bad_pattern(&answer_pattern))?);
         let generated = node.attribute("method") == Some("generated");
-        if strict && !input.is_file() {
+        let words: Vec<String> = node
+            .attribute("cmd")
+            .unwrap_or("")
+            .split_whitespace()
+            .map(String::from)
+            .collect();
+        let generate = (!input.is_file()
+            && generated
+            && words
+                .first()
+                .is_some_and(|g| rebuild.generators.contains_key(g)))
+        .then(|| words.clone());
+        let answer_missing = !answer.is_file() && rebuild.main.is_some();
+        if strict && !input.is_file() && generate.is_none() {
             let mut e = at(
                 &doc,
                 &path,
@@ -267,15 +315,15 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
                 format!("test {n}: its input {} is missing", input.display()),
             );
             e = if generated {
-                e.hint(format!("test {n} is generated (`{}`): download the full package (Polygon's \"linux\" package holds every test)", node.attribute("cmd").unwrap_or("")))
+                e.hint(format!("test {n} is generated (`{}`) by a generator that is not among <files><executables>: download the full package (Polygon's \"linux\" package holds every test)", node.attribute("cmd").unwrap_or("")))
             } else {
                 e.hint("restore the test file, or download the package again")
             };
             return Err(e);
         }
-        if strict && !answer.is_file() {
+        if strict && !answer.is_file() && !answer_missing {
             return Err(at(&doc, &path, *node, format!("test {n}: its answer {} is missing", answer.display()))
-                .hint("download the full package from Polygon (it holds every answer), or write the answer file"));
+                .hint("the package has no main solution to make it: download the full package from Polygon (it holds every answer), or write the answer file"));
         }
         let points = match node.attribute("points") {
             None => None,
@@ -301,6 +349,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             checker_args: Vec::new(),
             validator_args: Vec::new(),
             points,
+            generate,
+            answer_missing,
         });
     }
     if strict && tests.is_empty() {
@@ -326,7 +376,6 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     }
 
     // Checker and validators.
-    let helpers = helper_files(dir);
     let assets = child(root, "assets");
     if let Some(a) = assets {
         for c in a.children().filter(|c| c.is_element()) {
@@ -478,6 +527,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         io,
         solutions,
         includes: Default::default(),
+        rebuild,
         constants: Vec::new(),
         warnings,
     })

@@ -4,6 +4,7 @@
 pub mod gen;
 pub mod jury;
 pub mod new;
+pub mod rebuild;
 pub mod stress;
 pub mod time_limit;
 

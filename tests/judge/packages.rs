@@ -333,3 +333,28 @@ fn kattis_included_files_and_constants_reach_the_package_programs() {
         .expect_code(0)
         .expect_stdout_contains("every expectation holds");
 }
+
+#[test]
+fn polygon_tests_and_answers_the_package_lacks_are_made_first() {
+    let out = judge()
+        .arg("run")
+        .arg(package("polygon-generated"))
+        .arg(program("parity-ac.py"))
+        .args(["--json", "--all"])
+        .output();
+    let doc = out.expect_verdict("AC");
+    assert_eq!(verdicts(&doc).len(), 3, "{doc}");
+    out.expect_stderr_contains(
+        "note: the package lacks tests: made 2 input(s) with the generator(s) gen and 3 answer(s) with the main solution solutions/main.py",
+    );
+    // Nothing is written into the package.
+    assert!(!package("polygon-generated").join("tests/02").exists());
+    assert!(!package("polygon-generated").join("tests/01.a").exists());
+    let doc = run("polygon-generated", "parity-lowercase.py", "WA");
+    assert_eq!(doc["tests"][2]["verdict"], "WA", "{doc}");
+    judge()
+        .arg("verify")
+        .arg(package("polygon-generated"))
+        .output()
+        .expect_code(0);
+}
