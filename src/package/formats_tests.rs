@@ -695,3 +695,25 @@ fn polygon_missing_generated_tests_and_answers_are_marked_for_rebuilding() {
     assert!(gen.source.ends_with("files/gen.cpp"));
     assert!(gen.helpers.iter().any(|h| h.ends_with("files/numbers.h")));
 }
+
+#[test]
+fn legacy_validator_flags_reach_a_custom_validator_before_the_groups() {
+    let dir = package(&[
+        (
+            "problem.yaml",
+            "name: x\nvalidation: custom\nvalidator_flags: strict\n",
+        ),
+        ("output_validators/v/v.py", "import sys\nsys.exit(42)\n"),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+        (
+            "data/secret/testdata.yaml",
+            "output_validator_flags: deep\n",
+        ),
+        ("data/secret/1.in", "1\n"),
+        ("data/secret/1.ans", "1\n"),
+    ]);
+    let p = Problem::load(dir.path()).unwrap();
+    assert_eq!(p.tests[0].checker_args, ["strict"]);
+    assert_eq!(p.tests[1].checker_args, ["strict", "deep"]);
+}

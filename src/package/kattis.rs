@@ -475,12 +475,14 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             .hint("put test cases in data/sample and data/secret as NAME.in + NAME.ans pairs"));
     }
     warnings.append(&mut walk.warnings);
-    // Every test's flags for the default validator must be flags it knows.
-    if let CheckerSpec::Builtin(Builtin::Kattis(_)) = &checker {
-        for test in &mut walk.tests {
-            let mut all = problem_args.clone();
-            all.append(&mut test.checker_args);
-            test.checker_args = all;
+    // `validator_flags` go to every output validator, before the group's; the default
+    // validator's must be flags it knows.
+    let default = matches!(checker, CheckerSpec::Builtin(Builtin::Kattis(_)));
+    for test in &mut walk.tests {
+        let mut all = problem_args.clone();
+        all.append(&mut test.checker_args);
+        test.checker_args = all;
+        if default {
             if let Err(e) = default_flags(&test.checker_args) {
                 return Err(PackageError::new(&test.input, format!("output validator arguments of this test: {e}"))
                     .hint("fix output_validator_args / output_validator_flags in the group's configuration"));
