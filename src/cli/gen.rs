@@ -43,6 +43,19 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let paint = Paint {
         on: crate::report::use_colour(&std::io::stderr()),
     };
+    if package::Format::detect(&dir) == Some(package::Format::Polygon) {
+        // A Polygon package: the generated tests and answers it lacks, from its own generators
+        // and main solution.
+        let written =
+            crate::setter::rebuild::write_missing(&mut session.engine, &dir, &mut |verb, what| {
+                status(&paint, verb, what)
+            })?;
+        crate::outln!("{}: {} file(s) written", dir.display(), written.len());
+        for name in &written {
+            crate::outln!("  wrote {name}");
+        }
+        return Ok(exit::OK);
+    }
     let summary = gen::generate(
         &mut session.engine,
         &dir,

@@ -204,3 +204,45 @@ fn answer_with_main(
     }
     result
 }
+
+/// `judge gen` on a Polygon package: makes the inputs and answers it lacks and writes them where
+/// its path patterns put them. Returns the files written, relative to the package.
+pub fn write_missing(
+    engine: &mut Engine,
+    dir: &Path,
+    progress: &mut dyn FnMut(&str, &str),
+) -> Result<Vec<String>, SetterError> {
+    let mut problem = Problem::load(dir)?;
+    let targets: Vec<(PathBuf, PathBuf, bool, bool)> = problem
+        .tests
+        .iter()
+        .map(|t| {
+            (
+                t.input.clone(),
+                t.answer.clone(),
+                t.generate.is_some(),
+                t.answer_missing,
+            )
+        })
+        .collect();
+    rebuild_missing(engine, &mut problem, progress)?;
+    let mut written = Vec::new();
+    for (test, (input, answer, new_input, new_answer)) in problem.tests.iter().zip(targets) {
+        for (made, from, to) in [
+            (new_input, &test.input, input),
+            (new_answer, &test.answer, answer),
+        ] {
+            if !made {
+                continue;
+            }
+            if let Some(parent) = to.parent() {
+                std::fs::create_dir_all(parent).map_err(|e| {
+                    SetterError::Other(format!("cannot create {}: {e}", parent.display()))
+                })?;
+            }
+            copy(from, &to)?;
+            written.push(to.strip_prefix(dir).unwrap_or(&to).display().to_string());
+        }
+    }
+    Ok(written)
+}

@@ -358,3 +358,44 @@ fn polygon_tests_and_answers_the_package_lacks_are_made_first() {
         .output()
         .expect_code(0);
 }
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn gen_writes_the_tests_a_polygon_package_lacks_where_its_patterns_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("parity");
+    copy_tree(&package("polygon-generated"), &pkg);
+    judge()
+        .arg("gen")
+        .arg(&pkg)
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("5 file(s) written")
+        .expect_stdout_contains("wrote tests/02\n");
+    assert_eq!(
+        std::fs::read_to_string(pkg.join("tests/03")).unwrap(),
+        "10\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(pkg.join("tests/03.a")).unwrap(),
+        "EVEN\n"
+    );
+    judge()
+        .arg("gen")
+        .arg(&pkg)
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("0 file(s) written");
+}
