@@ -385,7 +385,7 @@ pub fn verify_problem(
             // No toolchain for its language here: skipped with a note, not failed.
             let skipped = match &error {
                 Some(crate::judge::EngineError::Build(crate::build::BuildError::Lang(e))) => {
-                    Some(e.to_string().lines().next().unwrap_or_default().to_string())
+                    Some(e.short())
                 }
                 _ => None,
             };

@@ -58,9 +58,9 @@ pub fn derive(
         ) {
             Ok(r) => r,
             Err(EngineError::Build(BuildError::Lang(e))) => {
-                let why = e.to_string();
-                let why = why.lines().next().unwrap_or_default().to_string();
-                derived.notes.push(format!("{name}: not measured: {why}"));
+                derived
+                    .notes
+                    .push(format!("{name}: not measured: {}", e.short()));
                 continue;
             }
             Err(e) => return Err(e),
