@@ -399,3 +399,16 @@ fn gen_writes_the_tests_a_polygon_package_lacks_where_its_patterns_say() {
         .expect_code(0)
         .expect_stdout_contains("0 file(s) written");
 }
+
+#[test]
+fn stress_uses_a_polygon_package_main_solution_and_checker() {
+    let gen = format!("{} {{seed}}", program("parity-gen.py").display());
+    judge()
+        .arg("stress")
+        .arg(package("polygon-generated"))
+        .arg(program("parity-lowercase.py"))
+        .args(["--gen", &gen, "--seconds", "20"])
+        .output()
+        .expect_code(1)
+        .expect_stdout_contains("WA");
+}
