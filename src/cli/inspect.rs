@@ -21,7 +21,34 @@ pub struct Args {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
-    let problem = Problem::load(&dir)?;
+    let mut problem = Problem::load(&dir)?;
+    if problem.format == package::Format::Native {
+        // A native package's solutions live in verdict folders beside it.
+        let folder = crate::verify::solutions_dir(&problem.dir, &problem.slug);
+        let (found, misplaced) = crate::verify::list_solutions(&folder);
+        problem.solutions = found
+            .into_iter()
+            .map(|(path, verdict)| {
+                let parent = path
+                    .parent()
+                    .and_then(Path::file_name)
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                package::Solution {
+                    path,
+                    expected: vec![verdict],
+                    permitted: None,
+                    rule: format!("folder {parent}/"),
+                }
+            })
+            .collect();
+        problem.warnings.extend(
+            misplaced
+                .into_iter()
+                .map(|m| package::PackageError::new(&folder, m)),
+        );
+    }
     if args.json {
         crate::outln!("{}", document(&problem));
     } else {

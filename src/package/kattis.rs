@@ -36,6 +36,7 @@ const LEGACY_KEYS: &[&str] = &[
     "validator_flags",
     "keywords",
     "languages",
+    "grading",
 ];
 const KEYS_2025: &[&str] = &[
     "problem_format_version",
@@ -55,6 +56,8 @@ const KEYS_2025: &[&str] = &[
     "constants",
 ];
 const LEGACY_LIMITS: &[&str] = &[
+    // Not in the legacy spec, but BAPCtools and DOMjudge packages write it there.
+    "time_limit",
     "time_multiplier",
     "time_safety_margin",
     "memory",
@@ -264,6 +267,13 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         }
     }
 
+    if yaml.contains_key("grading") {
+        warn(
+            &mut warnings,
+            &yaml_path,
+            "`grading` (scoring) is not read yet; tests are judged pass-fail".into(),
+        );
+    }
     // What kind of problem: the judge runs pass-fail problems.
     let mut types: Vec<String> = match yaml.get("type") {
         None => Vec::new(),

@@ -412,3 +412,14 @@ fn stress_uses_a_polygon_package_main_solution_and_checker() {
         .expect_code(1)
         .expect_stdout_contains("WA");
 }
+
+#[test]
+fn inspect_lists_a_native_package_solutions_by_their_folders() {
+    judge()
+        .arg("inspect")
+        .arg(root().join("tests/fixtures/problems/sum"))
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("format     native")
+        .expect_stdout_contains("time       ");
+}
