@@ -342,11 +342,29 @@ impl Engine {
         let included = problem.included_files(source);
         // The package's own submissions see its constants (Kattis 2025-09).
         let own = !problem.constants.is_empty() && source.starts_with(&problem.dir);
-        let (artifact, compile) = if included.is_empty() && !own {
+        let entrypoint = problem.entrypoint_of(source);
+        let (artifact, compile) = if included.is_empty() && !own && entrypoint.is_none() {
             self.build(source)?
         } else {
             // Kattis `include/`: the package's files beside the submission's, theirs winning.
-            let mut program = if source.is_dir() {
+            let mut program = if let Some(main) = entrypoint {
+                // The package's main file, every other file of the folder beside it.
+                let mut files: Vec<PathBuf> = std::fs::read_dir(source)
+                    .map_err(|e| BuildError::Source {
+                        path: source.to_path_buf(),
+                        source: e,
+                    })?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_file() && *p != main)
+                    .collect();
+                files.sort();
+                Program {
+                    source: main,
+                    protocol: Protocol::Testlib,
+                    helpers: files,
+                    args: Vec::new(),
+                }
+            } else if source.is_dir() {
                 crate::package::program_from(source, Protocol::Testlib, "program")?
             } else {
                 Program {

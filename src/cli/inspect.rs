@@ -40,6 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     expected: vec![verdict],
                     permitted: None,
                     rule: format!("folder {parent}/"),
+                    entrypoint: None,
                 }
             })
             .collect();

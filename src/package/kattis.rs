@@ -1064,7 +1064,8 @@ fn read_submissions(
         return Ok(Vec::new());
     };
     let yaml_path = root.join("submissions.yaml");
-    let mut rules: Vec<(String, Requirement, bool)> = Vec::new();
+    // (pattern, requirement, keyed by a default folder's name, entrypoint)
+    let mut rules: Vec<(String, Requirement, bool, Option<String>)> = Vec::new();
     if yaml_path.is_file() {
         let map = read_yaml(&yaml_path)?;
         for (pattern, value) in keys(&map) {
@@ -1120,7 +1121,8 @@ fn read_submissions(
                     &strs(&required).unwrap_or(all.to_vec()),
                 ),
             };
-            rules.push((pattern, req, base.is_some()));
+            let entrypoint = m.get("entrypoint").and_then(scalar);
+            rules.push((pattern, req, base.is_some(), entrypoint));
         }
     }
     let mut folders: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
@@ -1161,18 +1163,20 @@ fn read_submissions(
             let mut why = Vec::new();
             let overridden = rules
                 .iter()
-                .any(|(p, _, folder_key)| *folder_key && *p == name);
+                .any(|(p, _, folder_key, _)| *folder_key && *p == name);
+            let mut entrypoint = None;
             if let (Some(r), false) = (folder_requirement(&name), overridden) {
                 why.push(format!("folder submissions/{name}/"));
                 reqs.push(r);
             }
-            for (pattern, req, _) in &rules {
+            for (pattern, req, _, main) in &rules {
                 let hit = expand_braces(pattern)
                     .iter()
                     .any(|p| glob_match(p, &name) || glob_match(p, &rel));
                 if hit {
                     why.push(format!("submissions.yaml `{pattern}`"));
                     reqs.push(req.clone());
+                    entrypoint = main.clone().or(entrypoint);
                 }
             }
             if reqs.is_empty() {
@@ -1208,6 +1212,7 @@ fn read_submissions(
                 expected,
                 permitted: (permitted.len() < RUN_VERDICTS.len()).then_some(permitted),
                 rule,
+                entrypoint,
             });
         }
     }

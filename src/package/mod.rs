@@ -113,6 +113,15 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// The main file the package names for the multi-file solution in folder `source`.
+    pub fn entrypoint_of(&self, source: &Path) -> Option<PathBuf> {
+        self.solutions
+            .iter()
+            .find(|s| s.path == source)
+            .and_then(|s| s.entrypoint.as_ref())
+            .map(|e| source.join(e))
+    }
+
     /// The files to build along with the submission `source` (Kattis `include/`).
     pub fn included_files(&self, source: &Path) -> &[PathBuf] {
         if self.includes.is_empty() {
@@ -149,6 +158,8 @@ pub struct Solution {
     pub permitted: Option<Vec<Verdict>>,
     /// Why: "folder submissions/wrong_answer/", "Polygon tag `main`", "@EXPECTED_RESULTS@: …".
     pub rule: String,
+    /// The main file of a multi-file solution when the package names it (Kattis `entrypoint`).
+    pub entrypoint: Option<String>,
 }
 
 /// Where each limit came from, e.g. "problem.xml <time-limit> 2000 ms".

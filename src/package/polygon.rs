@@ -506,6 +506,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
                 expected,
                 permitted: None,
                 rule: format!("Polygon tag `{tag}`"),
+                entrypoint: None,
             });
         }
     }

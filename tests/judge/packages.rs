@@ -423,3 +423,39 @@ fn inspect_lists_a_native_package_solutions_by_their_folders() {
         .expect_stdout_contains("format     native")
         .expect_stdout_contains("time       ");
 }
+
+#[test]
+fn submissions_yaml_entrypoint_names_the_main_file_of_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
+    );
+    write("data/sample/1.in", "4\n");
+    write("data/sample/1.ans", "EVEN\n");
+    // main.py would be picked by its name; the package says run.py.
+    write("submissions/accepted/multi/main.py", "print('wrong')\n");
+    write(
+        "submissions/accepted/multi/run.py",
+        "from words import word\n\nprint(word(int(input())))\n",
+    );
+    write(
+        "submissions/accepted/multi/words.py",
+        "def word(n):\n    return 'ODD' if n % 2 else 'EVEN'\n",
+    );
+    write(
+        "submissions/submissions.yaml",
+        "accepted/multi:\n  entrypoint: run.py\n",
+    );
+    judge()
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("every expectation holds");
+}
