@@ -388,6 +388,7 @@ fn polygon_path_patterns() {
         "100%/005"
     );
     assert!(polygon::format_pattern("tests/%s", 5).is_none());
+    assert!(polygon::format_pattern("tests/%0999999999d", 5).is_none());
 }
 
 const XML_HEAD: &str = r#"<?xml version="1.0" encoding="utf-8"?>

@@ -81,6 +81,9 @@ pub fn format_pattern(pattern: &str, n: usize) -> Option<String> {
             return None;
         }
         let width: usize = spec.parse().unwrap_or(0);
+        if width > 20 {
+            return None;
+        }
         if spec.starts_with('0') {
             out.push_str(&format!("{n:0width$}"));
         } else {
