@@ -718,3 +718,23 @@ fn legacy_validator_flags_reach_a_custom_validator_before_the_groups() {
     assert_eq!(p.tests[0].checker_args, ["strict"]);
     assert_eq!(p.tests[1].checker_args, ["strict", "deep"]);
 }
+
+#[test]
+fn a_dangling_link_in_a_validator_folder_is_named() {
+    let dir = package(&[
+        ("problem.yaml", "problem_format_version: 2025-09\nname: x\n"),
+        ("output_validator/v.cpp", "#include \"validation.h\"\n"),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+    ]);
+    std::os::unix::fs::symlink(
+        "../../tool/headers/validation.h",
+        dir.path().join("output_validator/validation.h"),
+    )
+    .unwrap();
+    let e = Problem::load(dir.path()).unwrap_err().to_string();
+    assert!(
+        e.contains("output_validator/validation.h: a link to ../../tool/headers/validation.h, which does not exist"),
+        "{e}"
+    );
+}

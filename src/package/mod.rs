@@ -500,6 +500,19 @@ pub fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Progr
         })
         .collect();
     files.sort();
+    for file in &files {
+        if file.is_symlink() && !file.exists() {
+            let target = std::fs::read_link(file).unwrap_or_default();
+            return Err(PackageError::new(
+                file,
+                format!(
+                    "a link to {}, which does not exist",
+                    target.display()
+                ),
+            )
+            .hint("the package refers to a file outside it (a tool's header?): copy that file into the package"));
+        }
+    }
     for script in ["build", "run"] {
         if files
             .iter()
