@@ -1,4 +1,7 @@
-//! Building a source file into something runnable, inside the sandbox, under compile limits.
+//! Building a source file into something runnable, inside the sandbox, under compile limits;
+//! `cache` keeps what was built for the next judge.
+
+pub mod cache;
 
 use crate::lang::{self, LangError, Languages, Step};
 use crate::sandbox::{Limits, RunSpec, Sandbox, SandboxError, Termination};
@@ -40,6 +43,8 @@ pub struct Artifact {
 pub struct CompileReport {
     pub language: String,
     pub ok: bool,
+    /// Taken from the build cache: no compiler ran (the time is then zero).
+    pub cached: bool,
     #[serde(rename = "time_ms")]
     #[serde(serialize_with = "crate::report::ser_ms")]
     pub time: Duration,
@@ -78,6 +83,9 @@ pub fn base_env(home: &Path) -> Vec<(OsString, OsString)> {
 }
 
 /// Compiles `source` in the fresh folder `dir`. `Ok((None, report))` is a compilation error.
+///
+/// With a cache installed ([`cache::install`]) an unchanged program is not compiled again: its
+/// files are copied from the cache into `dir` and the report says `cached`.
 pub fn build(
     sandbox: &mut Sandbox,
     languages: &Languages,
@@ -95,7 +103,6 @@ pub fn build(
     };
     std::fs::create_dir_all(dir).map_err(folder_err)?;
     let src = dir.join(&language.source_name);
-    std::fs::write(&src, bytes).map_err(folder_err)?;
     let exe = dir.join("prog");
     let expand_all = |words: &[String]| -> Result<Vec<String>, LangError> {
         words.iter().map(|w| lang::expand(w, &src, &exe)).collect()
@@ -110,58 +117,67 @@ pub fn build(
     let mut report = CompileReport {
         language: language.name.clone(),
         ok: true,
+        cached: false,
         time: Duration::ZERO,
         message: String::new(),
     };
-    if !language.compile.is_empty() {
+    if language.compile.is_empty() {
+        std::fs::write(&src, bytes).map_err(folder_err)?;
+    } else {
         let words = expand_all(&language.compile)?;
         let program = lang::resolve_program(&words[0])?;
-        let log_out = dir.join(".compile.out");
-        let log_err = dir.join(".compile.err");
         let limits = compile_limits();
-        let spec = RunSpec {
-            program,
-            args: words[1..].iter().map(OsString::from).collect(),
-            env: base_env(Path::new("/tmp")),
-            workdir: dir.to_path_buf(),
-            stdin: None,
-            stdout: log_out.clone(),
-            stderr: log_err.clone(),
-            readable: readable(Step::Compile)?,
-            scratch_workdir: false,
-            limits: limits.clone(),
+        let env = base_env(Path::new("/tmp"));
+        let compile_readable = readable(Step::Compile)?;
+        let cache = cache::installed();
+        let key = cache.as_ref().and_then(|c| {
+            // Paths inside the build folder change with every build; they are the source's.
+            let paths: Vec<PathBuf> = compile_readable
+                .iter()
+                .filter(|p| !p.starts_with(dir))
+                .cloned()
+                .collect();
+            c.key(&cache::KeyInputs {
+                source: &bytes,
+                language,
+                compiler: &program,
+                compile_paths: &paths,
+                settings: &format!("{limits:?} {env:?}"),
+            })
+        });
+        let hit = match (&cache, &key) {
+            (Some(c), Some(k)) => c.fetch(k, dir),
+            _ => None,
         };
-        let outcome = sandbox.run(&spec)?;
-        report.time = outcome.cpu_time;
-        let mut message = read_capped(&log_err, MESSAGE_CAP);
-        let stdout = read_capped(&log_out, MESSAGE_CAP);
-        if !stdout.trim().is_empty() {
-            message = format!("{stdout}{message}");
-        }
-        let message = name_the_users_file(&message, &src, source);
-        let stopped = if outcome.cpu_limit_exceeded || outcome.wall_limit_exceeded {
-            Some(format!(
-                "the compiler ran out of time ({} s limit)",
-                limits.cpu.as_secs()
-            ))
-        } else if outcome.memory_limit_exceeded {
-            Some(format!(
-                "the compiler ran out of memory ({} limit)",
-                crate::report::mib(limits.memory)
-            ))
-        } else if outcome.output_limit_exceeded {
-            Some("the compiler printed too much".to_string())
-        } else if outcome.termination != Termination::Exited(0) {
-            Some(format!(
-                "the compiler failed ({})",
-                termination_text(outcome.termination)
-            ))
-        } else if !exe.exists() && language.run.iter().any(|w| w.contains("{exe}")) {
-            Some("the compiler produced no executable".to_string())
-        } else {
-            None
+        let outcome = match hit {
+            Some(outcome) => {
+                report.cached = true;
+                outcome
+            }
+            None => {
+                std::fs::write(&src, &bytes).map_err(folder_err)?;
+                let spec = RunSpec {
+                    program,
+                    args: words[1..].iter().map(OsString::from).collect(),
+                    env,
+                    workdir: dir.to_path_buf(),
+                    stdin: None,
+                    stdout: dir.join(".compile.out"),
+                    stderr: dir.join(".compile.err"),
+                    readable: compile_readable,
+                    scratch_workdir: false,
+                    limits: limits.clone(),
+                };
+                let (outcome, time, deterministic) = compile(sandbox, &spec, language, &src, &exe)?;
+                report.time = time;
+                if let (Some(c), Some(k), true) = (&cache, &key, deterministic) {
+                    c.store(k, dir, &outcome);
+                }
+                outcome
+            }
         };
-        if let Some(why) = stopped {
+        let message = name_the_users_file(&outcome.message, &outcome.src, source);
+        if let Some(why) = outcome.stopped {
             report.ok = false;
             report.message = if message.trim().is_empty() {
                 why
@@ -171,8 +187,6 @@ pub fn build(
             return Ok((None, report));
         }
         report.message = message;
-        let _ = std::fs::remove_file(&log_out);
-        let _ = std::fs::remove_file(&log_err);
     }
     let run = expand_all(&language.run)?;
     let program = lang::resolve_program(&run[0])?;
@@ -185,6 +199,62 @@ pub fn build(
         }),
         report,
     ))
+}
+
+/// Runs the compiler of `spec`. Returns what it left with the CPU time it took, and whether
+/// the same source would always get the same outcome (not when a limit or a signal stopped the
+/// compiler: that depends on the machine's load), i.e. whether it may be cached.
+fn compile(
+    sandbox: &mut Sandbox,
+    spec: &RunSpec,
+    language: &lang::Language,
+    src: &Path,
+    exe: &Path,
+) -> Result<(cache::Outcome, Duration, bool), BuildError> {
+    let outcome = sandbox.run(spec)?;
+    let mut message = read_capped(&spec.stderr, MESSAGE_CAP);
+    let stdout = read_capped(&spec.stdout, MESSAGE_CAP);
+    if !stdout.trim().is_empty() {
+        message = format!("{stdout}{message}");
+    }
+    let limits = &spec.limits;
+    let mut deterministic = false;
+    let stopped = if outcome.cpu_limit_exceeded || outcome.wall_limit_exceeded {
+        Some(format!(
+            "the compiler ran out of time ({} s limit)",
+            limits.cpu.as_secs()
+        ))
+    } else if outcome.memory_limit_exceeded {
+        Some(format!(
+            "the compiler ran out of memory ({} limit)",
+            crate::report::mib(limits.memory)
+        ))
+    } else if outcome.output_limit_exceeded {
+        Some("the compiler printed too much".to_string())
+    } else if outcome.termination != Termination::Exited(0) {
+        deterministic = matches!(outcome.termination, Termination::Exited(_));
+        Some(format!(
+            "the compiler failed ({})",
+            termination_text(outcome.termination)
+        ))
+    } else if !exe.exists() && language.run.iter().any(|w| w.contains("{exe}")) {
+        deterministic = true;
+        Some("the compiler produced no executable".to_string())
+    } else {
+        deterministic = true;
+        None
+    };
+    if stopped.is_none() {
+        let _ = std::fs::remove_file(&spec.stdout);
+        let _ = std::fs::remove_file(&spec.stderr);
+    }
+    let built = cache::Outcome {
+        ok: stopped.is_none(),
+        stopped,
+        message,
+        src: src.to_path_buf(),
+    };
+    Ok((built, outcome.cpu_time, deterministic))
 }
 
 /// Rewrites the compiler's name for the copied source (`/tmp/judge-X/build-1/main.cpp`, or the

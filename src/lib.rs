@@ -4,12 +4,12 @@
 pub mod build;
 pub mod checker;
 pub mod cli;
+pub mod engine;
+pub mod event;
 pub mod interrupt;
-pub mod judge;
 pub mod lang;
 pub mod package;
 pub mod report;
 pub mod sandbox;
 pub mod setter;
 pub mod verdict;
-pub mod verify;

@@ -1,8 +1,8 @@
 //! `judge gen <PROBLEM>`: rebuild generated inputs and every answer.
 
 use super::{exit, Session};
+use crate::event::{Event, Reporter};
 use crate::package;
-use crate::report::human::{status, Paint};
 use crate::setter::gen;
 
 #[derive(Debug, clap::Args)]
@@ -11,6 +11,8 @@ pub struct Args {
     problem: String,
     #[command(flatten)]
     gen: GenArgs,
+    #[command(flatten)]
+    format: super::FormatArgs,
 }
 
 /// Options shared by the subcommands that run generators.
@@ -39,42 +41,56 @@ fn parse_time_limit(text: &str) -> Result<std::time::Duration, String> {
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
+    let mut reporter = crate::report::reporter(args.format.pick(), crate::report::Command::Gen)?;
     let mut session = Session::new(languages)?;
-    let paint = Paint {
-        on: crate::report::use_colour(&std::io::stderr()),
-    };
+    reporter.event(&Event::Started {
+        command: "gen".into(),
+        isolation: session.engine.sandbox.level(),
+    });
+    let problem = dir
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
     if package::Format::detect(&dir) == Some(package::Format::Polygon) {
         // A Polygon package: the generated tests and answers it lacks, from its own generators
         // and main solution.
         let written =
             crate::setter::rebuild::write_missing(&mut session.engine, &dir, &mut |verb, what| {
-                status(&paint, verb, what)
+                reporter.event(&Event::Step {
+                    problem: problem.clone(),
+                    verb: verb.into(),
+                    what: what.into(),
+                })
             })?;
-        crate::outln!("{}: {} file(s) written", dir.display(), written.len());
-        for name in &written {
-            crate::outln!("  wrote {name}");
-        }
+        reporter.event(&Event::Generated {
+            problem,
+            dir: dir.display().to_string(),
+            summary: gen::GenSummary {
+                files_written: written,
+                ..Default::default()
+            },
+        });
+        reporter.event(&Event::Finished { exit: exit::OK });
         return Ok(exit::OK);
     }
     let summary = gen::generate(
         &mut session.engine,
         &dir,
         &args.gen.options(),
-        &mut |verb, what| status(&paint, verb, what),
+        &mut |verb, what| {
+            reporter.event(&Event::Step {
+                problem: problem.clone(),
+                verb: verb.into(),
+                what: what.into(),
+            })
+        },
     )?;
-    crate::outln!(
-        "{}: {} input(s) and {} answer(s) written, {} unchanged, {} up to date (cached)",
-        dir.display(),
-        summary.inputs_written.len(),
-        summary.answers_written.len(),
-        summary.unchanged,
-        summary.cached
-    );
-    for name in summary.inputs_written.iter() {
-        crate::outln!("  wrote tests/{name}.in");
-    }
-    for name in summary.answers_written.iter() {
-        crate::outln!("  wrote tests/{name}.ans");
-    }
+    reporter.event(&Event::Generated {
+        problem,
+        dir: dir.display().to_string(),
+        summary,
+    });
+    reporter.event(&Event::Finished { exit: exit::OK });
     Ok(exit::OK)
 }

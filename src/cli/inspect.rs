@@ -24,8 +24,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut problem = Problem::load(&dir)?;
     if problem.format == package::Format::Native {
         // A native package's solutions live in verdict folders beside it.
-        let folder = crate::verify::solutions_dir(&problem.dir, &problem.slug);
-        let (found, misplaced) = crate::verify::list_solutions(&folder);
+        let folder = crate::setter::solutions::solutions_dir(&problem.dir, &problem.slug);
+        let (found, misplaced) = crate::setter::solutions::list_solutions(&folder);
         problem.solutions = found
             .into_iter()
             .map(|(path, verdict)| {

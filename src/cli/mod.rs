@@ -1,6 +1,7 @@
 //! Command-line interface: parses arguments and hands each subcommand to its module.
 //! Exit statuses are a contract: see [`exit`].
 
+mod completions;
 mod doctor;
 pub mod exit;
 mod gen;
@@ -10,11 +11,14 @@ mod run;
 mod stress;
 mod verify;
 
-use crate::judge::Engine;
+use crate::engine::Engine;
+use crate::event::{Event, Reporter};
 use crate::lang::Languages;
 use crate::report::stream::Gone;
+use crate::report::{ColourChoice, Format};
 use crate::sandbox::Sandbox;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -22,38 +26,170 @@ use std::path::PathBuf;
 #[command(
     name = "judge",
     version,
-    about = "A local online judge: build, run in a sandbox, check, report"
+    about = "A local online judge: build, run in a sandbox, check, report",
+    after_help = format!("{TOP_EXAMPLES}\nEnvironment variables and exit statuses: judge --help"),
+    after_long_help = format!("{TOP_EXAMPLES}\n{}\n{}", environment_help(), exit_help()),
 )]
 pub struct Cli {
     /// Language table to use instead of the built-in one (also JUDGE_LANGUAGES).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     languages: Option<PathBuf>,
+    /// When to colour the output (tables on stdout, status lines on stderr).
+    #[arg(long, global = true, value_name = "WHEN", default_value = "auto")]
+    color: ColourChoice,
+    /// Compile everything afresh: neither read nor fill the build cache (~/.cache/judge).
+    #[arg(long, global = true)]
+    no_cache: bool,
     #[command(subcommand)]
     command: Command,
+}
+
+const TOP_EXAMPLES: &str = "\
+Examples:
+  judge run snake my.cpp                  judge one solution (stops at the first failing test)
+  judge run snake my.cpp --test 'sample*' only the samples
+  judge verify                            check every problem under ./problems
+  judge new my-problem                    a starter package that verifies at once
+  judge doctor                            which isolation layers are active
+  judge completions bash > ~/.local/share/bash-completion/completions/judge
+";
+
+/// The environment variables the judge reads (top-level `--help`).
+fn environment_help() -> String {
+    "\
+Environment:
+  JUDGE_LANGUAGES=FILE         language table to use instead of the built-in one (as --languages)
+  JUDGE_CGROUP_FAVORDYNMODS=1  let the judge switch on the kernel's cgroup favordynmods mode, so
+                               runs start without waiting (kernel-wide until reboot; off unless 1)
+  NO_COLOR                     set and not empty: no colour (--color auto)
+  CLICOLOR_FORCE               set, not empty and not 0: colour even into a pipe (--color auto)
+  CLICOLOR=0, TERM=dumb        no colour (--color auto)
+  JUDGE_CACHE_DIR              the build cache folder; else $XDG_CACHE_HOME/judge, else
+  XDG_CACHE_HOME               ~/.cache/judge (--no-cache: neither read nor fill it)
+  JUDGE_CACHE_SIZE=SIZE        the build cache's bound (default 1G; 500M, 0 keeps nothing)
+  TMPDIR                       where each session's work folder (judge-XXXXXX) goes; it is removed
+                               when the judge ends, also on Ctrl-C
+"
+    .to_string()
+}
+
+/// The exit statuses (top-level `--help`), from the constants of [`exit`].
+fn exit_help() -> String {
+    format!(
+        "\
+Exit status (every subcommand):
+  {:<4} accepted; every expectation met; nothing found to complain about
+  {:<4} rejected (WA PE TLE MLE OLE RE CE); an expectation of verify failed; stress found a
+       failing input
+  {:<4} judge error (a checker, validator, generator or reference failed), a broken package, or a
+       usage error; beats 1 when verify finds both
+  {:<4} stdout or stderr was closed by its reader (judge run ... | head -1)
+  128+n interrupted by signal n (Ctrl-C: 130)
+",
+        exit::OK,
+        exit::REJECTED,
+        exit::ERROR,
+        exit::CLOSED
+    )
 }
 
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Judge one solution: a verdict per test, time and memory, and where the output went wrong.
+    #[command(after_help = "\
+Examples:
+  judge run snake my.cpp                 stop at the first failing test
+  judge run snake my.cpp --all           judge every test
+  judge run snake my.py --test 3 --test 7
+  judge run snake my.rs --test 'sample*' tests whose names match (* ? [abc])
+  judge run problems/snake my.cpp --json")]
     Run(run::Args),
     /// Check problem packages and that every solution gets the verdict of its folder.
+    #[command(after_help = "\
+Examples:
+  judge verify                           every problem under ./problems
+  judge verify snake huarong-road        these two (slugs under ./problems, or directories)
+  judge verify path/to/problem --generator-time-limit 20")]
     Verify(verify::Args),
     /// Rebuild generated tests (tests.toml) and every answer from the reference solution.
+    #[command(after_help = "\
+Examples:
+  judge gen snake                        write what changed under problems/snake/tests
+  judge gen path/to/problem --generator-time-limit 20")]
     Gen(gen::Args),
     /// Search for an input on which a solution disagrees with the reference, and shrink it.
+    #[command(after_help = "\
+Examples:
+  judge stress snake my.rs --gen 'gen/random.py {seed} {size}' --out counter.in
+  judge stress snake my.py --gen '{seed} {size}' --seconds 60
+  judge stress snake fast.cpp --gen '{seed} 1000' --against slow.py")]
     Stress(stress::Args),
     /// Show a problem package as the judge reads it: format, limits and their sources, tests, checker.
     Inspect(inspect::Args),
     /// Create a new problem package that verifies at once.
+    #[command(after_help = "\
+Examples:
+  judge new sum-demo                     problems/sum-demo + solutions/sum-demo/accepted/
+  judge verify sum-demo                  passes at once")]
     New(new::Args),
     /// Show which isolation layers are active on this machine, and how to enable the missing ones.
+    #[command(after_help = "\
+Examples:
+  judge doctor
+  judge doctor --json")]
     Doctor(doctor::Args),
+    /// Print a completion script for bash, zsh, fish, elvish or powershell on stdout.
+    #[command(after_help = "\
+Examples:
+  judge completions bash > ~/.local/share/bash-completion/completions/judge
+  judge completions zsh > ~/.zfunc/_judge    (with fpath+=(~/.zfunc) before compinit in ~/.zshrc)
+  judge completions fish > ~/.config/fish/completions/judge.fish
+  judge completions powershell >> $PROFILE
+  source <(judge completions bash)           this shell only")]
+    Completions(completions::Args),
+}
+
+/// `--color WHEN` as given on the command line, read before clap parses the rest, so that
+/// clap's own help and errors follow it too. The last one wins; a bad value is left to clap.
+fn colour_flag(args: &[OsString]) -> Option<ColourChoice> {
+    use clap::ValueEnum;
+    let mut found = None;
+    let mut words = args.iter().skip(1).map(|a| a.to_str());
+    while let Some(word) = words.next() {
+        let value = match word {
+            Some("--") => break,
+            Some("--color") => words.next().flatten(),
+            Some(w) => w.strip_prefix("--color="),
+            None => None,
+        };
+        if let Some(choice) = value.and_then(|v| ColourChoice::from_str(v, false).ok()) {
+            found = Some(choice);
+        }
+    }
+    found
+}
+
+/// Parses the command line, with clap's messages coloured as `--color` says.
+fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
+    let flag = colour_flag(&args);
+    crate::report::set_colour_choice(flag.unwrap_or_default());
+    // Help goes to stdout and usage errors to stderr, which clap picks only later: colour them
+    // when both streams would be coloured, by the same rule as everything else.
+    let colour = crate::report::use_colour(&std::io::stdout())
+        && crate::report::use_colour(&std::io::stderr());
+    let mut command = Cli::command().color(if colour {
+        clap::ColorChoice::Always
+    } else {
+        clap::ColorChoice::Never
+    });
+    let matches = command.try_get_matches_from_mut(args)?;
+    Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut command))
 }
 
 /// Runs the CLI and returns the exit status.
 pub fn main() -> i32 {
     crate::interrupt::install();
-    let cli = match Cli::try_parse() {
+    let cli = match parse(std::env::args_os().collect()) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
@@ -66,7 +202,9 @@ pub fn main() -> i32 {
     };
     // A closed stdout or stderr unwinds to here (see `report::stream`), so the destructors on
     // the way remove the work folders and stop the sandbox before the clean-up below.
+    crate::report::set_colour_choice(cli.color);
     let languages = cli.languages.as_deref();
+    NO_CACHE.store(cli.no_cache, std::sync::atomic::Ordering::Relaxed);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
         Command::Run(args) => run::run(args, languages),
         Command::Verify(args) => verify::run(args, languages),
@@ -75,6 +213,7 @@ pub fn main() -> i32 {
         Command::Stress(args) => stress::run(args, languages),
         Command::New(args) => new::run(args, languages),
         Command::Inspect(args) => inspect::run(args),
+        Command::Completions(args) => completions::run(args),
     }));
     crate::sandbox::finish();
     let code = match result {
@@ -102,6 +241,25 @@ pub fn main() -> i32 {
     code
 }
 
+/// `--no-cache` was given.
+static NO_CACHE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Installs the build cache the environment names (unless `--no-cache`), once per process;
+/// says on stderr why it is not used.
+fn open_cache() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        if NO_CACHE.load(std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let (cache, warnings) = crate::build::cache::open_default();
+        crate::build::cache::install(cache);
+        for w in warnings {
+            crate::errln!("warning: {w}");
+        }
+    });
+}
+
 /// An engine with a fresh work folder that is removed when the session ends (also on Ctrl-C).
 pub struct Session {
     pub engine: Engine,
@@ -111,6 +269,7 @@ pub struct Session {
 impl Session {
     pub fn new(languages: Option<&std::path::Path>) -> anyhow::Result<Session> {
         let languages = Languages::load(languages)?;
+        open_cache();
         let work = tempfile::Builder::new().prefix("judge-").tempdir()?;
         crate::interrupt::register(work.path().to_path_buf());
         let sandbox = Sandbox::new()?;
@@ -127,8 +286,51 @@ impl Drop for Session {
     }
 }
 
+/// `--format` and its synonym `--json`, for the subcommands with reporters.
+#[derive(Debug, clap::Args)]
+pub struct FormatArgs {
+    /// Output: human (a table; status and progress on stderr), json (one document at the end),
+    /// jsonl (one event per line as it happens), junit (JUnit XML for CI).
+    #[arg(long, value_enum, default_value_t = Format::Human, value_name = "FORMAT")]
+    format: Format,
+    /// The same as --format json.
+    #[arg(long, conflicts_with = "format")]
+    json: bool,
+}
+
+impl FormatArgs {
+    pub fn pick(&self) -> Format {
+        if self.json {
+            Format::Json
+        } else {
+            self.format
+        }
+    }
+}
+
+/// The first events of a subcommand: `started`, and a warning when runs are not fully isolated.
+pub fn started(reporter: &mut dyn Reporter, command: &str, sandbox: &Sandbox) {
+    reporter.event(&Event::Started {
+        command: command.to_string(),
+        isolation: sandbox.level(),
+    });
+    if let Some(message) = isolation_warning(sandbox) {
+        reporter.event(&Event::Warning {
+            problem: None,
+            message,
+        });
+    }
+}
+
 /// Warns on stderr when runs are not fully isolated, and whether measurements are exact.
 pub fn warn_isolation(sandbox: &Sandbox) {
+    if let Some(message) = isolation_warning(sandbox) {
+        crate::errln!("warning: {message}");
+    }
+}
+
+/// Whether runs are not fully isolated, and whether measurements are exact.
+pub fn isolation_warning(sandbox: &Sandbox) -> Option<String> {
     let layers = sandbox.layers();
     let missing: Vec<&str> = layers
         .iter()
@@ -136,7 +338,7 @@ pub fn warn_isolation(sandbox: &Sandbox) {
         .map(|l| l.name.as_str())
         .collect();
     if missing.is_empty() {
-        return;
+        return None;
     }
     let measured_exactly = layers
         .iter()
@@ -147,9 +349,79 @@ pub fn warn_isolation(sandbox: &Sandbox) {
     } else {
         "time and memory measurements are approximate (no per-run cgroup)"
     };
-    crate::errln!(
-        "warning: isolation is {:?} (missing: {}); hostile code is not contained; {measurement}. Run `judge doctor` for details.",
+    Some(format!(
+        "isolation is {:?} (missing: {}); hostile code is not contained; {measurement}. Run `judge doctor` for details.",
         sandbox.level(),
         missing.join(", ")
-    );
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(line: &str) -> Vec<OsString> {
+        line.split(' ').map(OsString::from).collect()
+    }
+
+    #[test]
+    fn every_subcommand_help_shows_examples() {
+        let mut cli = Cli::command();
+        for sub in cli.get_subcommands_mut() {
+            let help = sub.render_long_help().to_string();
+            assert!(
+                help.contains("Examples:\n  judge "),
+                "{}: no examples in\n{help}",
+                sub.get_name()
+            );
+        }
+    }
+
+    #[test]
+    fn the_top_level_help_lists_environment_variables_and_exit_statuses() {
+        let help = Cli::command().render_long_help().to_string();
+        for var in [
+            "JUDGE_LANGUAGES",
+            "JUDGE_CGROUP_FAVORDYNMODS",
+            "NO_COLOR",
+            "CLICOLOR_FORCE",
+            "CLICOLOR=0",
+            "JUDGE_CACHE_DIR",
+            "XDG_CACHE_HOME",
+            "JUDGE_CACHE_SIZE",
+            "TMPDIR",
+        ] {
+            assert!(help.contains(&format!("\n  {var}")), "no {var} in\n{help}");
+        }
+        for status in [exit::OK, exit::REJECTED, exit::ERROR, exit::CLOSED] {
+            assert!(
+                help.contains(&format!("\n  {status:<4} ")),
+                "no exit status {status} in\n{help}"
+            );
+        }
+        let short = Cli::command().render_help().to_string();
+        assert!(short.contains("Examples:"), "{short}");
+        assert!(short.contains("judge --help"), "{short}");
+    }
+
+    #[test]
+    fn the_color_flag_is_read_before_parsing_wherever_it_is() {
+        assert_eq!(colour_flag(&words("judge run a b")), None);
+        assert_eq!(
+            colour_flag(&words("judge --color never run a b")),
+            Some(ColourChoice::Never)
+        );
+        assert_eq!(
+            colour_flag(&words("judge run a b --color=always")),
+            Some(ColourChoice::Always)
+        );
+        assert_eq!(
+            colour_flag(&words("judge --color=never run --color auto")),
+            Some(ColourChoice::Auto)
+        );
+        assert_eq!(colour_flag(&words("judge run --color bogus")), None);
+        assert_eq!(colour_flag(&words("judge run -- --color never")), None);
+        let cli = parse(words("judge run a b --color never --test 1 --test 'x*'")).unwrap();
+        assert_eq!(cli.color, ColourChoice::Never);
+    }
 }

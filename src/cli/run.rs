@@ -1,8 +1,10 @@
-//! `judge run <PROBLEM> <SOURCE> [--json] [--all]`.
+//! `judge run <PROBLEM> <SOURCE> [--all] [--test NAME]... [--format human|json|jsonl|junit]`.
 
 use super::{exit, Session};
+use crate::event::{Event, Reporter};
 use crate::package::{self, Problem};
-use crate::report::{self, human, json};
+use crate::report;
+use crate::verdict::Verdict;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -11,47 +13,78 @@ pub struct Args {
     problem: String,
     /// The solution's source file (.cpp .cc .c .rs .py), or a folder holding a multi-file one.
     source: PathBuf,
-    /// Print one JSON object on stdout instead of the table.
-    #[arg(long)]
-    json: bool,
     /// Run every test instead of stopping at the first failure.
     #[arg(long)]
     all: bool,
+    /// Judge only this test (its name without .in); repeat it, or give a quoted pattern with
+    /// * ? [abc] (`--test 'sample*'`).
+    #[arg(long = "test", value_name = "NAME")]
+    tests: Vec<String>,
+    #[command(flatten)]
+    format: super::FormatArgs,
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
     let mut problem = Problem::load(&dir)?;
-    for warning in &problem.warnings {
-        crate::errln!("warning: {warning}");
-    }
+    let total = problem.tests.len();
+    // The selection is checked now; it is applied once missing tests are made and a missing
+    // time limit is derived (from every test).
+    let selected: Vec<String> = package::select_tests(&problem.dir, &problem.tests, &args.tests)?
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
     if !args.source.is_file() && !args.source.is_dir() {
         anyhow::bail!(
             "{}: no such file\n  hint: give the path of your solution's source file (or of a folder holding a multi-file solution)",
             args.source.display()
         );
     }
+    let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
     let mut session = Session::new(languages)?;
     let engine = &mut session.engine;
-    if !args.json {
-        super::warn_isolation(&engine.sandbox);
+    super::started(&mut *reporter, "run", &engine.sandbox);
+    for warning in &problem.warnings {
+        reporter.event(&Event::Warning {
+            problem: Some(problem.slug.clone()),
+            message: warning.to_string(),
+        });
     }
+    if selected.len() < total {
+        reporter.event(&Event::Note {
+            problem: Some(problem.slug.clone()),
+            message: format!(
+                "judging {} of {total} tests (--test); the verdict is for these only",
+                selected.len()
+            ),
+        });
+    }
+    let note = |reporter: &mut dyn Reporter, problem: &Problem, message: String| {
+        reporter.event(&Event::Note {
+            problem: Some(problem.slug.clone()),
+            message,
+        })
+    };
     if problem
         .tests
         .iter()
         .any(|t| t.generate.is_some() || t.answer_missing)
     {
-        crate::errln!("note: the package lacks some tests or answers: making them first");
+        note(
+            &mut *reporter,
+            &problem,
+            "the package lacks some tests or answers: making them first".into(),
+        );
     }
-    for note in crate::setter::rebuild::rebuild_missing(engine, &mut problem, &mut |_, _| {})? {
-        crate::errln!("note: {note}");
+    for message in crate::setter::rebuild::rebuild_missing(engine, &mut problem, &mut |_, _| {})? {
+        note(&mut *reporter, &problem, message);
     }
     let checker = engine.prepare_checker(&problem)?;
     if problem.time_rule.is_some() {
         // The package states no time limit: measure its accepted solutions (Kattis' rule).
         let derived = crate::setter::time_limit::derive(engine, &problem, &checker)?;
-        for note in &derived.notes {
-            crate::errln!("note: {note}");
+        for message in derived.notes {
+            note(&mut *reporter, &problem, message);
         }
         match derived.limit {
             Some((limit, why)) => {
@@ -66,48 +99,29 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
                 )
             }
         }
-        crate::errln!(
-            "note: time limit {}: {}",
+        let message = format!(
+            "time limit {}: {}",
             report::secs(problem.limits.time),
             problem.origin.time
         );
+        note(&mut *reporter, &problem, message);
     }
-    let options = crate::judge::JudgeOptions { all: args.all };
-    let stdout = std::io::stdout();
-    let report = if args.json {
-        engine.judge(
-            &problem,
-            &checker,
-            &args.source,
-            options,
-            &mut crate::judge::Silent,
-        )?
-    } else {
-        let colour = report::use_colour(&stdout);
-        let status_colour = report::use_colour(&std::io::stderr());
-        let mut table = human::TableReporter::new(
-            crate::report::stream::stdout(),
-            colour,
-            status_colour,
-            &problem.tests,
-        );
-        engine.judge(&problem, &checker, &args.source, options, &mut table)?
+    problem.tests.retain(|t| selected.contains(&t.name));
+    reporter.event(&Event::problem_started(&problem));
+    let options = crate::engine::JudgeOptions {
+        all: args.all,
+        ..Default::default()
     };
-    if args.json {
-        crate::outln!(
-            "{}",
-            json::run_document(
-                &problem.slug,
-                &args.source.to_string_lossy(),
-                engine.sandbox.level(),
-                &report
-            )
-        );
-    } else {
-        crate::out!(
-            "{}",
-            human::render_summary(&report, problem.tests.len(), report::use_colour(&stdout))
-        );
-    }
-    Ok(exit::for_verdict(report.verdict))
+    let report = engine.judge(&problem, &checker, &args.source, options, &mut *reporter)?;
+    let code = exit::for_verdict(report.verdict);
+    let rejected = report.verdict != Verdict::AC && report.verdict != Verdict::JE;
+    reporter.event(&Event::ProblemFinished {
+        problem: problem.slug.clone(),
+        findings: Vec::new(),
+        advice: None,
+        judge_errors: usize::from(report.verdict == Verdict::JE),
+        failures: usize::from(rejected),
+    });
+    reporter.event(&Event::Finished { exit: code });
+    Ok(code)
 }

@@ -1,8 +1,8 @@
 //! `judge stress <PROBLEM> <SOURCE> --gen "..."`: find and shrink a failing input.
 
 use super::{exit, Session};
+use crate::event::{Event, Reporter};
 use crate::package::{self, Problem};
-use crate::report::human::{status, Paint};
 use crate::setter::stress::{stress, StressOptions};
 use std::path::PathBuf;
 use std::time::Duration;
@@ -28,6 +28,8 @@ pub struct Args {
     against: Option<PathBuf>,
     #[command(flatten)]
     gen_limits: super::gen::GenArgs,
+    #[command(flatten)]
+    format: super::FormatArgs,
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
@@ -45,11 +47,9 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             args.seconds
         );
     }
+    let mut reporter = crate::report::reporter(args.format.pick(), crate::report::Command::Stress)?;
     let mut session = Session::new(languages)?;
-    super::warn_isolation(&session.engine.sandbox);
-    let paint = Paint {
-        on: crate::report::use_colour(&std::io::stderr()),
-    };
+    super::started(&mut *reporter, "stress", &session.engine.sandbox);
     let options = StressOptions {
         gen: args.gen.clone(),
         time_budget: Duration::from_secs_f64(args.seconds),
@@ -61,52 +61,41 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         &problem,
         &args.source,
         &options,
-        &mut |l| status(&paint, "Stress", l),
+        &mut |l| {
+            reporter.event(&Event::Step {
+                problem: problem.slug.clone(),
+                verb: "Stress".into(),
+                what: l.into(),
+            })
+        },
     )?;
-    let Some(c) = found else {
-        crate::outln!("no failing input found in {} s", args.seconds);
-        return Ok(exit::OK);
-    };
-    if c.verdict == crate::verdict::Verdict::CE {
-        crate::outln!("{} does not compile:\n{}", args.source.display(), c.message);
-        return Ok(exit::REJECTED);
+    let mut saved = Vec::new();
+    if let (Some(c), Some(out)) = (&found, &args.out) {
+        if c.verdict != crate::verdict::Verdict::CE {
+            std::fs::write(out, &c.input)
+                .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
+            let ans = if out.extension().is_some_and(|e| e == "in") {
+                out.with_extension("ans")
+            } else {
+                PathBuf::from(format!("{}.ans", out.display()))
+            };
+            std::fs::write(&ans, &c.answer)
+                .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", ans.display()))?;
+            saved = vec![out.display().to_string(), ans.display().to_string()];
+        }
     }
-    crate::outln!(
-        "{} ({}) after {} input(s); shrunk in {} step(s) to {} byte(s):",
-        c.verdict.code(),
-        c.verdict.long_name(),
-        c.tries,
-        c.shrink_steps,
-        c.input.len()
-    );
-    crate::outln!("--- input\n{}", show(&c.input));
-    crate::outln!("--- expected (reference)\n{}", show(&c.answer));
-    crate::outln!("--- {}\n{}", args.source.display(), show(&c.output));
-    if !c.message.is_empty() {
-        crate::outln!("--- verdict\n{}: {}", c.verdict.code(), c.message);
-    }
-    if let Some(out) = &args.out {
-        std::fs::write(out, &c.input)
-            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
-        let ans = if out.extension().is_some_and(|e| e == "in") {
-            out.with_extension("ans")
-        } else {
-            PathBuf::from(format!("{}.ans", out.display()))
-        };
-        std::fs::write(&ans, &c.answer)
-            .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", ans.display()))?;
-        crate::outln!("saved {} and {}", out.display(), ans.display());
-    }
-    Ok(exit::REJECTED)
-}
-
-fn show(bytes: &[u8]) -> String {
-    const CAP: usize = 4000;
-    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(CAP)]).into_owned();
-    let text = text.trim_end_matches('\n').to_string();
-    if bytes.len() > CAP {
-        format!("{text}\n[… {} more bytes]", bytes.len() - CAP)
+    let code = if found.is_some() {
+        exit::REJECTED
     } else {
-        text
-    }
+        exit::OK
+    };
+    reporter.event(&Event::StressFinished {
+        problem: problem.slug.clone(),
+        solution: args.source.display().to_string(),
+        seconds: args.seconds,
+        found,
+        saved,
+    });
+    reporter.event(&Event::Finished { exit: code });
+    Ok(code)
 }

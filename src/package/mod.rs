@@ -13,6 +13,9 @@ mod native;
 pub mod polygon;
 mod raw;
 pub mod recipe;
+mod select;
+
+pub use select::{glob_match, select_tests};
 
 use crate::checker::testlib;
 use crate::checker::Builtin;

@@ -3,11 +3,13 @@
 
 use super::{mib, secs};
 use crate::build::CompileReport;
-use crate::judge::{Reporter, SubmissionReport, TestResult};
-use crate::package::TestCase;
+use crate::engine::{SubmissionReport, TestResult};
+use crate::event::{Event, Reporter};
 use crate::verdict::Verdict;
 use std::io::Write;
-use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 /// Paints text with an ANSI colour when colour is on.
 pub struct Paint {
@@ -42,72 +44,216 @@ impl Paint {
     }
 }
 
-/// A cargo-like status line on stderr: right-aligned verb, then the rest.
-pub fn status(paint: &Paint, verb: &str, rest: &str) {
-    let verb = format!("{verb:>12}");
-    let verb = if paint.on {
-        format!("\x1b[1;32m{verb}\x1b[0m")
-    } else {
-        verb
-    };
-    crate::errln!("{verb} {rest}");
+/// Stderr of a human reporter: cargo-like status lines, and on a terminal a live progress line
+/// (solution, test i/N, elapsed) redrawn in place — by a ticker thread while a test runs, when
+/// [`StatusLines::ticking`] — and wiped before anything else is written, so it never stays in
+/// the scrollback.
+pub struct StatusLines {
+    shared: Arc<Mutex<Lines>>,
+    ticker: Option<(Arc<AtomicBool>, std::thread::JoinHandle<()>)>,
 }
 
-/// Prints the test table of one `judge run` as tests finish.
-pub struct TableReporter<W: Write> {
-    out: W,
+struct Lines {
+    err: Out,
     paint: Paint,
-    /// Paint for stderr status lines.
-    status_paint: Paint,
+    /// Draw progress lines (a terminal).
+    progress: bool,
+    /// The progress line's text without the elapsed time.
+    line: Option<String>,
+    since: Option<Instant>,
+    shown: bool,
+    /// Visible width of the line drawn last, to blank it with spaces: no terminal escape codes,
+    /// so `--color never` writes none.
+    width: usize,
+}
+
+impl Lines {
+    fn wipe(&mut self) {
+        if self.shown {
+            let _ = write!(self.err, "\r{:w$}\r", "", w = self.width);
+            let _ = self.err.flush();
+            self.shown = false;
+            self.width = 0;
+        }
+    }
+
+    fn draw(&mut self) {
+        let Some(line) = &self.line else { return };
+        let elapsed = self
+            .since
+            .map(|t| format!("  {:.1} s", t.elapsed().as_secs_f64()))
+            .unwrap_or_default();
+        let text = format!("{line}{elapsed}");
+        let width = visible_width(&text);
+        // Spaces over what is left of a longer previous line.
+        let pad = self.width.saturating_sub(width);
+        let _ = write!(self.err, "\r{text}{:pad$}", "");
+        let _ = self.err.flush();
+        self.width = width;
+        self.shown = true;
+    }
+}
+
+/// Characters a terminal shows for `text`: escape sequences (`\x1b[…m`) take no room.
+fn visible_width(text: &str) -> usize {
+    let mut width = 0;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        if c == '\x1b' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            width += 1;
+        }
+    }
+    width
+}
+
+impl StatusLines {
+    /// `paint` for the verbs; `progress` when stderr is a terminal.
+    pub fn new(err: Out, paint: Paint, progress: bool) -> StatusLines {
+        StatusLines {
+            shared: Arc::new(Mutex::new(Lines {
+                err,
+                paint,
+                progress,
+                line: None,
+                since: None,
+                shown: false,
+                width: 0,
+            })),
+            ticker: None,
+        }
+    }
+
+    /// Redraws the progress line every `every` while one is shown (only with progress on).
+    pub fn ticking(mut self, every: Duration) -> StatusLines {
+        if !self.lock().progress || self.ticker.is_some() {
+            return self;
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let (shared, stopped) = (Arc::clone(&self.shared), Arc::clone(&stop));
+        let handle = std::thread::spawn(move || {
+            while !stopped.load(Ordering::Relaxed) {
+                std::thread::park_timeout(every);
+                if stopped.load(Ordering::Relaxed) {
+                    break;
+                }
+                let mut lines = shared.lock().unwrap_or_else(|e| e.into_inner());
+                if lines.shown {
+                    lines.draw();
+                }
+            }
+        });
+        self.ticker = Some((stop, handle));
+        self
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Lines> {
+        // A write that unwound (a closed stderr) leaves it poisoned; the state is still whole.
+        self.shared.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `   Compiling rest`, right-aligned verb as cargo's.
+    pub fn status(&self, verb: &str, rest: &str) {
+        let mut lines = self.lock();
+        lines.wipe();
+        let verb = format!("{verb:>12}");
+        let verb = lines.paint.wrap("1;32", &verb);
+        let _ = writeln!(lines.err, "{verb} {rest}");
+    }
+
+    /// Any other text (warnings).
+    pub fn write(&self, text: &str) {
+        let mut lines = self.lock();
+        lines.wipe();
+        let _ = write!(lines.err, "{text}");
+    }
+
+    /// Starts the elapsed-time clock of the progress line (a solution's tests begin).
+    pub fn start_clock(&self) {
+        self.lock().since = Some(Instant::now());
+    }
+
+    /// Shows `verb rest  elapsed` as the progress line.
+    pub fn progress(&self, verb: &str, rest: &str) {
+        let mut lines = self.lock();
+        if !lines.progress {
+            return;
+        }
+        let verb = lines.paint.wrap("1;36", &format!("{verb:>12}"));
+        lines.line = Some(format!("{verb} {rest}"));
+        lines.draw();
+    }
+
+    /// Wipes the progress line.
+    pub fn clear(&self) {
+        let mut lines = self.lock();
+        lines.line = None;
+        lines.wipe();
+    }
+
+    pub fn paint(&self) -> Paint {
+        Paint {
+            on: self.lock().paint.on,
+        }
+    }
+}
+
+impl Drop for StatusLines {
+    fn drop(&mut self) {
+        if let Some((stop, handle)) = self.ticker.take() {
+            stop.store(true, Ordering::Relaxed);
+            handle.thread().unpark();
+            let _ = handle.join();
+        }
+        // Not while unwinding from a closed stderr: that write would unwind again.
+        if !std::thread::panicking() {
+            self.clear();
+        }
+    }
+}
+
+/// A writer a reporter owns: `Send`, so the reporter can be.
+pub type Out = Box<dyn Write + Send>;
+
+/// How often a progress line's elapsed time is redrawn.
+pub const TICK: Duration = Duration::from_millis(250);
+
+/// The human report of `judge run`: status lines and a progress line on stderr, the test table
+/// as tests finish and the summary on stdout.
+pub struct RunTable {
+    out: Out,
+    err: StatusLines,
+    paint: Paint,
+    tests: Vec<String>,
     name_width: usize,
     header_done: bool,
 }
 
-impl<W: Write> TableReporter<W> {
-    pub fn new(out: W, colour: bool, status_colour: bool, tests: &[TestCase]) -> Self {
-        let name_width = tests
-            .iter()
-            .map(|t| t.name.chars().count())
-            .max()
-            .unwrap_or(4)
-            .max(4);
-        TableReporter {
+impl RunTable {
+    /// `colour` for stdout, `status_colour` for stderr, `progress` when stderr is a terminal.
+    pub fn new(out: Out, err: Out, colour: bool, status_colour: bool, progress: bool) -> Self {
+        RunTable {
             out,
+            err: StatusLines::new(err, Paint { on: status_colour }, progress),
             paint: Paint { on: colour },
-            status_paint: Paint { on: status_colour },
-            name_width,
+            tests: Vec::new(),
+            name_width: 4,
             header_done: false,
         }
     }
 
-    pub fn into_inner(self) -> W {
-        self.out
-    }
-}
-
-impl<W: Write> Reporter for TableReporter<W> {
-    fn compile_started(&mut self, source: &Path) {
-        status(
-            &self.status_paint,
-            "Compiling",
-            &source.display().to_string(),
-        );
+    /// Redraws the progress line every so often while a test runs.
+    pub fn ticking(mut self) -> Self {
+        self.err = self.err.ticking(TICK);
+        self
     }
 
-    fn compiled(&mut self, report: &CompileReport) {
-        if report.ok {
-            status(
-                &self.status_paint,
-                "Compiled",
-                &format!("{} in {}", report.language, secs(report.time)),
-            );
-            if let Some(warnings) = compiler_warnings(report, &self.status_paint) {
-                crate::report::stream::eprint(format_args!("{warnings}"));
-            }
-        }
-    }
-
-    fn test_finished(&mut self, r: &TestResult) {
+    fn row(&mut self, r: &TestResult) {
         if !self.header_done {
             self.header_done = true;
             let head = format!(
@@ -137,6 +283,66 @@ impl<W: Write> Reporter for TableReporter<W> {
         }
         let _ = writeln!(self.out, "{line}");
         let _ = self.out.flush();
+    }
+}
+
+impl Reporter for RunTable {
+    fn event(&mut self, e: &Event) {
+        match e {
+            Event::Warning { message, .. } => self.err.write(&format!("warning: {message}\n")),
+            Event::Note { message, .. } => self.err.write(&format!("note: {message}\n")),
+            Event::ProblemStarted { tests, .. } => {
+                self.name_width = tests
+                    .iter()
+                    .map(|t| t.chars().count())
+                    .max()
+                    .unwrap_or(4)
+                    .max(4);
+                self.tests = tests.clone();
+            }
+            Event::CompileStarted { solution, .. } => self.err.status("Compiling", solution),
+            Event::CompileFinished { compile, .. } => {
+                self.err.start_clock();
+                if compile.ok {
+                    let text = if compile.cached {
+                        format!("{} (cached)", compile.language)
+                    } else {
+                        format!("{} in {}", compile.language, secs(compile.time))
+                    };
+                    self.err.status("Compiled", &text);
+                    if let Some(warnings) = compiler_warnings(compile, &self.err.paint()) {
+                        self.err.write(&warnings);
+                    }
+                }
+            }
+            Event::TestStarted {
+                solution, test, of, ..
+            } => {
+                let rest = format!("{solution}  test {}/{of} ({})", test.index, test.name);
+                self.err.progress("Running", &rest);
+            }
+            Event::TestFinished { result, .. } => {
+                self.err.clear();
+                self.row(result);
+            }
+            Event::SolutionFinished {
+                report: Some(report),
+                ..
+            } => {
+                self.err.clear();
+                let summary = render_summary(report, self.tests.len(), self.paint.on);
+                let _ = write!(self.out, "{summary}");
+                let _ = self.out.flush();
+            }
+            Event::Started { .. }
+            | Event::Step { .. }
+            | Event::SolutionFinished { report: None, .. }
+            | Event::SolutionSkipped { .. }
+            | Event::ProblemFinished { .. }
+            | Event::Generated { .. }
+            | Event::StressFinished { .. }
+            | Event::Finished { .. } => {}
+        }
     }
 }
 
@@ -293,6 +499,7 @@ mod tests {
             compile: CompileReport {
                 language: "C++".into(),
                 ok: true,
+                cached: false,
                 time: Duration::ZERO,
                 message: String::new(),
             },

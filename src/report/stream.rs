@@ -77,6 +77,16 @@ pub fn stderr() -> Guarded<io::StderrLock<'static>> {
     Guarded::new(io::stderr().lock(), "stderr")
 }
 
+/// Standard output, guarded, unlocked: `Send`, for reporters (each write takes the lock).
+pub fn stdout_shared() -> Guarded<io::Stdout> {
+    Guarded::new(io::stdout(), "stdout")
+}
+
+/// Standard error, guarded, unlocked: `Send`, for reporters.
+pub fn stderr_shared() -> Guarded<io::Stderr> {
+    Guarded::new(io::stderr(), "stderr")
+}
+
 /// `print!` without the panic: used by [`out!`](crate::out) and [`outln!`](crate::outln).
 pub fn print(args: std::fmt::Arguments) {
     let mut out = stdout();

@@ -8,9 +8,9 @@ use super::{
     fingerprint, generator_limits, generator_time_hint, generator_time_limit, reference_solution,
     run_for_output, Builds, SetterError,
 };
-use crate::judge::{solution_limits, Engine};
+use crate::engine::{solution_limits, Engine};
 use crate::package::{recipe, Problem};
-use crate::verify::Finding;
+use crate::setter::Finding;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -26,7 +26,7 @@ struct Cache {
 }
 
 /// What `gen` did.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone, serde::Serialize)]
 pub struct GenSummary {
     pub inputs_written: Vec<String>,
     pub answers_written: Vec<String>,
@@ -34,6 +34,10 @@ pub struct GenSummary {
     pub cached: usize,
     /// Regenerated, and identical to what was there.
     pub unchanged: usize,
+    /// Other files written, relative to the package (a Polygon package's tests and answers,
+    /// where its path patterns put them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub files_written: Vec<String>,
 }
 
 /// Options of `gen` (and of `verify`'s regeneration).
@@ -88,7 +92,7 @@ pub fn generate(
             let tmp = engine.fresh_dir("gen")?.join("input");
             std::fs::write(&tmp, &bytes)
                 .map_err(|e| SetterError::Other(format!("{}: {e}", tmp.display())))?;
-            let verdict = crate::verify::validate_input(engine, v, source, &tmp);
+            let verdict = crate::setter::jury::validate_input(engine, v, source, &tmp);
             let _ = std::fs::remove_dir_all(tmp.parent().unwrap_or(&tmp));
             verdict.map_err(|why| {
                 SetterError::Other(format!(
@@ -135,7 +139,7 @@ pub fn generate(
         if let (true, Some((source, v))) = (hand_made, &validator) {
             // Generated inputs were validated above; a hand-made one is checked before the
             // reference sees it, so a broken file is named instead of crashing the reference.
-            crate::verify::validate_input(engine, v, source, &test.input).map_err(|why| {
+            crate::setter::jury::validate_input(engine, v, source, &test.input).map_err(|why| {
                 SetterError::Other(format!(
                     "hand-made test `{}` ({}): {}",
                     test.name,
@@ -194,7 +198,7 @@ fn not_valid(why: &NotValid, validator: &Path, hint: &str) -> String {
         NotValid::Crashed(f) => format!(
             "{}\n  hint: fix the validator: {}",
             f.render(&name),
-            crate::verify::VALIDATOR_RULE
+            crate::setter::jury::VALIDATOR_RULE
         ),
     }
 }

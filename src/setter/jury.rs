@@ -10,6 +10,10 @@
 //!   uncaught exception or panic (a Python traceback, a Rust panic, a C++ `terminate`), is killed
 //!   by a signal, or exceeds its limits.
 
+#[cfg(test)]
+use crate::engine::read_tail;
+use crate::engine::{Engine, Keep};
+use crate::package::Protocol;
 use crate::sandbox::{Limits, RunOutcome, Termination};
 use crate::verdict::termination_text;
 use std::path::Path;
@@ -140,7 +144,7 @@ fn secs(d: Duration) -> String {
 }
 
 /// Why a run of a jury program failed, or `None` when it exited 0 within its limits. `stderr`
-/// is the end of its stderr (see [`read_tail`]).
+/// is the end of its stderr (see [`crate::engine::read_tail`]).
 pub fn failure(run: &RunOutcome, limits: &Limits, stderr: &str) -> Option<Failure> {
     let lines: Vec<&str> = stderr.lines().collect();
     let timed_out = run.cpu_limit_exceeded || run.wall_limit_exceeded;
@@ -241,26 +245,6 @@ pub fn validator_verdict(run: &RunOutcome, limits: &Limits, stderr: &str) -> Res
     Err(NotValid::Crashed(crash))
 }
 
-/// The last `cap` bytes of a file, lossily as text, starting at a line boundary when cut.
-pub fn read_tail(path: &Path, cap: u64) -> String {
-    use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut f) = std::fs::File::open(path) else {
-        return String::new();
-    };
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    let cut = len > cap;
-    if cut && f.seek(SeekFrom::Start(len - cap)).is_err() {
-        return String::new();
-    }
-    let mut buf = Vec::new();
-    let _ = f.take(cap).read_to_end(&mut buf);
-    let text = String::from_utf8_lossy(&buf).into_owned();
-    match (cut, text.find('\n')) {
-        (true, Some(i)) => text[i + 1..].to_string(),
-        _ => text,
-    }
-}
-
 /// Replaces the build folder's copy of a source (e.g. `/tmp/judge-x/build-3/main.py`, as a
 /// traceback names it) with the source's own name, in a message.
 pub fn name_source(text: &str, artifact: &crate::build::Artifact, source: &Path) -> String {
@@ -273,6 +257,63 @@ pub fn name_source(text: &str, artifact: &crate::build::Artifact, source: &Path)
         }
     }
     text
+}
+
+/// The validator's protocol, in one sentence for hints (the rule is in `setter::jury`).
+pub const VALIDATOR_RULE: &str = "a validator accepts with exit 0 and rejects with another exit status (or a failed assertion), the reason on stderr; an uncaught exception, a panic or a signal is a crash";
+
+/// Runs a validator built from `source` on one input (the rule is [`VALIDATOR_RULE`]).
+pub fn validate_input(
+    engine: &mut Engine,
+    validator: &crate::build::Artifact,
+    source: &Path,
+    input: &Path,
+) -> Result<(), NotValid> {
+    validate_input_with(engine, validator, source, input, &[], Protocol::Testlib)
+}
+
+/// [`validate_input`] with arguments (Kattis `input_validator_args`) and the validator's
+/// protocol: a Kattis validator must exit 42 for a valid input (its exit 0 is a crash).
+pub fn validate_input_with(
+    engine: &mut Engine,
+    validator: &crate::build::Artifact,
+    source: &Path,
+    input: &Path,
+    args: &[String],
+    protocol: Protocol,
+) -> Result<(), NotValid> {
+    let limits = crate::engine::checker_limits();
+    let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
+    let run = engine
+        .run_jury(
+            validator,
+            &args,
+            Some(input),
+            &[],
+            limits.clone(),
+            Keep::stderr(STDERR_TAIL),
+        )
+        .map_err(|e| {
+            NotValid::Crashed(Failure {
+                what: format!("could not be run: {e}"),
+                tail: Vec::new(),
+                timed_out: false,
+            })
+        })?;
+    let stderr = name_source(&run.stderr, validator, source);
+    let outcome = &run.outcome;
+    let limited = outcome.cpu_limit_exceeded
+        || outcome.wall_limit_exceeded
+        || outcome.memory_limit_exceeded
+        || outcome.output_limit_exceeded;
+    if protocol == Protocol::Kattis && !limited && outcome.termination == Termination::Exited(0) {
+        return Err(NotValid::Crashed(Failure {
+            what: "exited with 0, which is no answer: a Kattis input validator exits 42 for a valid input and 43 for an invalid one".into(),
+            tail: Vec::new(),
+            timed_out: false,
+        }));
+    }
+    validator_verdict(outcome, &limits, &stderr)
 }
 
 #[cfg(test)]
@@ -294,7 +335,7 @@ mod tests {
     }
 
     fn limits() -> Limits {
-        crate::judge::checker_limits()
+        crate::engine::checker_limits()
     }
 
     const TRACEBACK: &str = "Traceback (most recent call last):\n  File \"/tmp/b/main.py\", line 3, in <module>\n    print(1 // (n - 4))\n          ~~^^~~~~~~~\nZeroDivisionError: integer division or modulo by zero\n";

@@ -5,13 +5,15 @@ pub mod gen;
 pub mod jury;
 pub mod new;
 pub mod rebuild;
+pub mod solutions;
 pub mod stress;
 pub mod time_limit;
+pub mod verify;
 
 use crate::build::Artifact;
-use crate::judge::{Engine, EngineError};
+use crate::engine::{Engine, EngineError};
 use crate::verdict::Verdict;
-use crate::verify::{list_solutions, solutions_dir};
+use solutions::{list_solutions, solutions_dir};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -24,6 +26,40 @@ pub enum SetterError {
     Package(#[from] crate::package::PackageError),
     #[error("{0}")]
     Other(String),
+}
+
+/// How bad a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// The package or a jury program is broken (a judge error): nothing built on it can be
+    /// trusted.
+    Broken,
+    /// An expectation does not hold (an invalid or stale test, a checker test that disagrees).
+    Failed,
+}
+
+/// Something wrong with a package, naming its file and what to do.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct Finding {
+    pub severity: Severity,
+    pub message: String,
+}
+
+impl Finding {
+    pub fn broken(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Broken,
+            message: message.into(),
+        }
+    }
+
+    pub fn failed(message: impl Into<String>) -> Finding {
+        Finding {
+            severity: Severity::Failed,
+            message: message.into(),
+        }
+    }
 }
 
 /// The reference solution: the first file of `accepted/` in name order. (Misnamed folders beside
@@ -114,7 +150,7 @@ pub fn generator_limits(cpu: Duration) -> crate::sandbox::Limits {
     crate::sandbox::Limits {
         cpu,
         wall: cpu * 2 + Duration::from_secs(1),
-        ..crate::judge::checker_limits()
+        ..crate::engine::checker_limits()
     }
 }
 
@@ -137,19 +173,21 @@ pub fn run_for_output(
     limits: crate::sandbox::Limits,
 ) -> Result<Vec<u8>, jury::Failure> {
     let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
-    let (run, out, err) = engine
-        .execute(artifact, &args, stdin, &[], limits.clone())
+    let keep = crate::engine::Keep {
+        stdout: Some(u64::MAX),
+        stderr: jury::STDERR_TAIL,
+    };
+    let run = engine
+        .run_jury(artifact, &args, stdin, &[], limits.clone(), keep)
         .map_err(|e| jury::Failure {
             what: format!("could not be run: {e}"),
             tail: Vec::new(),
             timed_out: false,
         })?;
-    let stderr = jury::name_source(&jury::read_tail(&err, jury::STDERR_TAIL), artifact, source);
-    let bytes = std::fs::read(&out).unwrap_or_default();
-    engine.recycle(out, err);
-    match jury::failure(&run, &limits, &stderr) {
+    let stderr = jury::name_source(&run.stderr, artifact, source);
+    match jury::failure(&run.outcome, &limits, &stderr) {
         Some(f) => Err(f),
-        None => Ok(bytes),
+        None => Ok(run.stdout),
     }
 }
 

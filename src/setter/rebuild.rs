@@ -6,7 +6,7 @@
 use super::jury::{self, Failure};
 use super::SetterError;
 use crate::build::Artifact;
-use crate::judge::{checker_limits, Engine};
+use crate::engine::{checker_limits, Engine};
 use crate::package::Problem;
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -61,7 +61,7 @@ pub fn rebuild_missing(
         let limits = checker_limits();
         let (run, out, err) =
             engine.execute(&built[&words[0]], &args, None, &[], limits.clone())?;
-        let stderr = jury::read_tail(&err, jury::STDERR_TAIL);
+        let stderr = crate::engine::read_tail(&err, jury::STDERR_TAIL);
         let failed = jury::failure(&run, &limits, &stderr).or_else(|| {
             (run.termination != crate::sandbox::Termination::Exited(0)).then(|| Failure {
                 what: format!(
@@ -176,7 +176,7 @@ fn answer_with_main(
     let (run, out, err) = engine
         .execute_in(main, &[], stdin, &[], limits.clone(), host.as_deref())
         .map_err(|e| format!("could not be run: {e}"))?;
-    let stderr = jury::read_tail(&err, jury::STDERR_TAIL);
+    let stderr = crate::engine::read_tail(&err, jury::STDERR_TAIL);
     let failed = jury::failure(&run, &limits, &stderr).or_else(|| {
         (run.termination != crate::sandbox::Termination::Exited(0)).then(|| Failure {
             what: format!(

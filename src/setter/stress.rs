@@ -8,7 +8,7 @@ use super::{
     SetterError,
 };
 use crate::build::Artifact;
-use crate::judge::{solution_limits, Checker, Engine};
+use crate::engine::{solution_limits, Checker, Engine};
 use crate::package::{recipe, Problem, TestCase};
 use crate::verdict::Verdict;
 use std::path::{Path, PathBuf};
@@ -30,16 +30,24 @@ pub struct StressOptions {
 }
 
 /// A failing input and what each side made of it.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, serde::Serialize)]
 pub struct Counterexample {
+    #[serde(serialize_with = "lossy")]
     pub input: Vec<u8>,
+    #[serde(serialize_with = "lossy")]
     pub answer: Vec<u8>,
+    #[serde(serialize_with = "lossy")]
     pub output: Vec<u8>,
     pub verdict: Verdict,
     pub message: String,
     /// Inputs tried before the first failure, and shrinking steps that made it smaller.
     pub tries: u64,
     pub shrink_steps: u64,
+}
+
+/// Bytes as text (not UTF-8: replacement characters) in JSON.
+fn lossy<S: serde::Serializer>(bytes: &[u8], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(&String::from_utf8_lossy(bytes))
 }
 
 /// The outcome of one candidate input.
@@ -248,7 +256,7 @@ impl Stress<'_> {
         write(&test.input, input)?;
         let result = (|| {
             if let Some((source, v)) = &self.validator {
-                match crate::verify::validate_input(self.engine, v, source, &test.input) {
+                match crate::setter::jury::validate_input(self.engine, v, source, &test.input) {
                     Ok(()) => {}
                     Err(NotValid::Rejected(_)) => return Ok(Trial::Invalid),
                     Err(NotValid::Crashed(_)) if self.shrinking => return Ok(Trial::Invalid),
@@ -257,7 +265,7 @@ impl Stress<'_> {
                         return Err(SetterError::Other(format!(
                             "on a generated input, {}\n  hint: fix the validator: {}",
                             f.render(&name),
-                            crate::verify::VALIDATOR_RULE
+                            crate::setter::jury::VALIDATOR_RULE
                         )));
                     }
                 }
@@ -398,11 +406,15 @@ impl Stress<'_> {
             return Vec::new();
         }
         let limits = solution_limits(self.problem);
+        let keep = crate::engine::Keep {
+            stdout: Some(4096),
+            stderr: 0,
+        };
         let out = match self
             .engine
-            .execute(&self.solution, &[], Some(&path), &[], limits)
+            .run_jury(&self.solution, &[], Some(&path), &[], limits, keep)
         {
-            Ok((_, out, _)) => crate::build::read_capped(&out, 4096).into_bytes(),
+            Ok(run) => run.stdout,
             Err(_) => Vec::new(),
         };
         let _ = std::fs::remove_dir_all(&dir);

@@ -3,7 +3,8 @@
 //! multiplier, rounded up to its resolution (problemtools' rule).
 
 use crate::build::BuildError;
-use crate::judge::{Checker, Engine, EngineError, JudgeOptions, Silent};
+use crate::engine::{Checker, Engine, EngineError, JudgeOptions};
+use crate::event::Silent;
 use crate::package::Problem;
 use crate::verdict::Verdict;
 use std::time::Duration;

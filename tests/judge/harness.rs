@@ -5,6 +5,7 @@
 //! instead of taking the machine down. The judge gets a private TMPDIR; afterwards the test fails if
 //! the judge left anything there or left a cgroup behind, or if any process outlived the judge
 //! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
+//! Each judge also gets a private, empty build cache (`XDG_CACHE_HOME`) unless the test sets one.
 
 use std::ffi::{CString, OsString};
 use std::os::unix::process::CommandExt;
@@ -40,6 +41,7 @@ pub fn judge() -> Judge {
         interrupt_after: None,
         stdout_lines: None,
         merge_stderr: false,
+        stamp_stdout: false,
         env: Vec::new(),
     }
 }
@@ -52,6 +54,7 @@ pub struct Judge {
     interrupt_after: Option<f64>,
     stdout_lines: Option<usize>,
     merge_stderr: bool,
+    stamp_stdout: bool,
     env: Vec<(OsString, OsString)>,
 }
 
@@ -103,6 +106,14 @@ impl Judge {
         self
     }
 
+    /// Reads the judge's stdout line by line as it comes and prefixes each line with the seconds
+    /// since the judge started (`1.234 {...}`), then adds `<seconds> HARNESS-EXIT` when the judge
+    /// has exited: shows whether output streams or comes all at the end.
+    pub fn stamp_stdout(mut self) -> Self {
+        self.stamp_stdout = true;
+        self
+    }
+
     pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
         self.dir = dir.as_ref().to_path_buf();
         self
@@ -142,6 +153,7 @@ impl Judge {
                 interrupt_after: self.interrupt_after,
                 stdout_lines: self.stdout_lines,
                 merge_stderr: self.merge_stderr,
+                stamp_stdout: self.stamp_stdout,
             },
             &self.env,
         );
@@ -257,6 +269,8 @@ pub struct Containment {
     pub stdout_lines: Option<usize>,
     /// The judge's stderr goes to its stdout.
     pub merge_stderr: bool,
+    /// Stamp each stdout line with the time it arrived (see `Judge::stamp_stdout`).
+    pub stamp_stdout: bool,
 }
 
 /// Runs `program args` in its own namespaces and capped cgroup; cleans up whatever is left.
@@ -306,9 +320,20 @@ pub fn contained(
         std::os::unix::fs::PermissionsExt::from_mode(0o1777),
     )
     .unwrap();
+    // A private, empty build cache unless the test names one (a cache shared between tests
+    // would hide compiles); writable by all, so a judge run as another user makes its own in it.
+    let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
+    std::fs::set_permissions(
+        cache.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o777),
+    )
+    .unwrap();
     cmd.args(args)
         .current_dir(dir)
         .env("TMPDIR", tmp.path())
+        .env("XDG_CACHE_HOME", cache.path().join("xdg"))
+        .env_remove("JUDGE_CACHE_DIR")
+        .env_remove("JUDGE_CACHE_SIZE")
         .envs(env.iter().map(|(k, v)| (k, v)));
     if let Some(seconds) = how.interrupt_after {
         cmd.env("HARNESS_SIGINT_AFTER", seconds.to_string());
@@ -318,6 +343,9 @@ pub fn contained(
     }
     if how.merge_stderr {
         cmd.env("HARNESS_STDERR_TO_STDOUT", "1");
+    }
+    if how.stamp_stdout {
+        cmd.env("HARNESS_STAMP_STDOUT", "1");
     }
     let procs: Vec<CString> = cgroups
         .dirs
@@ -377,12 +405,20 @@ env = dict(os.environ)
 after = env.pop("HARNESS_SIGINT_AFTER", None)
 lines = env.pop("HARNESS_STDOUT_LINES", None)
 merge = env.pop("HARNESS_STDERR_TO_STDOUT", None) is not None
+stamp = env.pop("HARNESS_STAMP_STDOUT", None) is not None
+start = time.monotonic()
 judge = subprocess.Popen(
     sys.argv[1:],
     env=env,
-    stdout=None if lines is None else subprocess.PIPE,
+    stdout=None if lines is None and not stamp else subprocess.PIPE,
     stderr=subprocess.STDOUT if merge else None,
 )
+if stamp:
+    for line in iter(judge.stdout.readline, b""):
+        sys.stdout.buffer.write(b"%.3f " % (time.monotonic() - start) + line)
+    judge.wait()
+    sys.stdout.buffer.write(b"%.3f HARNESS-EXIT\n" % (time.monotonic() - start))
+    sys.stdout.flush()
 if lines is not None:
     # Like `| head -n N`: read N lines, pass them on, close the pipe.
     for _ in range(int(lines)):

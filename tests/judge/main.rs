@@ -1,9 +1,12 @@
 //! Integration tests: the `judge` binary driven as a user would, every hostile run contained.
 
 mod attacks;
+mod cache;
 mod checkers;
 mod cli;
+mod conventions;
 mod crosscheck;
+mod formats;
 mod harness;
 mod messages;
 mod package_errors;

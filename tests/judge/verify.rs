@@ -4,7 +4,7 @@ use crate::harness::{fixture_problem, judge, program, root};
 use std::path::Path;
 
 /// A repository in a temp folder: `problems/sum` and the given solutions.
-fn repo(solutions: &[(&str, &str)]) -> tempfile::TempDir {
+pub fn repo(solutions: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     copy_dir(&fixture_problem("sum"), &dir.path().join("problems/sum"));
     for (folder, prog) in solutions {

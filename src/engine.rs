@@ -1,8 +1,9 @@
 //! The engine: build a solution, run it on every test in the sandbox, check the output, decide the
-//! verdicts. It reports progress through [`Reporter`] and never prints.
+//! verdicts. It reports progress as [`Event`]s through a [`Reporter`] and never prints.
 
 use crate::build::{self, Artifact, BuildError, CompileReport};
 use crate::checker::{self, Judgement, Mismatch};
+use crate::event::{Event, Reporter, RunId, TestId};
 use crate::lang::Languages;
 use crate::package::{CheckerSpec, Problem, Program, Protocol, TestCase};
 use crate::sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxError};
@@ -56,18 +57,6 @@ impl SubmissionReport {
     }
 }
 
-/// Progress events. Every method has a default so reporters implement what they show.
-pub trait Reporter {
-    fn compile_started(&mut self, _source: &Path) {}
-    fn compiled(&mut self, _report: &CompileReport) {}
-    fn test_started(&mut self, _test: &TestCase) {}
-    fn test_finished(&mut self, _result: &TestResult) {}
-}
-
-/// A reporter that shows nothing.
-pub struct Silent;
-impl Reporter for Silent {}
-
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error(transparent)]
@@ -100,10 +89,50 @@ pub enum Checker {
 }
 
 /// Options of one judging.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct JudgeOptions {
     /// Run every test instead of stopping at the first failure.
     pub all: bool,
+    /// Every verdict the solution may get (`verify`; a Kattis or Polygon package may allow
+    /// several), told in `solution_finished`; empty: no expectation.
+    pub expected: Vec<Verdict>,
+    /// A solution with no toolchain for its language here is skipped (`solution_skipped`), not
+    /// failed (`verify` of a package written elsewhere).
+    pub skip_unavailable: bool,
+}
+
+/// What to read from a jury program's run before its files are reused.
+#[derive(Debug, Clone, Copy)]
+pub struct Keep {
+    /// Up to this many bytes of stdout; `None`: none.
+    pub stdout: Option<u64>,
+    /// The last this-many bytes of stderr (where tracebacks end).
+    pub stderr: u64,
+}
+
+impl Keep {
+    /// Only the tail of stderr.
+    pub fn stderr(cap: u64) -> Keep {
+        Keep {
+            stdout: None,
+            stderr: cap,
+        }
+    }
+}
+
+/// A finished jury run: its evidence and the output that `Keep` asked for.
+#[derive(Debug)]
+pub struct JuryRun {
+    pub outcome: RunOutcome,
+    pub stdout: Vec<u8>,
+    pub stderr: String,
+}
+
+/// The ids every event of one judging carries.
+struct Ids {
+    problem: String,
+    solution: String,
+    run: RunId,
 }
 
 /// Owns the sandbox, the language table and a private work folder.
@@ -329,7 +358,40 @@ impl Engine {
         Ok((outcome?, stdout, stderr))
     }
 
-    /// Judges one solution on every test of the problem.
+    /// Runs a jury program (checker, validator, generator, reference solution) once and reads
+    /// what `keep` asks for; its output files go back to the engine before this returns, so
+    /// callers never hold (or leak) them.
+    pub fn run_jury(
+        &mut self,
+        artifact: &Artifact,
+        args: &[OsString],
+        stdin: Option<&Path>,
+        readable: &[PathBuf],
+        limits: Limits,
+        keep: Keep,
+    ) -> Result<JuryRun, EngineError> {
+        let (outcome, out, err) = self.execute(artifact, args, stdin, readable, limits)?;
+        let stdout = match keep.stdout {
+            None => Vec::new(),
+            Some(cap) => std::fs::File::open(&out)
+                .and_then(|f| {
+                    let mut buf = Vec::new();
+                    std::io::Read::read_to_end(&mut std::io::Read::take(f, cap), &mut buf)?;
+                    Ok(buf)
+                })
+                .unwrap_or_default(),
+        };
+        let stderr = read_tail(&err, keep.stderr);
+        self.recycle(out, err);
+        Ok(JuryRun {
+            outcome,
+            stdout,
+            stderr,
+        })
+    }
+
+    /// Judges one solution on every test of the problem, emitting `compile_*`, `test_*` and
+    /// finally `solution_finished` (also when it cannot be judged: then with the error).
     pub fn judge(
         &mut self,
         problem: &Problem,
@@ -338,7 +400,62 @@ impl Engine {
         options: JudgeOptions,
         reporter: &mut dyn Reporter,
     ) -> Result<SubmissionReport, EngineError> {
-        reporter.compile_started(source);
+        let ids = Ids {
+            problem: problem.slug.clone(),
+            solution: source.display().to_string(),
+            run: RunId::next(),
+        };
+        let result = self.judge_inner(problem, checker, source, &options, &ids, reporter);
+        let expected = options.expected.first().copied();
+        let allowed = if options.expected.len() > 1 {
+            options.expected.clone()
+        } else {
+            Vec::new()
+        };
+        if options.skip_unavailable {
+            if let Err(EngineError::Build(BuildError::Lang(e))) = &result {
+                reporter.event(&Event::SolutionSkipped {
+                    problem: ids.problem,
+                    solution: ids.solution,
+                    expected,
+                    allowed,
+                    reason: e.short(),
+                });
+                return result;
+            }
+        }
+        let (verdict, error, report) = match &result {
+            Ok(r) => (r.verdict, None, Some(r.clone())),
+            Err(e) => (Verdict::JE, Some(e.to_string()), None),
+        };
+        reporter.event(&Event::SolutionFinished {
+            problem: ids.problem,
+            solution: ids.solution,
+            run: ids.run,
+            expected,
+            allowed,
+            matches: expected.map(|_| report.is_some() && options.expected.contains(&verdict)),
+            verdict,
+            error,
+            report,
+        });
+        result
+    }
+
+    fn judge_inner(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        source: &Path,
+        options: &JudgeOptions,
+        ids: &Ids,
+        reporter: &mut dyn Reporter,
+    ) -> Result<SubmissionReport, EngineError> {
+        reporter.event(&Event::CompileStarted {
+            problem: ids.problem.clone(),
+            solution: ids.solution.clone(),
+            run: ids.run,
+        });
         let included = problem.included_files(source);
         // The package's own submissions see its constants (Kattis 2025-09).
         let own = !problem.constants.is_empty() && source.starts_with(&problem.dir);
@@ -382,7 +499,12 @@ impl Engine {
             };
             self.build_program_with(&program, constants)?
         };
-        reporter.compiled(&compile);
+        reporter.event(&Event::CompileFinished {
+            problem: ids.problem.clone(),
+            solution: ids.solution.clone(),
+            run: ids.run,
+            compile: compile.clone(),
+        });
         let Some(artifact) = artifact else {
             return Ok(SubmissionReport {
                 verdict: Verdict::CE,
@@ -392,10 +514,27 @@ impl Engine {
         };
         let mut tests = Vec::new();
         let mut verdict = Verdict::AC;
-        for test in &problem.tests {
-            reporter.test_started(test);
+        let of = problem.tests.len();
+        for (i, test) in problem.tests.iter().enumerate() {
+            let test_id = TestId {
+                index: i + 1,
+                name: test.name.clone(),
+            };
+            reporter.event(&Event::TestStarted {
+                problem: ids.problem.clone(),
+                solution: ids.solution.clone(),
+                run: ids.run,
+                test: test_id.clone(),
+                of,
+            });
             let result = self.run_test(problem, checker, &artifact, test);
-            reporter.test_finished(&result);
+            reporter.event(&Event::TestFinished {
+                problem: ids.problem.clone(),
+                solution: ids.solution.clone(),
+                run: ids.run,
+                test: test_id,
+                result: result.clone(),
+            });
             let failed = result.verdict != Verdict::AC;
             if failed && verdict == Verdict::AC {
                 verdict = result.verdict;
@@ -578,11 +717,20 @@ impl Engine {
                 // The checker runs in its own working folder: hand it absolute paths.
                 let files = [absolute(input), absolute(output), absolute(answer)];
                 let args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
-                let (run, out, err) = self
-                    .execute(artifact, &args, None, &files, checker_limits())
+                let JuryRun {
+                    outcome: run,
+                    stderr,
+                    ..
+                } = self
+                    .run_jury(
+                        artifact,
+                        &args,
+                        None,
+                        &files,
+                        checker_limits(),
+                        Keep::stderr(STDERR_CAP),
+                    )
                     .map_err(|e| format!("could not run the checker: {e}"))?;
-                let stderr = build::read_capped(&err, STDERR_CAP as usize);
-                self.recycle(out, err);
                 if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
                     return Err("the checker exceeded its limits".to_string());
                 }
@@ -695,5 +843,25 @@ pub fn checker_limits() -> Limits {
         output: 1 << 30,
         stderr: STDERR_CAP,
         processes: 64,
+    }
+}
+
+/// The last `cap` bytes of a file, lossily as text, starting at a line boundary when cut.
+pub fn read_tail(path: &Path, cap: u64) -> String {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    let cut = len > cap;
+    if cut && f.seek(SeekFrom::Start(len - cap)).is_err() {
+        return String::new();
+    }
+    let mut buf = Vec::new();
+    let _ = f.take(cap).read_to_end(&mut buf);
+    let text = String::from_utf8_lossy(&buf).into_owned();
+    match (cut, text.find('\n')) {
+        (true, Some(i)) => text[i + 1..].to_string(),
+        _ => text,
     }
 }

@@ -2,49 +2,17 @@
 //! generated tests are up to date, the checker passes its own tests, and every solution under
 //! `solutions/<slug>/<expected>/` gets its expected verdict.
 
-use crate::judge::{Checker, Engine, JudgeOptions, Reporter, SubmissionReport};
-use crate::package::{natural_cmp, recipe, Problem, Protocol};
+use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
+use crate::event::{Event, Reporter};
+use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
-use crate::setter::jury::{self, NotValid};
+use crate::setter::jury::{validate_input_with, NotValid, VALIDATOR_RULE};
+use crate::setter::solutions::{list_solutions, solutions_dir};
+use crate::setter::{Finding, Severity};
 use crate::verdict::Verdict;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
-
-/// The validator's protocol, in one sentence for hints (the rule is in `setter::jury`).
-pub const VALIDATOR_RULE: &str = "a validator accepts with exit 0 and rejects with another exit status (or a failed assertion), the reason on stderr; an uncaught exception, a panic or a signal is a crash";
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Severity {
-    /// The package or a jury program is broken (a judge error): nothing built on it can be
-    /// trusted.
-    Broken,
-    /// An expectation does not hold (an invalid or stale test, a checker test that disagrees).
-    Failed,
-}
-
-/// Something wrong with a package, naming its file and what to do.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Finding {
-    pub severity: Severity,
-    pub message: String,
-}
-
-impl Finding {
-    pub fn broken(message: impl Into<String>) -> Finding {
-        Finding {
-            severity: Severity::Broken,
-            message: message.into(),
-        }
-    }
-
-    pub fn failed(message: impl Into<String>) -> Finding {
-        Finding {
-            severity: Severity::Failed,
-            message: message.into(),
-        }
-    }
-}
 
 /// One solution file and what happened to it.
 #[derive(Debug, Clone)]
@@ -83,16 +51,43 @@ impl SolutionCheck {
 }
 
 /// Time-limit advice from the measured times.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, Serialize)]
 pub struct TimeAdvice {
+    #[serde(rename = "limit_ms", serialize_with = "crate::report::ser_ms")]
     pub limit: Duration,
+    #[serde(serialize_with = "ser_timed")]
     pub slowest_accepted: Option<(Duration, PathBuf)>,
     /// Fastest test that a time_limit_exceeded solution was killed on (at least the limit).
+    #[serde(serialize_with = "ser_timed")]
     pub fastest_tle: Option<(Duration, PathBuf)>,
     /// The Kattis rule: slowest accepted x 2, rounded up to 0.1 s.
+    #[serde(rename = "kattis_limit_ms", serialize_with = "ser_opt_ms")]
     pub kattis_limit: Option<Duration>,
     /// Solutions whose verdict would change within a factor 1.5 of the limit, with the evidence.
     pub warnings: Vec<String>,
+}
+
+/// `{"time_ms": …, "solution": "…"}` or null.
+fn ser_timed<S: serde::Serializer>(
+    v: &Option<(Duration, PathBuf)>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Timed<'a> {
+        #[serde(serialize_with = "crate::report::ser_ms")]
+        time_ms: &'a Duration,
+        solution: &'a Path,
+    }
+    v.as_ref()
+        .map(|(time_ms, solution)| Timed { time_ms, solution })
+        .serialize(s)
+}
+
+fn ser_opt_ms<S: serde::Serializer>(v: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match v {
+        Some(d) => crate::report::ser_ms(d, s),
+        None => s.serialize_none(),
+    }
 }
 
 /// Everything `verify` found about one problem.
@@ -140,118 +135,12 @@ pub struct VerifyOptions {
     pub gen: GenOptions,
 }
 
-/// Progress of a verification.
-pub trait VerifyReporter {
-    fn step(&mut self, _what: &str) {}
-    /// One step of a long check: `verb` ("Generating", "Validating") and what, with i/N.
-    fn status(&mut self, _verb: &str, _what: &str) {}
-    fn solution_started(&mut self, _path: &Path) {}
-    fn solution_finished(&mut self, _check: &SolutionCheck) {}
-    /// Reporter for the tests of one solution.
-    fn tests(&mut self) -> &mut dyn Reporter;
-}
-
-/// Where the solutions of a package live: `<package>/solutions/` when it exists, otherwise
-/// `solutions/<slug>/` beside the `problems/` folder that holds the package.
-pub fn solutions_dir(problem_dir: &Path, slug: &str) -> PathBuf {
-    let own = problem_dir.join("solutions");
-    if own.is_dir() {
-        return own;
-    }
-    let root = problem_dir
-        .parent()
-        .and_then(Path::parent)
-        .unwrap_or(Path::new("."));
-    root.join("solutions").join(slug)
-}
-
-/// Lists `<dir>/<expected>/<file>`, and names everything else in `<dir>` (each misnamed folder,
-/// each stray file) with the valid folder names: those are not judged, every other solution is.
-pub fn list_solutions(dir: &Path) -> (Vec<(PathBuf, Verdict)>, Vec<String>) {
-    let mut out = Vec::new();
-    let mut misplaced = Vec::new();
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (out, misplaced),
-        Err(e) => return (out, vec![format!("{}: cannot read: {e}", dir.display())]),
-    };
-    let valid: Vec<&str> = Verdict::ALL.iter().filter_map(|v| v.folder()).collect();
-    let hint = format!("\n  hint: solutions go in one of: {}", valid.join(", "));
-    let mut folders: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
-    folders.sort();
-    for folder in folders {
-        let name = folder
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        if name.starts_with('.') {
-            continue;
-        }
-        if !folder.is_dir() {
-            misplaced.push(format!(
-                "{}: not in an expected-verdict folder, so not judged{hint}",
-                folder.display()
-            ));
-            continue;
-        }
-        let Some(expected) = Verdict::from_folder(&name) else {
-            let guess = match meant_folder(&name) {
-                Some(f) => format!(" (did you mean `{f}`?)"),
-                None => String::new(),
-            };
-            misplaced.push(format!(
-                "{}: not an expected-verdict folder{guess}, so its solutions are not judged{hint}",
-                folder.display()
-            ));
-            continue;
-        };
-        let files = match std::fs::read_dir(&folder) {
-            Ok(entries) => entries,
-            Err(e) => {
-                misplaced.push(format!("{}: cannot read: {e}", folder.display()));
-                continue;
-            }
-        };
-        let mut files: Vec<PathBuf> = files
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| {
-                p.is_file()
-                    && !p
-                        .file_name()
-                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-            })
-            .collect();
-        files.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
-        out.extend(files.into_iter().map(|f| (f, expected)));
-    }
-    (out, misplaced)
-}
-
-/// The expected-verdict folder a misnamed one probably means: `wrong` → `wrong_answer`,
-/// `time_limit` → `time_limit_exceeded`, `tle` → `time_limit_exceeded`.
-fn meant_folder(name: &str) -> Option<&'static str> {
-    let lower = name.to_ascii_lowercase().replace('-', "_");
-    if let Some(f) = Verdict::from_code(&lower.to_ascii_uppercase()).and_then(Verdict::folder) {
-        return Some(f);
-    }
-    let mut candidates = Verdict::ALL
-        .iter()
-        .filter_map(|v| v.folder())
-        .filter(|f| lower.len() >= 2 && (f.starts_with(&lower) || lower.starts_with(f)));
-    match (candidates.next(), candidates.next()) {
-        (Some(f), None) => Some(f),
-        _ => None,
-    }
-}
-
 /// Verifies one package.
 pub fn verify_problem(
     engine: &mut Engine,
     dir: &Path,
     options: &VerifyOptions,
-    reporter: &mut dyn VerifyReporter,
+    reporter: &mut dyn Reporter,
 ) -> ProblemCheck {
     let mut check = ProblemCheck {
         dir: dir.to_path_buf(),
@@ -260,24 +149,52 @@ pub fn verify_problem(
         solutions: Vec::new(),
         advice: None,
     };
-    let mut problem = match Problem::load(dir) {
+    let loaded = Problem::load(dir);
+    let id = match &loaded {
+        Ok(p) => p.slug.clone(),
+        Err(_) => dir.display().to_string(),
+    };
+    reporter.event(&match &loaded {
+        Ok(p) => Event::problem_started(p),
+        Err(_) => Event::ProblemStarted {
+            problem: id.clone(),
+            dir: dir.display().to_string(),
+            name: String::new(),
+            tests: Vec::new(),
+            time_limit_ms: Duration::ZERO,
+            memory_limit_kib: 0,
+        },
+    });
+    let mut problem = match loaded {
         Ok(p) => p,
         Err(e) => {
             check.findings.push(Finding::broken(e.to_string()));
+            finished(reporter, id, &check);
             return check;
         }
     };
+    let step = |reporter: &mut dyn Reporter, verb: &str, what: &str| {
+        reporter.event(&Event::Step {
+            problem: id.clone(),
+            verb: verb.to_string(),
+            what: what.to_string(),
+        })
+    };
     // Tests the package leaves out (Polygon without its full files) are made first.
     match crate::setter::rebuild::rebuild_missing(engine, &mut problem, &mut |verb, what| {
-        reporter.status(verb, what)
+        step(reporter, verb, what)
     }) {
         Ok(notes) => {
-            for note in notes {
-                reporter.step(&note);
+            for message in notes {
+                reporter.event(&Event::Note {
+                    problem: Some(id.clone()),
+                    message,
+                });
             }
         }
         Err(e) => {
             check.findings.push(Finding::broken(e.to_string()));
+            finished(reporter, id, &check);
             return check;
         }
     }
@@ -311,13 +228,13 @@ pub fn verify_problem(
             solutions_dir.display()
         )));
     }
-    reporter.step("tests against the validator");
+    step(reporter, "Checking", "tests against the validator");
     check
         .findings
         .extend(validate_tests(engine, &problem, &mut |verb, what| {
-            reporter.status(verb, what)
+            step(reporter, verb, what)
         }));
-    reporter.step("that generated tests are up to date");
+    step(reporter, "Checking", "that generated tests are up to date");
     match recipe::load_recipe(&problem.dir) {
         Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
             engine,
@@ -325,7 +242,7 @@ pub fn verify_problem(
             &recipe,
             reference.as_deref(),
             &options.gen,
-            &mut |verb, what| reporter.status(verb, what),
+            &mut |verb, what| step(reporter, verb, what),
         )),
         Err(e) => check.findings.push(Finding::broken(e.to_string())),
     }
@@ -337,20 +254,42 @@ pub fn verify_problem(
         }
     };
     if let Some(checker) = &checker {
-        reporter.step("the checker against checker_tests.toml");
+        step(
+            reporter,
+            "Checking",
+            "the checker against checker_tests.toml",
+        );
         check
             .findings
             .extend(run_checker_tests(engine, &problem, checker));
     }
     if let (Some(checker), Some(_)) = (&checker, &problem.time_rule) {
         // No time limit in the package: the accepted solutions give it (Kattis' rule).
-        reporter.step("the time limit from the accepted solutions");
+        step(
+            reporter,
+            "Deriving",
+            "the time limit from the accepted solutions",
+        );
         match crate::setter::time_limit::derive(engine, &problem, checker) {
             Ok(derived) => {
+                for message in derived.notes {
+                    reporter.event(&Event::Note {
+                        problem: Some(id.clone()),
+                        message,
+                    });
+                }
                 if let Some((limit, why)) = derived.limit {
                     problem.limits.time = limit;
                     problem.limits.wall = limit * 3 + Duration::from_secs(1);
                     problem.origin.time = why;
+                    reporter.event(&Event::Note {
+                        problem: Some(id.clone()),
+                        message: format!(
+                            "time limit {}: {}",
+                            crate::report::secs(problem.limits.time),
+                            problem.origin.time
+                        ),
+                    });
                 }
             }
             Err(e) => check.findings.push(Finding::broken(e.to_string())),
@@ -358,33 +297,41 @@ pub fn verify_problem(
     }
     if let Some(checker) = &checker {
         for (path, allowed) in solutions {
-            reporter.solution_started(&path);
+            let expected = allowed.first().copied().unwrap_or(Verdict::AC);
             if let Some(why) = other_dialect(&path) {
-                let sc = SolutionCheck {
+                reporter.event(&Event::SolutionSkipped {
+                    problem: id.clone(),
+                    solution: path.display().to_string(),
+                    expected: Some(expected),
+                    allowed: if allowed.len() > 1 {
+                        allowed.clone()
+                    } else {
+                        Vec::new()
+                    },
+                    reason: why.clone(),
+                });
+                check.solutions.push(SolutionCheck {
                     path,
-                    expected: allowed.first().copied().unwrap_or(Verdict::AC),
+                    expected,
                     allowed,
                     skipped: Some(why),
                     report: None,
                     error: None,
-                };
-                reporter.solution_finished(&sc);
-                check.solutions.push(sc);
+                });
                 continue;
             }
-            let (report, error) = match engine.judge(
-                &problem,
-                checker,
-                &path,
-                JudgeOptions::default(),
-                reporter.tests(),
-            ) {
+            let options = JudgeOptions {
+                all: false,
+                expected: allowed.clone(),
+                skip_unavailable: true,
+            };
+            let (report, error) = match engine.judge(&problem, checker, &path, options, reporter) {
                 Ok(r) => (Some(r), None),
                 Err(e) => (None, Some(e)),
             };
             // No toolchain for its language here: skipped with a note, not failed.
             let skipped = match &error {
-                Some(crate::judge::EngineError::Build(crate::build::BuildError::Lang(e))) => {
+                Some(crate::engine::EngineError::Build(crate::build::BuildError::Lang(e))) => {
                     Some(e.short())
                 }
                 _ => None,
@@ -401,12 +348,12 @@ pub fn verify_problem(
                     error.map(|e| e.to_string())
                 },
             };
-            reporter.solution_finished(&sc);
             check.solutions.push(sc);
         }
     }
     check.advice = Some(time_advice(&problem, &check.solutions));
     check.problem = Some(problem);
+    finished(reporter, id, &check);
     check
 }
 
@@ -426,6 +373,16 @@ fn other_dialect(path: &Path) -> Option<String> {
     python2.then(|| {
         "written for Python 2 (its #! line); the language table has Python 3 only".to_string()
     })
+}
+
+fn finished(reporter: &mut dyn Reporter, problem: String, check: &ProblemCheck) {
+    reporter.event(&Event::ProblemFinished {
+        problem,
+        findings: check.findings.clone(),
+        advice: check.advice.clone(),
+        judge_errors: check.judge_errors(),
+        failures: check.failures(),
+    });
 }
 
 /// Runs the validator on every test: one finding per invalid test (a failed expectation) and per
@@ -502,56 +459,6 @@ fn validate_with(
         }
     }
     findings
-}
-
-/// Runs a validator built from `source` on one input (the rule is in `setter::jury`).
-pub fn validate_input(
-    engine: &mut Engine,
-    validator: &crate::build::Artifact,
-    source: &Path,
-    input: &Path,
-) -> Result<(), NotValid> {
-    validate_input_with(engine, validator, source, input, &[], Protocol::Testlib)
-}
-
-/// [`validate_input`] with arguments (Kattis `input_validator_args`) and the validator's
-/// protocol: a Kattis validator must exit 42 for a valid input (its exit 0 is a crash).
-pub fn validate_input_with(
-    engine: &mut Engine,
-    validator: &crate::build::Artifact,
-    source: &Path,
-    input: &Path,
-    args: &[String],
-    protocol: Protocol,
-) -> Result<(), NotValid> {
-    let limits = crate::judge::checker_limits();
-    let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
-    let (run, out, err) = engine
-        .execute(validator, &args, Some(input), &[], limits.clone())
-        .map_err(|e| {
-            NotValid::Crashed(jury::Failure {
-                what: format!("could not be run: {e}"),
-                tail: Vec::new(),
-                timed_out: false,
-            })
-        })?;
-    let stderr = jury::name_source(&jury::read_tail(&err, jury::STDERR_TAIL), validator, source);
-    engine.recycle(out, err);
-    let limited = run.cpu_limit_exceeded
-        || run.wall_limit_exceeded
-        || run.memory_limit_exceeded
-        || run.output_limit_exceeded;
-    if protocol == Protocol::Kattis
-        && !limited
-        && run.termination == crate::sandbox::Termination::Exited(0)
-    {
-        return Err(NotValid::Crashed(jury::Failure {
-            what: "exited with 0, which is no answer: a Kattis input validator exits 42 for a valid input and 43 for an invalid one".into(),
-            tail: Vec::new(),
-            timed_out: false,
-        }));
-    }
-    jury::validator_verdict(&run, &limits, &stderr)
 }
 
 /// Runs `checker_tests.toml`: one finding per case the checker judges otherwise (a failed
@@ -668,38 +575,4 @@ fn time_advice(problem: &Problem, solutions: &[SolutionCheck]) -> TimeAdvice {
         advice.kattis_limit = Some(Duration::from_secs_f64(tenths / 10.0));
     }
     advice
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_misnamed_folder_gets_a_guess() {
-        assert_eq!(meant_folder("wrong"), Some("wrong_answer"));
-        assert_eq!(meant_folder("time_limit"), Some("time_limit_exceeded"));
-        assert_eq!(meant_folder("TLE"), Some("time_limit_exceeded"));
-        assert_eq!(meant_folder("ac"), Some("accepted"));
-        assert_eq!(meant_folder("wrong-answer"), Some("wrong_answer"));
-        assert_eq!(meant_folder("misc"), None);
-        assert_eq!(meant_folder("je"), None);
-    }
-
-    #[test]
-    fn every_misplaced_entry_is_named_and_the_rest_listed() {
-        let dir = tempfile::tempdir().unwrap();
-        for (folder, file) in [("accepted", "a.c"), ("wrong", "w.c"), ("tle", "t.c")] {
-            std::fs::create_dir_all(dir.path().join(folder)).unwrap();
-            std::fs::write(dir.path().join(folder).join(file), "").unwrap();
-        }
-        std::fs::write(dir.path().join("stray.c"), "").unwrap();
-        let (solutions, misplaced) = list_solutions(dir.path());
-        assert_eq!(solutions, [(dir.path().join("accepted/a.c"), Verdict::AC)]);
-        assert_eq!(misplaced.len(), 3, "{misplaced:?}");
-        assert!(misplaced[0].contains("stray.c: not in an expected-verdict folder"));
-        assert!(misplaced[1]
-            .contains("tle: not an expected-verdict folder (did you mean `time_limit_exceeded`?)"));
-        assert!(misplaced[2]
-            .contains("wrong: not an expected-verdict folder (did you mean `wrong_answer`?)"));
-    }
 }
