@@ -125,6 +125,11 @@ Examples:
   judge stress snake fast.cpp --gen '{seed} 1000' --against slow.py")]
     Stress(stress::Args),
     /// Show a problem package as the judge reads it: format, limits and their sources, tests, checker.
+    #[command(after_help = "\
+Examples:
+  judge inspect snake                    a native package under ./problems
+  judge inspect path/to/kattis-problem   problem.yaml + data/, or a Polygon problem.xml
+  judge inspect path/to/problem --json")]
     Inspect(inspect::Args),
     /// Create a new problem package that verifies at once.
     #[command(after_help = "\
