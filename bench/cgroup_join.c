@@ -3,8 +3,10 @@
  * Each round forks a child that writes "0" to CGROUP/cgroup.procs (the move every sandboxed
  * program makes before exec) and reports how long that write took. In the kernel's default mode
  * the move waits for an RCU grace period when no other move happened in the last few
- * milliseconds; with the `favordynmods` mode on it never waits. Note that `judge` itself turns
- * that mode on (once per boot, see README.md), after which this shows no wait.
+ * milliseconds; with the `favordynmods` mode on it never waits. Note that `judge doctor --tune`
+ * (or any judge run with JUDGE_CGROUP_FAVORDYNMODS=1) turns that mode on until reboot, after
+ * which this shows no wait; so may a machine busy with other cgroup moves (each move keeps the
+ * next ones from waiting for a few milliseconds).
  *
  *   mkdir /sys/fs/cgroup/pids/join-bench            (cgroup v1; on v2 any cgroup folder)
  *   gcc -O2 -o /tmp/cgroup_join bench/cgroup_join.c

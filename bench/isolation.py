@@ -6,8 +6,16 @@ fork+exec+compare loop (bench/floor.c) over the same binary and tests, interleav
 The judge's per-test time is (T(200 tests) - T(1 test)) / 199, which removes start-up and
 compilation. Medians over ROUNDS rounds.
 
-Usage: python3 bench/isolation.py [ROUNDS]     (default 7; run as root for the full sandbox)
-Needs only cargo, gcc and Python 3.
+Two modes of the kernel's cgroup `favordynmods` setting (see README.md):
+  default         what every judge gets unless asked otherwise; always measured, first.
+  favordynmods    only with --favordynmods, after the default mode: the judges of that part get
+                  JUDGE_CGROUP_FAVORDYNMODS=1, which turns the mode on for the whole machine
+                  until reboot (the kernel cannot turn it off). Once it is on, the default mode
+                  cannot be measured again before a reboot: the script says so when it finds the
+                  mode on (the judge's marker for this boot, or the kernel's own signs).
+
+Usage: python3 bench/isolation.py [ROUNDS] [--favordynmods]   (default 7 rounds; run as root
+for the full sandbox). Needs only cargo, gcc and Python 3.
 """
 import json
 import os
@@ -19,6 +27,34 @@ import time
 
 TESTS = 200
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ENV = "JUDGE_CGROUP_FAVORDYNMODS"
+# Where judges leave their marker (the boot id) after turning the mode on: next to the uid
+# leases (src/sandbox/isolated.rs, LEASE_DIRS).
+MARKERS = ["/run/judge/favordynmods", "/tmp/judge-uids/favordynmods"]
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def favordynmods_on():
+    """Why the mode is (or may be) on this boot, or None."""
+    boot = read("/proc/sys/kernel/random/boot_id").strip()
+    for marker in MARKERS:
+        if boot and read(marker).strip() == boot:
+            return f"a judge turned it on this boot ({marker} holds this boot's id)"
+    for line in read("/proc/self/mounts").splitlines():
+        fields = line.split()
+        if len(fields) > 3 and fields[2].startswith("cgroup") and "favordynmods" in fields[3].split(","):
+            return f"{fields[1]} is mounted with favordynmods"
+    for arg in read("/proc/cmdline").split():
+        if arg.split("=", 1)[0] == "cgroup_favordynmods" and arg.split("=", 1)[-1] in ("1", "y", "Y", "true", "on"):
+            return f"the kernel was booted with {arg}"
+    return None
 
 
 def make_problem(path, count):
@@ -31,46 +67,75 @@ def make_problem(path, count):
                 f.write(f"{i}\n")
 
 
+def measure(judge, env, work, rounds):
+    many, one = os.path.join(work, "many"), os.path.join(work, "one")
+    source, echo, floor = (os.path.join(work, n) for n in ("echo.c", "echo", "floor"))
+
+    def judge_seconds(problem):
+        start = time.monotonic()
+        out = subprocess.run([judge, "run", problem, source, "--json"],
+                             capture_output=True, text=True, env=env)
+        elapsed = time.monotonic() - start
+        doc = json.loads(out.stdout)
+        if doc["verdict"] != "AC":
+            sys.exit(f"the judge did not accept the benchmark solution: {out.stdout}")
+        return elapsed, doc["isolation"]
+
+    floors, judges, level = [], [], None
+    for _ in range(rounds):
+        out = subprocess.run([floor, echo, os.path.join(many, "tests"), str(TESTS)],
+                             capture_output=True, text=True, check=True)
+        floors.append(float(out.stdout) / TESTS)
+        t_many, level = judge_seconds(many)
+        t_one, _ = judge_seconds(one)
+        judges.append((t_many - t_one) / (TESTS - 1))
+    return level, statistics.median(floors) * 1000, statistics.median(judges) * 1000
+
+
+def report(mode, rounds, level, f, j):
+    print(f"mode:                 {mode}")
+    print(f"isolation:            {level}")
+    print(f"rounds:               {rounds} (medians; {TESTS} tests each)")
+    print(f"floor fork+exec+cmp:  {f:.3f} ms per test")
+    print(f"judge:                {j:.3f} ms per test")
+    print(f"isolation overhead:   {j - f:.3f} ms per test")
+
+
 def main():
-    rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 7
+    args = sys.argv[1:]
+    with_mode = "--favordynmods" in args
+    args = [a for a in args if a != "--favordynmods"]
+    rounds = int(args[0]) if args else 7
     subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
     judge = os.path.join(ROOT, "target", "release", "judge")
+    default_env = {k: v for k, v in os.environ.items() if k != ENV}
     with tempfile.TemporaryDirectory() as work:
-        many, one = os.path.join(work, "many"), os.path.join(work, "one")
-        make_problem(many, TESTS)
-        make_problem(one, 1)
-        source = os.path.join(work, "echo.c")
-        with open(source, "w") as f:
+        make_problem(os.path.join(work, "many"), TESTS)
+        make_problem(os.path.join(work, "one"), 1)
+        with open(os.path.join(work, "echo.c"), "w") as f:
             f.write('#include <stdio.h>\nint main(void) { long x; if (scanf("%ld", &x) == 1) '
                     'printf("%ld\\n", x); return 0; }\n')
-        echo, floor = os.path.join(work, "echo"), os.path.join(work, "floor")
-        subprocess.run(["gcc", "-O2", "-o", echo, source], check=True)
-        subprocess.run(["gcc", "-O2", "-o", floor, os.path.join(ROOT, "bench", "floor.c")], check=True)
+        subprocess.run(["gcc", "-O2", "-o", os.path.join(work, "echo"),
+                        os.path.join(work, "echo.c")], check=True)
+        subprocess.run(["gcc", "-O2", "-o", os.path.join(work, "floor"),
+                        os.path.join(ROOT, "bench", "floor.c")], check=True)
 
-        def judge_seconds(problem):
-            start = time.monotonic()
-            out = subprocess.run([judge, "run", problem, source, "--json"],
-                                 capture_output=True, text=True)
-            elapsed = time.monotonic() - start
-            doc = json.loads(out.stdout)
-            if doc["verdict"] != "AC":
-                sys.exit(f"the judge did not accept the benchmark solution: {out.stdout}")
-            return elapsed, doc["isolation"]
-
-        floors, judges, level = [], [], None
-        for _ in range(rounds):
-            out = subprocess.run([floor, echo, os.path.join(many, "tests"), str(TESTS)],
-                                 capture_output=True, text=True, check=True)
-            floors.append(float(out.stdout) / TESTS)
-            t_many, level = judge_seconds(many)
-            t_one, _ = judge_seconds(one)
-            judges.append((t_many - t_one) / (TESTS - 1))
-        f, j = statistics.median(floors) * 1000, statistics.median(judges) * 1000
-        print(f"isolation:            {level}")
-        print(f"rounds:               {rounds} (medians; {TESTS} tests each)")
-        print(f"floor fork+exec+cmp:  {f:.3f} ms per test")
-        print(f"judge:                {j:.3f} ms per test")
-        print(f"isolation overhead:   {j - f:.3f} ms per test")
+        already = favordynmods_on()
+        report("default (favordynmods not asked for)", rounds,
+               *measure(judge, default_env, work, rounds))
+        if already:
+            print(f"WARNING: these default-mode numbers are INVALID: favordynmods is already on "
+                  f"this boot ({already}); it lasts until reboot. Reboot, then run this script "
+                  f"before anything turns the mode on.")
+        if with_mode:
+            print()
+            print("favordynmods: asked for (--favordynmods); the first judge turns it on for the "
+                  "whole machine, until reboot")
+            report("favordynmods", rounds,
+                   *measure(judge, dict(default_env, **{ENV: "1"}), work, rounds))
+            if not favordynmods_on():
+                print("WARNING: no sign of the mode after the run: the judge could not turn it "
+                      "on (see `judge doctor`); these numbers are the default mode's")
 
 
 if __name__ == "__main__":

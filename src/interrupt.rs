@@ -78,6 +78,17 @@ pub fn create_cgroups<T>(
     Ok(value)
 }
 
+/// Runs `f` while no cgroup folder is being made (see [`create_cgroups`]), with whether `path`
+/// is one of this judge's: a judge sweeping leftovers so never catches a folder of its own
+/// between its mkdir and its lock.
+pub fn unless_ours<T>(path: &std::path::Path, f: impl FnOnce() -> T) -> Option<T> {
+    let registry = CGROUPS.lock().ok()?;
+    if registry.iter().any(|p| p == path) {
+        return None;
+    }
+    Some(f())
+}
+
 /// Forgets a cgroup folder (the run ended normally).
 pub fn unregister_cgroup(path: &std::path::Path) {
     if let Ok(mut c) = CGROUPS.lock() {

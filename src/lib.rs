@@ -8,6 +8,7 @@ pub mod engine;
 pub mod event;
 pub mod interrupt;
 pub mod lang;
+pub mod leftovers;
 pub mod package;
 pub mod report;
 pub mod sandbox;

@@ -11,9 +11,18 @@ pub struct Args {
     /// Print the layers as JSON.
     #[arg(long)]
     json: bool,
+    /// Turn on the kernel's cgroup favordynmods mode (root; kernel-wide, until reboot): runs
+    /// then never wait to join their cgroup.
+    #[arg(long)]
+    tune: bool,
 }
 
 pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
+    let tuned = if args.tune {
+        Some(Sandbox::tune().map_err(anyhow::Error::msg)?)
+    } else {
+        None
+    };
     let languages = Languages::load(languages)?;
     let sandbox = Sandbox::new()?;
     let layers = sandbox.layers();
@@ -54,7 +63,10 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
                 "languages": languages,
             })
         });
-        let doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "limits": limits, "speed": notes, "visible": visible});
+        let mut doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "limits": limits, "speed": notes, "visible": visible});
+        if let Some(t) = &tuned {
+            doc["tuned"] = t.as_str().into();
+        }
         crate::outln!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(exit::OK);
     }
@@ -67,6 +79,9 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         }
     }
     crate::outln!("\nisolation: {:?}", sandbox.level());
+    if let Some(t) = &tuned {
+        crate::outln!("\ntuned: {t}");
+    }
     crate::outln!("\nlimits:");
     let width = limits.iter().map(|l| l.limit.len()).max().unwrap_or(5);
     let how = limits.iter().map(|l| l.mechanism.len()).max().unwrap_or(5);

@@ -265,17 +265,18 @@ fn open_cache() {
     });
 }
 
-/// An engine with a fresh work folder that is removed when the session ends (also on Ctrl-C).
+/// An engine with a fresh work folder that is removed when the session ends (also on Ctrl-C;
+/// held, so that the next judge removes it if this one is killed: see `crate::leftovers`).
 pub struct Session {
     pub engine: Engine,
-    work: tempfile::TempDir,
+    work: crate::leftovers::Held,
 }
 
 impl Session {
     pub fn new(languages: Option<&std::path::Path>) -> anyhow::Result<Session> {
         let languages = Languages::load(languages)?;
         open_cache();
-        let work = tempfile::Builder::new().prefix("judge-").tempdir()?;
+        let work = crate::leftovers::Held::make_temp(&std::env::temp_dir(), "judge-work-")?;
         crate::interrupt::register(work.path().to_path_buf());
         let sandbox = Sandbox::new()?;
         let engine = Engine::new(sandbox, languages, work.path().to_path_buf());

@@ -3,15 +3,16 @@
 //! and kill that tree.
 //!
 //! Run cgroups are created below the judge's own cgroup (read from /proc/self/cgroup), so a judge
-//! that is itself confined (e.g. by a test harness) stays confined.
+//! that is itself confined (e.g. by a test harness) stays confined. Each is held (an `flock`, see
+//! `crate::leftovers`) while it exists, so that a judge killed with SIGKILL leaves cgroups the next
+//! judge recognises as abandoned and removes.
 
+use crate::leftovers::{self, Held};
 use std::ffi::CString;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex, OnceLock};
+use std::sync::{mpsc, Arc, Condvar, Mutex, Once, OnceLock};
 use std::time::Duration;
-
-static COUNTER: AtomicU64 = AtomicU64::new(0);
 
 /// The cgroup flavour this machine offers.
 #[derive(Debug, Clone)]
@@ -26,11 +27,46 @@ impl Cgroups {
         let own = std::fs::read_to_string("/proc/self/cgroup")
             .map_err(|e| format!("/proc/self/cgroup: {e}"))?;
         let root = Path::new("/sys/fs/cgroup");
-        if root.join("cgroup.controllers").exists() {
-            V2::probe(root, &own, std::process::id()).map(Cgroups::V2)
+        let cgroups = if root.join("cgroup.controllers").exists() {
+            V2::probe(root, &own).map(Cgroups::V2)
         } else {
             V1::probe(root, &own).map(Cgroups::V1)
+        }?;
+        // What judges that are gone left here goes, in the background (once per process).
+        static SWEPT: Once = Once::new();
+        SWEPT.call_once(|| {
+            let c = cgroups.clone();
+            in_background(move || drop(c.sweep()));
+        });
+        Ok(cgroups)
+    }
+
+    /// The folders run cgroups are made in.
+    fn parents(&self) -> Vec<&Path> {
+        match self {
+            Cgroups::V1(v1) => vec![&v1.memory, &v1.cpuacct, &v1.pids],
+            Cgroups::V2(v2) => vec![&v2.parent],
         }
+    }
+
+    /// Removes the cgroups that judges which are gone left in this judge's parents (their
+    /// processes killed first, if any is left and visible); returns those removed.
+    pub fn sweep(&self) -> Vec<PathBuf> {
+        let ours = |name: &str| {
+            leftovers::is_held_name(name, RUN_PREFIX) || leftovers::is_held_name(name, SELF_PREFIX)
+        };
+        // A folder is locked only while this judge makes none of its own (see
+        // `interrupt::unless_ours`): its own are locked as they are made.
+        let guard = |path: &Path, take: &mut dyn FnMut() -> Option<Held>| {
+            crate::interrupt::unless_ours(path, take)
+        };
+        let mut removed = Vec::new();
+        for parent in self.parents() {
+            removed.extend(leftovers::sweep_with(parent, ours, guard, |held| {
+                empty_and_remove(held.fd(), held.path())
+            }));
+        }
+        removed
     }
 
     /// Which cgroups the runs get, for `judge doctor`.
@@ -45,47 +81,138 @@ impl Cgroups {
         }
     }
 
-    /// A fresh cgroup for one run: the spare the janitor prepared, if it has these limits.
+    /// A fresh cgroup for one run: a spare the janitor prepared with these limits, or a new one.
     pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
-        let spare = SPARE.lock().ok().and_then(|mut s| match s.take() {
-            Some((m, p, group)) if m == memory && p == processes => Some(group),
-            other => {
-                *s = other;
-                None
-            }
-        });
-        match spare {
+        match take_spare(memory, processes) {
             Some(group) => Ok(group),
             None => self.create_registered(memory, processes),
         }
     }
 
+    /// Asks the janitor to have [`SPARES_PER_KIND`] spares with these limits ready.
+    pub fn prepare(&self, memory: u64, processes: u32) {
+        submit(Job::Prepare(self.clone(), memory, processes));
+    }
+
     /// Creates a run cgroup and registers it with the interrupt handler in one step.
     fn create_registered(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
         crate::interrupt::create_cgroups(|| {
-            let group = self.create_now(memory, processes)?;
+            let mut group = self.create_now(memory, processes)?;
             let dirs = group.dirs().into_iter().cloned().collect();
+            // Registered as this returns; a group dropped before (a failed creation, with the
+            // registry locked) has nothing to unregister.
+            group.registered = true;
             Ok((group, dirs))
         })
     }
 
     fn create_now(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
-        match self {
-            Cgroups::V1(v1) => v1.create(memory, processes),
-            Cgroups::V2(v2) => v2.create(memory, processes),
+        // A judge cleaning up leftovers may remove a folder between its mkdir and its lock
+        // (see `leftovers`): then another name.
+        let mut tries = 0;
+        loop {
+            let made = match self {
+                Cgroups::V1(v1) => v1.create(memory, processes),
+                Cgroups::V2(v2) => v2.create(memory, processes),
+            };
+            match made {
+                Err(Made::Swept(_)) if tries < 3 => tries += 1,
+                Err(Made::Swept(why) | Made::Failed(why)) => return Err(why),
+                Ok(group) => return Ok(group),
+            }
         }
     }
 }
 
-/// A unique name for a run's cgroup. The pid alone is not unique: judges in separate PID
-/// namespaces may all be pid 1, and start in the same instant; random bits tell them apart.
-fn run_name() -> String {
-    let random = super::sys::random_u64();
-    format!(
-        "judge-{}-{random:016x}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    )
+/// Why a cgroup could not be made.
+#[derive(Debug)]
+enum Made {
+    /// A judge cleaning up leftovers took the new folder: another name will do.
+    Swept(String),
+    Failed(String),
+}
+
+impl From<String> for Made {
+    fn from(why: String) -> Made {
+        Made::Failed(why)
+    }
+}
+
+/// Names of run cgroups: the prefix and 16 random hex digits. Random, because the pid is not
+/// unique: judges in separate PID namespaces may all be pid 1, and start in the same instant.
+const RUN_PREFIX: &str = "judge-run-";
+/// Name of the leaf a judge moves itself into on cgroup v2 (see [`V2::probe`]).
+const SELF_PREFIX: &str = "judge-self-";
+
+fn held_name(prefix: &str) -> String {
+    format!("{prefix}{:016x}", super::sys::random_u64())
+}
+
+/// Makes a cgroup folder and holds it (see `crate::leftovers`).
+fn make_held(dir: &Path) -> Result<Held, Made> {
+    Held::make(dir.to_path_buf(), |p| std::fs::create_dir(p)).map_err(|e| {
+        let why = format!("cannot create {}: {e}", dir.display());
+        match e.kind() {
+            std::io::ErrorKind::Interrupted => Made::Swept(why),
+            _ => Made::Failed(why),
+        }
+    })
+}
+
+/// Reads `file` of the cgroup folder `dir` from a descriptor opened for this read alone: on
+/// cgroup v1, re-reading a kept-open `cgroup.procs` returns the list cached at an earlier read
+/// (kept for as long as it is read again within a second), so a process killed and reaped long
+/// ago stays listed, and one that joined since may be missing.
+fn read_fresh(dir: &OwnedFd, file: &std::ffi::CStr) -> Option<Vec<u8>> {
+    use std::io::Read;
+    use std::os::fd::FromRawFd;
+    // SAFETY: openat relative to a folder descriptor we own, with a valid C string.
+    let fd = unsafe {
+        libc::openat(
+            dir.as_raw_fd(),
+            file.as_ptr(),
+            libc::O_RDONLY | libc::O_CLOEXEC,
+        )
+    };
+    if fd < 0 {
+        return None;
+    }
+    // SAFETY: a new descriptor that nobody else owns.
+    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
+    let mut text = Vec::new();
+    f.read_to_end(&mut text).ok()?;
+    Some(text)
+}
+
+/// The pids listed in the `cgroup.procs` of the cgroup folder `dir`, read afresh.
+fn members(dir: &OwnedFd) -> Vec<i32> {
+    String::from_utf8_lossy(&read_fresh(dir, c"cgroup.procs").unwrap_or_default())
+        .lines()
+        .filter_map(|l| l.trim().parse().ok())
+        .collect()
+}
+
+/// Kills what is left in a cgroup folder until it is empty, then removes it; whether it is gone.
+fn empty_and_remove(dir: &OwnedFd, path: &Path) -> bool {
+    let deadline = std::time::Instant::now() + KILL_LIMIT;
+    let kill = path.join("cgroup.kill");
+    if kill.exists() {
+        let _ = std::fs::write(kill, "1");
+    }
+    loop {
+        let pids = members(dir);
+        if pids.is_empty() && (std::fs::remove_dir(path).is_ok() || !path.exists()) {
+            return true;
+        }
+        if std::time::Instant::now() > deadline {
+            return false;
+        }
+        for pid in pids {
+            // SAFETY: SIGKILL to a process of a run's own cgroup.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
 }
 
 fn write(dir: &Path, file: &str, value: &str) -> Result<(), String> {
@@ -100,6 +227,9 @@ pub struct V2 {
     /// The judge is not root: `parent` is a subtree delegated to its user (systemd gives each
     /// user such a subtree: `user@UID.service`, and scopes made with `Delegate=yes`).
     delegated: bool,
+    /// The leaf the judge moved itself into, held while the judge lives (it cannot remove the
+    /// leaf it sits in: the next judge does).
+    _leaf: Option<Arc<Held>>,
 }
 
 /// How a user gets a cgroup v2 subtree of their own for the judge (systemd).
@@ -119,23 +249,18 @@ fn writable_by(path: &Path, uid: u32) -> bool {
 }
 
 impl V2 {
-    /// `mount` is the cgroup2 mount, `proc_self_cgroup` the text of /proc/self/cgroup, `pid` the
-    /// process to move into a leaf if the judge's own cgroup must be freed for children (the
-    /// "no internal processes" rule: a cgroup with processes cannot give controllers to children).
-    pub fn probe(mount: &Path, proc_self_cgroup: &str, pid: u32) -> Result<V2, String> {
+    /// `mount` is the cgroup2 mount and `proc_self_cgroup` the text of /proc/self/cgroup. If the
+    /// judge's own cgroup must be freed for children (the "no internal processes" rule: a cgroup
+    /// with processes cannot give controllers to children), the judge moves into a leaf.
+    pub fn probe(mount: &Path, proc_self_cgroup: &str) -> Result<V2, String> {
         // SAFETY: geteuid has no preconditions.
         let uid = unsafe { libc::geteuid() };
-        Self::probe_as(mount, proc_self_cgroup, pid, uid)
+        Self::probe_as(mount, proc_self_cgroup, uid)
     }
 
     /// [`V2::probe`] for a judge running as `uid`: without root, only a subtree delegated to
     /// that user can be used.
-    pub fn probe_as(
-        mount: &Path,
-        proc_self_cgroup: &str,
-        pid: u32,
-        uid: u32,
-    ) -> Result<V2, String> {
+    pub fn probe_as(mount: &Path, proc_self_cgroup: &str, uid: u32) -> Result<V2, String> {
         let rel = proc_self_cgroup
             .lines()
             .find_map(|l| l.strip_prefix("0::"))
@@ -178,13 +303,20 @@ impl V2 {
             .filter(|c| available.split_whitespace().any(|a| a == *c))
             .filter(|c| !enabled.split_whitespace().any(|e| e == *c))
             .collect();
+        let mut leaf = None;
         if !wanted.is_empty() {
             if !read("cgroup.procs").trim().is_empty() {
                 // Move the judge into a leaf of its own; it stays there until it exits.
-                let leaf = own.join(format!("judge-{pid}-self"));
-                std::fs::create_dir_all(&leaf)
-                    .map_err(|e| format!("cannot create {}: {e}", leaf.display()))?;
-                write(&leaf, "cgroup.procs", &pid.to_string())?;
+                let mut tries = 0;
+                let held = loop {
+                    match make_held(&own.join(held_name(SELF_PREFIX))) {
+                        Err(Made::Swept(_)) if tries < 3 => tries += 1,
+                        Err(Made::Swept(why) | Made::Failed(why)) => return Err(why),
+                        Ok(held) => break held,
+                    }
+                };
+                write(held.path(), "cgroup.procs", "0")?;
+                leaf = Some(Arc::new(held));
             }
             let change: Vec<String> = wanted.iter().map(|c| format!("+{c}")).collect();
             let change = change.join(" ");
@@ -209,15 +341,21 @@ impl V2 {
         Ok(V2 {
             parent: own,
             delegated,
+            _leaf: leaf,
         })
     }
 
-    pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
-        let dir = self.parent.join(run_name());
-        std::fs::create_dir(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, Made> {
+        let dir = self.parent.join(held_name(RUN_PREFIX));
         let kind = Kind::V2 { dir: dir.clone() };
         let files = Files::of(&kind);
-        let group = RunGroup { kind, files };
+        let mut group = RunGroup {
+            kind,
+            files,
+            held: Vec::new(),
+            registered: false,
+        };
+        group.held.push(make_held(&dir)?);
         write(&dir, "memory.max", &memory.to_string())?;
         if dir.join("memory.swap.max").exists() {
             write(&dir, "memory.swap.max", "0")?;
@@ -263,12 +401,22 @@ impl V1 {
                 .next()
                 .unwrap_or_default();
             let dir = mount.join(rel);
-            // A unique name: judges in separate PID namespaces share pids (and may share
-            // this cgroup), so `judge-probe-<pid>` would collide between judges started together.
-            let probe = dir.join(format!("{}-probe", run_name()));
-            std::fs::create_dir(&probe)
-                .map_err(|e| format!("cannot create a cgroup in {}: {e}", dir.display()))?;
-            let _ = std::fs::remove_dir(&probe);
+            // A run cgroup's name, held like one: a judge killed in between leaves a folder
+            // the next one removes (and another judge's sweep may take it: another name).
+            let mut tries = 0;
+            let probe = loop {
+                match make_held(&dir.join(held_name(RUN_PREFIX))) {
+                    Err(Made::Swept(_)) if tries < 3 => tries += 1,
+                    Err(Made::Swept(why) | Made::Failed(why)) => {
+                        return Err(format!(
+                            "cannot create a cgroup in {}: {why}",
+                            dir.display()
+                        ))
+                    }
+                    Ok(held) => break held,
+                }
+            };
+            let _ = std::fs::remove_dir(probe.path());
             Ok(dir)
         };
         Ok(V1 {
@@ -279,21 +427,28 @@ impl V1 {
     }
 
     /// A fresh cgroup for one run with the given limits.
-    pub fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
-        let name = run_name();
+    fn create(&self, memory: u64, processes: u32) -> Result<RunGroup, Made> {
+        let name = held_name(RUN_PREFIX);
         let kind = Kind::V1 {
             memory: self.memory.join(&name),
             cpuacct: self.cpuacct.join(&name),
             pids: self.pids.join(&name),
         };
         let files = Files::of(&kind);
-        let g = RunGroup { kind, files };
-        for d in g.dirs() {
-            std::fs::create_dir(d).map_err(|e| format!("cannot create {}: {e}", d.display()))?;
+        let mut g = RunGroup {
+            kind,
+            files,
+            held: Vec::new(),
+            registered: false,
+        };
+        let dirs: Vec<PathBuf> = g.dirs().into_iter().cloned().collect();
+        for d in &dirs {
+            let held = make_held(d)?;
+            g.held.push(held);
         }
-        let set = |dir: &Path, file: &str, value: String| -> Result<(), String> {
+        let set = |dir: &Path, file: &str, value: String| -> Result<(), Made> {
             std::fs::write(dir.join(file), value)
-                .map_err(|e| format!("cannot set {}/{file}: {e}", dir.display()))
+                .map_err(|e| Made::Failed(format!("cannot set {}/{file}: {e}", dir.display())))
         };
         let (mem, pids) = (self.memory.join(&name), self.pids.join(&name));
         set(&mem, "memory.limit_in_bytes", memory.to_string())?;
@@ -314,6 +469,10 @@ pub struct RunGroup {
     /// The files read during and after the run, opened once (by the janitor, for a spare):
     /// a path walk down a cgroup tree per read cost more than the read.
     files: Files,
+    /// Each folder of [`RunGroup::dirs`] made so far, held open and locked.
+    held: Vec<Held>,
+    /// Registered with the interrupt handler (see [`Cgroups::create_registered`]).
+    registered: bool,
 }
 
 /// A cgroup file opened on first use and then read from the start each time.
@@ -383,8 +542,6 @@ struct Files {
     events: Cached,
     /// memory.failcnt (v1).
     failcnt: Option<Cached>,
-    /// cgroup.procs of the group that holds the pids.
-    procs: Cached,
     /// cgroup.procs of each group, opened for writing: a program joins through these.
     join: std::cell::OnceCell<Result<Vec<std::fs::File>, String>>,
     join_dirs: Vec<PathBuf>,
@@ -403,7 +560,6 @@ impl Files {
                 current: None,
                 events: Cached::new(memory.join("memory.oom_control")),
                 failcnt: Some(Cached::new(memory.join("memory.failcnt"))),
-                procs: Cached::new(pids.join("cgroup.procs")),
                 join: std::cell::OnceCell::new(),
                 join_dirs: vec![memory.clone(), cpuacct.clone(), pids.clone()],
             },
@@ -413,7 +569,6 @@ impl Files {
                 current: Some(Cached::new(dir.join("memory.current"))),
                 events: Cached::new(dir.join("memory.events")),
                 failcnt: None,
-                procs: Cached::new(dir.join("cgroup.procs")),
                 join: std::cell::OnceCell::new(),
                 join_dirs: vec![dir.clone()],
             },
@@ -441,9 +596,10 @@ impl Files {
     /// Opens what will be read, ahead of the run.
     fn open_all(&self) {
         let _ = self.join();
-        for c in [&self.cpu, &self.peak, &self.events, &self.procs] {
+        for c in [&self.cpu, &self.peak, &self.events] {
             c.open();
         }
+
         if let Some(c) = &self.failcnt {
             c.open();
         }
@@ -519,51 +675,78 @@ impl RunGroup {
         (oom > 0, limit_hit > 0)
     }
 
-    /// Pids of the run's processes (in the judge's PID namespace).
+    /// Pids of the run's processes (in the judge's PID namespace), read afresh (see
+    /// [`read_fresh`]) from the group that holds them (v1: pids, the last folder).
     pub fn pids(&self) -> Vec<i32> {
-        self.files
-            .procs
-            .read()
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect()
+        match self.held.get(self.dirs().len() - 1) {
+            Some(dir) => members(dir.fd()),
+            None => Vec::new(),
+        }
     }
 
-    /// Kills every process of the run until none is left.
-    pub fn kill_all(&self) {
+    /// Sends SIGKILL to every process of the run, without waiting for them to end.
+    pub fn kill(&self) {
         if let Kind::V2 { dir } = &self.kind {
             // cgroup.kill (Linux 5.14) kills the whole subtree atomically, forks included.
             let kill = dir.join("cgroup.kill");
-            if kill.exists() {
-                let _ = std::fs::write(kill, "1");
-            }
-        }
-        for _ in 0..1000 {
-            let pids = self.pids();
-            if pids.is_empty() {
+            if kill.exists() && std::fs::write(kill, "1").is_ok() {
                 return;
             }
-            for pid in pids {
-                // SAFETY: SIGKILL to a process of this run's own cgroup.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+        for pid in self.pids() {
+            // SAFETY: SIGKILL to a process of this run's own cgroup.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+
+    /// Kills every process of the run until none is left (at most [`KILL_LIMIT`]); whether
+    /// none is.
+    pub fn kill_all(&self) -> bool {
+        let deadline = std::time::Instant::now() + KILL_LIMIT;
+        let mut killed = false;
+        loop {
+            let pids = self.pids();
+            if pids.is_empty() {
+                return true;
+            }
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            if !killed {
+                self.kill();
+                killed = true;
+            } else {
+                for pid in pids {
+                    // SAFETY: SIGKILL to a process of this run's own cgroup.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
             }
             std::thread::sleep(Duration::from_millis(1));
         }
     }
 }
 
+/// The longest [`RunGroup::kill_all`] waits for a run's processes to end: SIGKILLed processes
+/// end within milliseconds unless stuck in the kernel.
+const KILL_LIMIT: Duration = Duration::from_secs(2);
+
 impl Drop for RunGroup {
     fn drop(&mut self) {
         self.kill_all();
-        for d in self.dirs() {
+        // Only the folders this group made (and holds).
+        for held in &self.held {
+            let d = held.path();
             for _ in 0..200 {
                 if std::fs::remove_dir(d).is_ok() || !d.exists() {
                     break;
                 }
                 std::thread::sleep(Duration::from_millis(2));
             }
-            crate::interrupt::unregister_cgroup(d);
+        }
+        if self.registered {
+            for d in self.dirs() {
+                crate::interrupt::unregister_cgroup(d);
+            }
         }
     }
 }
@@ -571,7 +754,7 @@ impl Drop for RunGroup {
 /// Removes the cgroups of finished runs on a thread of its own, and prepares the next run's
 /// cgroups there too: creating or removing a cgroup costs a few tenths of a millisecond, and the
 /// next run need wait for neither. Every folder stays registered with the interrupt handler until
-/// it is removed; [`flush`] empties the queue and removes the spare (the judge calls it before
+/// it is removed; [`flush`] empties the queue and removes the spares (the judge calls it before
 /// exiting, so nothing is left behind).
 struct Janitor {
     queue: mpsc::Sender<Job>,
@@ -581,14 +764,86 @@ struct Janitor {
 enum Job {
     /// Remove a finished run's cgroups.
     Retire(Box<RunGroup>),
-    /// Create a spare run cgroup with these limits (unless one is ready).
+    /// Have [`SPARES_PER_KIND`] spare run cgroups with these limits ready.
     Prepare(Cgroups, u64, u32),
-    /// Remove the spare.
-    DropSpare,
+    /// Remove the spares.
+    DropSpares,
+    /// Other work off the judge's path (removing what judges that are gone left behind).
+    Call(Box<dyn FnOnce() + Send>),
 }
 
-/// A run cgroup made ahead of time: (memory limit, process limit, the group).
-static SPARE: Mutex<Option<(u64, u32, RunGroup)>> = Mutex::new(None);
+/// Run cgroups made ahead of time: (memory limit, process limit, the group), for the kinds of
+/// runs (by limits) asked for last, least recent first.
+static SPARES: Mutex<Vec<(u64, u32, RunGroup)>> = Mutex::new(Vec::new());
+/// Spares kept per kind of run: one for the next run, one for the standby init that run leaves
+/// (which joins its cgroup ahead of time, see `worker`).
+pub const SPARES_PER_KIND: usize = 2;
+/// Kinds of runs (by limits) that spares are kept for: a solution's tests and its custom
+/// checker take turns.
+const SPARE_KINDS: usize = 2;
+
+/// A spare with these limits, if the janitor has one ready.
+pub fn take_spare(memory: u64, processes: u32) -> Option<RunGroup> {
+    let mut spares = SPARES.lock().ok()?;
+    let i = spares
+        .iter()
+        .position(|(m, p, _)| *m == memory && *p == processes)?;
+    Some(spares.remove(i).2)
+}
+
+/// Returns a spare that was taken but not used (no process ever joined it).
+pub fn give_back(memory: u64, processes: u32, group: RunGroup) {
+    if let Ok(mut spares) = SPARES.lock() {
+        let kept = spares
+            .iter()
+            .filter(|(m, p, _)| *m == memory && *p == processes)
+            .count();
+        if kept < SPARES_PER_KIND {
+            spares.push((memory, processes, group));
+            return;
+        }
+    }
+    retire(group);
+}
+
+/// Makes the spares of one kind: drops those of kinds not asked for lately, then creates what
+/// is missing (on the janitor's thread).
+fn prepare_spares(cgroups: &Cgroups, memory: u64, processes: u32) {
+    let (missing, stale) = {
+        let Ok(mut spares) = SPARES.lock() else {
+            return;
+        };
+        // This kind becomes the most recent: its spares go to the end.
+        let (mut this, others): (Vec<_>, Vec<_>) = std::mem::take(&mut *spares)
+            .into_iter()
+            .partition(|(m, p, _)| *m == memory && *p == processes);
+        let mut kinds: Vec<(u64, u32)> = Vec::new();
+        for (m, p, _) in others.iter().rev() {
+            if !kinds.contains(&(*m, *p)) {
+                kinds.push((*m, *p));
+            }
+        }
+        kinds.truncate(SPARE_KINDS - 1);
+        let (mut others, stale): (Vec<_>, Vec<_>) = others
+            .into_iter()
+            .partition(|(m, p, _)| kinds.contains(&(*m, *p)));
+        let missing = SPARES_PER_KIND.saturating_sub(this.len());
+        others.append(&mut this);
+        *spares = others;
+        (missing, stale)
+    };
+    drop(stale);
+    for _ in 0..missing {
+        let Ok(group) = cgroups.create_registered(memory, processes) else {
+            return;
+        };
+        group.files.open_all();
+        match SPARES.lock() {
+            Ok(mut spares) => spares.push((memory, processes, group)),
+            Err(_) => return,
+        }
+    }
+}
 static JANITOR: OnceLock<Mutex<Janitor>> = OnceLock::new();
 
 fn janitor() -> &'static Mutex<Janitor> {
@@ -601,29 +856,10 @@ fn janitor() -> &'static Mutex<Janitor> {
                 match job {
                     Job::Retire(group) => drop(group),
                     Job::Prepare(cgroups, memory, processes) => {
-                        // A spare with other limits (say, the compiler's) is replaced: the runs
-                        // that follow are most likely like the one that asked.
-                        let (ready, stale) = match SPARE.lock() {
-                            Ok(mut s) => match s.take() {
-                                Some((m, p, g)) if m == memory && p == processes => {
-                                    *s = Some((m, p, g));
-                                    (true, None)
-                                }
-                                other => (false, other),
-                            },
-                            Err(_) => (true, None),
-                        };
-                        if !ready {
-                            if let Ok(group) = cgroups.create_registered(memory, processes) {
-                                group.files.open_all();
-                                if let Ok(mut spare) = SPARE.lock() {
-                                    *spare = Some((memory, processes, group));
-                                }
-                            }
-                        }
-                        drop(stale);
+                        prepare_spares(&cgroups, memory, processes)
                     }
-                    Job::DropSpare => drop(SPARE.lock().ok().and_then(|mut s| s.take())),
+                    Job::DropSpares => drop(SPARES.lock().map(|mut s| std::mem::take(&mut *s))),
+                    Job::Call(work) => work(),
                 }
                 let (count, changed) = &*done;
                 if let Ok(mut n) = count.lock() {
@@ -652,19 +888,19 @@ fn submit(job: Job) {
     }
 }
 
-/// Hands a finished run's cgroups to the janitor for removal, and asks it to prepare a spare like
-/// them for the next run.
-pub fn retire(group: RunGroup, next: Option<(&Cgroups, u64, u32)>) {
-    // The spare first: the next run may start before the removal would be done.
-    if let Some((cgroups, memory, processes)) = next {
-        submit(Job::Prepare(cgroups.clone(), memory, processes));
-    }
+/// Runs `work` on the janitor's thread; [`flush`] waits for it.
+pub fn in_background(work: impl FnOnce() + Send + 'static) {
+    submit(Job::Call(Box::new(work)));
+}
+
+/// Hands a finished run's cgroups to the janitor for removal (after killing whatever is left).
+pub fn retire(group: RunGroup) {
     submit(Job::Retire(Box::new(group)));
 }
 
-/// The longest [`flush`] waits: removing one run's cgroups takes at most about 2 s (see
-/// `RunGroup::drop`), so this is only reached if the janitor itself failed; exiting then beats
-/// hanging.
+/// The longest [`flush`] waits: removing one run's cgroups takes at most a few seconds (see
+/// [`KILL_LIMIT`] and `RunGroup::drop`), and only when a process cannot be killed; so this is
+/// only reached if the janitor itself failed; exiting then beats hanging.
 const FLUSH_LIMIT: Duration = Duration::from_secs(30);
 
 fn wait_idle(deadline: std::time::Instant) {
@@ -691,14 +927,14 @@ fn wait_idle(deadline: std::time::Instant) {
     }
 }
 
-/// Waits until every retired cgroup has been removed, then removes the spare.
+/// Waits until every retired cgroup has been removed, then removes the spares.
 pub fn flush() {
     if JANITOR.get().is_none() {
         return;
     }
     let deadline = std::time::Instant::now() + FLUSH_LIMIT;
     wait_idle(deadline);
-    submit(Job::DropSpare);
+    submit(Job::DropSpares);
     wait_idle(deadline);
 }
 
@@ -724,8 +960,48 @@ mod tests {
         assert!(err.contains("no cgroup v1 `memory` hierarchy"), "{err}");
     }
 
-    /// A pid that cannot exist (above the kernel's maximum), so nothing real is ever signalled.
-    const FAKE_PID: u32 = 4_194_999;
+    /// The member list is read afresh: a process killed and reaped is gone from it at once, and
+    /// kill_all returns as soon as the group is empty. (A kept-open v1 `cgroup.procs` re-read
+    /// within a second returns the list of the first read.)
+    #[test]
+    fn the_member_list_is_never_stale() {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: run cgroups need root");
+            return;
+        }
+        let Ok(cgroups) = Cgroups::probe_system() else {
+            eprintln!("skipped: no usable cgroups");
+            return;
+        };
+        let group = cgroups.create(64 << 20, 8).unwrap();
+        assert!(group.pids().is_empty());
+        let procs = group.procs_files();
+        let mut cmd = std::process::Command::new("sleep");
+        cmd.arg("30");
+        // SAFETY: between fork and exec only open/write/close on prepared C strings.
+        unsafe {
+            cmd.pre_exec(move || {
+                for p in &procs {
+                    let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    libc::close(fd);
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        assert_eq!(group.pids(), [child.id() as i32]);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(group.pids().is_empty(), "a reaped process is still listed");
+        let start = std::time::Instant::now();
+        assert!(group.kill_all());
+        assert!(start.elapsed() < Duration::from_millis(100));
+    }
 
     /// A fake cgroup2 tree: the judge sits in /outer/judge with the given files.
     fn fake_v2(files: &[(&str, &str)]) -> (tempfile::TempDir, PathBuf) {
@@ -750,12 +1026,16 @@ mod tests {
             ("cgroup.subtree_control", ""),
             ("cgroup.procs", "1234\n5678\n"),
         ]);
-        let v2 = V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap();
+        let v2 = V2::probe(root.path(), "0::/outer/judge\n").unwrap();
         assert_eq!(v2.parent, own);
-        let leaf = own.join(format!("judge-{FAKE_PID}-self"));
+        let leaf = v2._leaf.as_ref().expect("a leaf").path().to_path_buf();
+        assert_eq!(leaf.parent().unwrap(), own);
+        let name = leaf.file_name().unwrap().to_str().unwrap();
+        assert!(leftovers::is_held_name(name, SELF_PREFIX), "{name}");
+        // "0": the writer itself (a fake tree moves no process).
         assert_eq!(
             std::fs::read_to_string(leaf.join("cgroup.procs")).unwrap(),
-            FAKE_PID.to_string()
+            "0"
         );
         assert_eq!(
             std::fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
@@ -770,8 +1050,13 @@ mod tests {
             ("cgroup.subtree_control", "memory pids\n"),
             ("cgroup.procs", "1234\n"),
         ]);
-        V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap();
-        assert!(!own.join(format!("judge-{FAKE_PID}-self")).exists());
+        let v2 = V2::probe(root.path(), "0::/outer/judge\n").unwrap();
+        assert!(v2._leaf.is_none());
+        assert_eq!(
+            std::fs::read_dir(&own).unwrap().count(),
+            3,
+            "no folder made"
+        );
         assert_eq!(
             std::fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
             "memory pids\n"
@@ -781,14 +1066,14 @@ mod tests {
     #[test]
     fn v2_without_the_memory_controller_says_how_to_fix_it() {
         let (root, _) = fake_v2(&[("cgroup.controllers", "cpu pids\n")]);
-        let err = V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap_err();
+        let err = V2::probe(root.path(), "0::/outer/judge\n").unwrap_err();
         assert!(
             err.contains("`memory` controller is not available"),
             "{err}"
         );
         assert!(err.contains("cgroup.controllers"), "{err}");
         assert!(err.contains("Delegate=yes"), "{err}");
-        let err = V2::probe(root.path(), "12:pids:/x\n", FAKE_PID).unwrap_err();
+        let err = V2::probe(root.path(), "12:pids:/x\n").unwrap_err();
         assert!(err.contains("0::"), "{err}");
     }
 
@@ -814,18 +1099,20 @@ mod tests {
         let (root, own) = fake_v2(&[
             ("cgroup.controllers", "cpu memory pids\n"),
             ("cgroup.subtree_control", ""),
-            ("cgroup.procs", &format!("{FAKE_PID}\n")),
+            ("cgroup.procs", "1234\n"),
         ]);
         let proc_self = "0::/outer/judge\n";
-        let err = V2::probe_as(root.path(), proc_self, FAKE_PID, USER).unwrap_err();
+        let err = V2::probe_as(root.path(), proc_self, USER).unwrap_err();
         assert!(err.contains("is not delegated to uid 1000"), "{err}");
         assert!(
             err.contains("systemd-run --user --scope -p Delegate=yes"),
             "{err}"
         );
         chown_tree(&own, USER);
-        let v2 = V2::probe_as(root.path(), proc_self, FAKE_PID, USER).unwrap();
+        let v2 = V2::probe_as(root.path(), proc_self, USER).unwrap();
         assert!(v2.delegated);
+        let leaf = v2._leaf.as_ref().expect("a leaf").path().to_path_buf();
+        assert_eq!(leaf.parent().unwrap(), own);
         let described = Cgroups::V2(v2).describe();
         assert!(described.contains("delegated to this user"), "{described}");
         assert!(described.contains("outer/judge"), "{described}");
@@ -833,10 +1120,10 @@ mod tests {
             std::fs::read_to_string(own.join("cgroup.subtree_control")).unwrap(),
             "+memory +pids +cpu"
         );
-        assert!(own.join(format!("judge-{FAKE_PID}-self")).is_dir());
+        assert!(leaf.is_dir());
         // A file the user cannot write is named.
         std::os::unix::fs::chown(own.join("cgroup.subtree_control"), Some(0), None).unwrap();
-        let err = V2::probe_as(root.path(), proc_self, FAKE_PID, USER).unwrap_err();
+        let err = V2::probe_as(root.path(), proc_self, USER).unwrap_err();
         assert!(
             err.contains("cgroup.subtree_control is not writable"),
             "{err}"
@@ -846,7 +1133,7 @@ mod tests {
     #[test]
     fn v2_without_root_and_without_controllers_says_how_to_get_them() {
         let (root, _) = fake_v2(&[("cgroup.controllers", "cpu\n")]);
-        let err = V2::probe_as(root.path(), "0::/outer/judge\n", FAKE_PID, 1000).unwrap_err();
+        let err = V2::probe_as(root.path(), "0::/outer/judge\n", 1000).unwrap_err();
         assert!(
             err.contains("`memory` controller is not available"),
             "{err}"
@@ -863,7 +1150,7 @@ mod tests {
             ("cgroup.controllers", "memory pids\n"),
             ("cgroup.subtree_control", "memory pids\n"),
         ]);
-        let v2 = V2::probe(root.path(), "0::/outer/judge\n", FAKE_PID).unwrap();
+        let v2 = V2::probe(root.path(), "0::/outer/judge\n").unwrap();
         let group = v2.create(64 << 20, 32).unwrap();
         let Kind::V2 { dir } = &group.kind else {
             panic!("a v2 group expected");
@@ -901,9 +1188,9 @@ mod tests {
             "falls back to memory.current before 5.19"
         );
         std::mem::forget(older);
-        // kill_all uses cgroup.kill when the kernel has it.
+        // kill uses cgroup.kill when the kernel has it.
         put("cgroup.kill", "0");
-        group.kill_all();
+        group.kill();
         assert_eq!(read("cgroup.kill"), "1");
         // A fake tree cannot be rmdir'ed like a real one: do not wait for it on drop.
         std::mem::forget(group);

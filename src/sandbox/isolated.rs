@@ -2,11 +2,12 @@
 //! prepares the run's cgroup, pipes and detached mounts, hands them to the worker, and watches the
 //! run (CPU time from the cgroup, wall clock, output size) until it ends or must be killed.
 
-use super::cgroup::Cgroups;
+use super::cgroup::{self, Cgroups, RunGroup};
 use super::sys;
 use super::watch::{self, Watch};
 use super::wire::{self, Reply, Request};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
+use crate::leftovers::Held;
 use std::fs::File;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -27,6 +28,10 @@ const LEASE_DIRS: [&str; 2] = ["/run/judge", "/tmp/judge-uids"];
 /// released by the kernel when the file closes (also when the judge is killed). Two judges
 /// running at the same time therefore never run programs under the same uid, so even a hole in
 /// the other layers would not let one run signal, trace or read files of another.
+///
+/// The lock file is removed with the lease (by its holder, or by the next judge if the holder
+/// was killed), always by a process that holds its lock; so a judge that locked a file checks
+/// that the name still leads to it, else the lease was given up in between and it tries again.
 pub struct UidLease {
     uid: u32,
     /// The lease folder (root's alone), also home of the favordynmods marker.
@@ -55,8 +60,10 @@ impl UidLease {
     /// The first free uid whose lock file in `dir` (a folder made by [`lease_dir`]) this process
     /// can lock.
     pub fn take_in(dir: &Path) -> Result<UidLease, String> {
-        use std::os::unix::fs::OpenOptionsExt;
-        for k in 0..UIDS {
+        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+        let mut k = 0;
+        let mut retries = 0;
+        while k < UIDS {
             let uid = FIRST_UID + k;
             let path = dir.join(format!("uid-{uid}.lock"));
             let lock = std::fs::OpenOptions::new()
@@ -68,12 +75,25 @@ impl UidLease {
                 .open(&path)
                 .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
             // SAFETY: flock on a descriptor we own.
-            if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+                k += 1;
+                continue;
+            }
+            let same = match (std::fs::symlink_metadata(&path), lock.metadata()) {
+                (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+                _ => false,
+            };
+            if same {
                 return Ok(UidLease {
                     uid,
                     dir: dir.to_path_buf(),
                     _lock: lock,
                 });
+            }
+            // Removed by its last holder between our open and our lock: try the name again.
+            retries += 1;
+            if retries % 8 == 0 {
+                k += 1;
             }
         }
         Err(format!(
@@ -86,9 +106,56 @@ impl UidLease {
     pub fn uid(&self) -> u32 {
         self.uid
     }
+
+    fn path(&self) -> PathBuf {
+        self.dir.join(format!("uid-{}.lock", self.uid))
+    }
 }
 
-/// Set to 0, the judge leaves the kernel's cgroup mode alone (see `worker::favor_dynmods`).
+impl Drop for UidLease {
+    fn drop(&mut self) {
+        // Removed while locked (see the type's documentation); the lock goes with the file.
+        let _ = std::fs::remove_file(self.path());
+    }
+}
+
+/// Removes the lock files of leases whose holders are gone (killed before they could remove
+/// them) from `dir`; returns the uids freed so.
+fn sweep_leases(dir: &Path) -> Vec<u32> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut freed = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return freed;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(uid) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix("uid-")?.strip_suffix(".lock"))
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(lock) = std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+            .open(entry.path())
+        else {
+            continue;
+        };
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+            // Held by nobody: its judge is gone. Removed while we hold it.
+            if std::fs::remove_file(entry.path()).is_ok() {
+                freed.push(uid);
+            }
+        }
+    }
+    freed
+}
+
+/// Set to 1, the judge turns the kernel's cgroup `favordynmods` mode on (see
+/// `worker::favor_dynmods`); `judge doctor --tune` does it at once.
 const FAVORDYNMODS_ENV: &str = "JUDGE_CGROUP_FAVORDYNMODS";
 
 /// This boot's id: the favordynmods marker holds it, and a reboot (which turns the mode off)
@@ -98,35 +165,80 @@ fn boot_id() -> Option<String> {
     Some(id.trim().to_string())
 }
 
+/// The marker a judge leaves in a lease folder when it turned favordynmods on.
+fn marker(dir: &Path) -> PathBuf {
+    dir.join("favordynmods")
+}
+
 /// Whether a judge already turned favordynmods on since this boot.
-fn favordynmods_marked(lease: &UidLease) -> bool {
-    match (
-        std::fs::read_to_string(lease.dir.join("favordynmods")),
-        boot_id(),
-    ) {
+fn favordynmods_marked(dir: &Path) -> bool {
+    match (std::fs::read_to_string(marker(dir)), boot_id()) {
         (Ok(marker), Some(id)) => marker.trim() == id,
         _ => false,
     }
 }
 
-fn mark_favordynmods(lease: &UidLease) {
+fn mark_favordynmods(dir: &Path) {
     if let Some(id) = boot_id() {
-        let _ = std::fs::write(lease.dir.join("favordynmods"), format!("{id}\n"));
+        let _ = std::fs::write(marker(dir), format!("{id}\n"));
     }
 }
 
+/// Where the kernel itself shows the mode: a cgroup hierarchy mounted with the option (listed
+/// in /proc/mounts; also every hierarchy when the kernel was built to favour dynamic changes),
+/// or the boot option `cgroup_favordynmods`. A hierarchy mounted with the option and unmounted at
+/// once, as the judge does it, leaves no such trace: the judge's marker remembers it instead.
+pub fn favordynmods_shown() -> Option<String> {
+    let read = |p: &str| std::fs::read_to_string(p).unwrap_or_default();
+    shown_in(&read("/proc/self/mounts"), &read("/proc/cmdline"))
+}
+
+/// [`favordynmods_shown`] from the text of /proc/self/mounts and /proc/cmdline.
+fn shown_in(mounts: &str, cmdline: &str) -> Option<String> {
+    let mounted = mounts.lines().find_map(|line| {
+        let f: Vec<&str> = line.split_whitespace().collect();
+        let (point, fstype, options) = (f.get(1)?, f.get(2)?, f.get(3)?);
+        (fstype.starts_with("cgroup") && options.split(',').any(|o| o == "favordynmods"))
+            .then(|| format!("{point} is mounted with it"))
+    });
+    let booted = cmdline.split_whitespace().find_map(|arg| {
+        let value = arg.strip_prefix("cgroup_favordynmods=")?;
+        ["1", "y", "Y", "true", "on"]
+            .contains(&value)
+            .then(|| format!("booted with {arg}"))
+    });
+    mounted.or(booted)
+}
+
+/// The cgroup favordynmods mode, as `judge doctor` shows it.
+#[derive(Debug, Clone)]
+enum Favor {
+    /// Turned on by this judge (asked with JUDGE_CGROUP_FAVORDYNMODS=1).
+    TurnedOn,
+    /// A judge turned it on earlier this boot (its marker says so).
+    Marked,
+    /// The kernel shows it on (see [`favordynmods_shown`]).
+    Shown(String),
+    /// Left off: nobody asked.
+    Off,
+    /// Asked, but turning it on failed.
+    Failed(String),
+}
+
 /// The note `judge doctor` shows about the cgroup mode.
-fn favordynmods_note(state: &Result<bool, String>) -> Layer {
+fn favordynmods_note(state: &Favor) -> Layer {
     let slow = "a run that starts after a pause may wait 10 ms or more to join its cgroup (wall time only; CPU time and memory are not affected)";
+    let on = "joining a cgroup never waits for an RCU grace period";
     let (active, detail, hint) = match state {
-        Ok(true) => (true, "joining a cgroup never waits for an RCU grace period (turned on now by this judge; the mode is kernel-wide and lasts until reboot)".to_string(), None),
-        Ok(false) => (true, "joining a cgroup never waits for an RCU grace period (turned on earlier this boot by a judge; kernel-wide, until reboot)".to_string(), None),
-        Err(why) if why.starts_with(FAVORDYNMODS_ENV) => (
+        Favor::TurnedOn => (true, format!("{on} (turned on now by this judge, as {FAVORDYNMODS_ENV}=1 asked; the mode is kernel-wide and lasts until reboot)"), None),
+        Favor::Marked => (true, format!("{on} (turned on earlier this boot by a judge; kernel-wide, until reboot)"), None),
+        Favor::Shown(r#where) => (true, format!("{on} (the kernel shows it on: {where})"), None),
+        Favor::Off => (
             false,
-            format!("left off ({why}): {slow}"),
-            Some(format!("{FAVORDYNMODS_ENV}=1 lets the judge turn it on (kernel-wide, until reboot)")),
+            format!("left off (it is kernel-wide and lasts until reboot, so the judge turns it on only when asked): {slow}"),
+            Some(format!("`judge doctor --tune` turns it on (or {FAVORDYNMODS_ENV}=1 for any judge command)")),
         ),
-        Err(why) => (
+        Favor::Failed(why) => (
             false,
             format!("could not be turned on ({why}): {slow}"),
             Some("Linux 6.0 or later with cgroup v1 support lets the judge turn it on; on cgroup v2, `mount -o remount,favordynmods /sys/fs/cgroup`".into()),
@@ -138,6 +250,53 @@ fn favordynmods_note(state: &Result<bool, String>) -> Layer {
         detail,
         hint,
     }
+}
+
+/// `judge doctor --tune`: turns the kernel's cgroup favordynmods mode on now (as root), and
+/// says what that means. The mode is kernel-wide and lasts until reboot.
+pub fn tune() -> Result<String, String> {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        return Err("turning on the cgroup favordynmods mode needs root (it is a kernel-wide setting): run `sudo judge doctor --tune`".into());
+    }
+    let done = "the cgroup favordynmods mode is on: a run joins its cgroup without waiting for an RCU grace period. It is kernel-wide and lasts until reboot (the kernel cannot turn it off again); it makes fork and exit slightly dearer for every process on this machine";
+    if let Some(r#where) = favordynmods_shown() {
+        return Ok(format!("{done} (it was on already: {where})"));
+    }
+    let dir = LEASE_DIRS
+        .map(Path::new)
+        .into_iter()
+        .find(|d| lease_dir(d).is_ok());
+    let tmp = tempfile::Builder::new()
+        .prefix("judge-tune-")
+        .tempdir()
+        .map_err(|e| {
+            format!(
+                "cannot create a folder in {}: {e}",
+                std::env::temp_dir().display()
+            )
+        })?;
+    let root = tmp.path().to_path_buf();
+    // The mount goes in a mount namespace of this thread's own, gone with the thread.
+    let result = std::thread::spawn(move || {
+        // SAFETY: unshare of this thread's mount namespace (it gets its own fs context).
+        if unsafe { libc::unshare(libc::CLONE_NEWNS) } != 0 {
+            return Err(format!(
+                "unshare a mount namespace: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        sys::mount(None, c"/", None, libc::MS_REC | libc::MS_PRIVATE, None)
+            .map_err(|e| e.to_string())?;
+        super::worker::favor_dynmods(&root)
+    })
+    .join()
+    .map_err(|_| "the thread turning the mode on panicked".to_string())?;
+    result.map_err(|why| format!("cannot turn the cgroup favordynmods mode on ({why}); it needs Linux 6.0 or later with cgroup v1 support; on cgroup v2, `mount -o remount,favordynmods /sys/fs/cgroup` does it"))?;
+    if let Some(dir) = dir {
+        mark_favordynmods(dir);
+    }
+    Ok(done.into())
 }
 
 /// Creates `dir` if needed and checks that only this user can change it: a real folder (not a
@@ -169,6 +328,8 @@ pub struct Isolated {
     worker: Child,
     /// Folder whose `root` subfolder the worker mounts its prepared root on (in its namespace).
     base: PathBuf,
+    /// Holds `base` (see `crate::leftovers`); unlocked after the folder is removed.
+    _base_held: Held,
     uid: u32,
     /// Read buffer for the run's pipes, allocated once.
     buf: Box<[u8]>,
@@ -178,12 +339,32 @@ pub struct Isolated {
     worker_layers: Vec<(String, String)>,
     /// Not root: the worker runs in its own user namespace (see worker.rs).
     userns: bool,
-    /// The mounts of the inits the worker holds ready, least recently made first (the worker
-    /// keeps the same list, see `worker::STANDBYS`).
-    standbys: Vec<MountsKey>,
-    /// The cgroup favordynmods mode: Ok(true) turned on by this judge, Ok(false) already on,
-    /// Err(why) off; None without root (no cgroups).
-    favordynmods: Option<Result<bool, String>>,
+    /// The inits the worker holds ready, least recently made first (the worker keeps the same
+    /// list, see `worker::STANDBYS`).
+    standbys: Vec<Standby>,
+    /// The kinds of the last runs, as the worker's `Recent` keeps them: a run of a kind seen
+    /// lately leaves a standby, which gets the next run's cgroup.
+    recent: Vec<MountsKey>,
+    /// The cgroup favordynmods mode; None without root (no cgroups).
+    favordynmods: Option<Favor>,
+}
+
+/// An init the worker holds ready: its mounts, and the cgroup it joined ahead of time (with its
+/// memory and process limits), if the judge had one to give it.
+struct Standby {
+    key: MountsKey,
+    group: Option<(u64, u32, RunGroup)>,
+}
+
+/// A cgroup handed to the janitor for removal when this goes out of scope, unless taken before.
+struct RetireLater(Option<RunGroup>);
+
+impl Drop for RetireLater {
+    fn drop(&mut self) {
+        if let Some(g) = self.0.take() {
+            cgroup::retire(g);
+        }
+    }
 }
 
 /// What the judge knows of a run's mounts: equal keys let a run use the worker's standby init.
@@ -207,11 +388,13 @@ impl Isolated {
         };
         let exe = std::fs::read_link("/proc/self/exe")
             .map_err(|e| format!("cannot find the judge's own executable: {e}"))?;
-        let base = tempfile::Builder::new()
-            .prefix("judge-sandbox-")
-            .tempdir()
-            .map_err(|e| format!("cannot create the sandbox folder: {e}"))?
-            .keep();
+        if let Some(lease) = &lease {
+            let dir = lease.dir.clone();
+            super::cgroup::in_background(move || drop(sweep_leases(&dir)));
+        }
+        let held = Held::make_temp(&std::env::temp_dir(), "judge-sandbox-")
+            .map_err(|e| format!("cannot create the sandbox folder: {e}"))?;
+        let base = held.path().to_path_buf();
         crate::interrupt::register(base.clone());
         let root = base.join("root");
         let cleanup = |why: String| {
@@ -233,9 +416,10 @@ impl Isolated {
             cmd.arg("--no-memory-cgroup");
         }
         // A kernel-wide mode: only when the user asks for it (JUDGE_CGROUP_FAVORDYNMODS=1).
-        let opted_out = !std::env::var(FAVORDYNMODS_ENV).is_ok_and(|v| v == "1");
-        let marked = lease.as_ref().is_some_and(favordynmods_marked);
-        let ask_favordynmods = !userns && !opted_out && !marked;
+        let asked = std::env::var(FAVORDYNMODS_ENV).is_ok_and(|v| v == "1");
+        let shown = if userns { None } else { favordynmods_shown() };
+        let marked = lease.as_ref().is_some_and(|l| favordynmods_marked(&l.dir));
+        let ask_favordynmods = !userns && asked && !marked && shown.is_none();
         if ask_favordynmods {
             cmd.arg("--favordynmods");
         }
@@ -260,12 +444,14 @@ impl Isolated {
             sock: mine,
             worker,
             base: base.clone(),
+            _base_held: held,
             uid: lease.as_ref().map_or(0, UidLease::uid),
             buf: vec![0; 64 * 1024].into_boxed_slice(),
             _lease: lease,
             cgroups,
             worker_layers: Vec::new(),
             standbys: Vec::new(),
+            recent: Vec::new(),
             favordynmods: None,
             userns,
         };
@@ -280,15 +466,18 @@ impl Isolated {
                 this.worker_layers = layers;
                 this.favordynmods = match favordynmods {
                     _ if userns => None,
-                    _ if opted_out && !marked => Some(Err(format!("{FAVORDYNMODS_ENV} is not 1"))),
-                    None => Some(Ok(false)),
                     Some(Ok(())) => {
                         if let Some(lease) = &this._lease {
-                            mark_favordynmods(lease);
+                            mark_favordynmods(&lease.dir);
                         }
-                        Some(Ok(true))
+                        Some(Favor::TurnedOn)
                     }
-                    Some(Err(why)) => Some(Err(why)),
+                    Some(Err(why)) => Some(Favor::Failed(why)),
+                    None => Some(match shown {
+                        Some(r#where) => Favor::Shown(r#where),
+                        None if marked => Favor::Marked,
+                        None => Favor::Off,
+                    }),
                 };
             }
             Ok(Some((Reply::Unavailable { why }, _))) => {
@@ -437,19 +626,6 @@ impl Isolated {
         let stderr_file = overwrite(&spec.stderr)?;
         let (out_r, out_w) = sys::pipe().map_err(io("create a pipe".into()))?;
         let (err_r, err_w) = sys::pipe().map_err(io("create a pipe".into()))?;
-        let group = match &self.cgroups {
-            Ok(cgroups) => Some(
-                cgroups
-                    .create(limits.memory, limits.processes)
-                    .map_err(SandboxError::Setup)?,
-            ),
-            Err(_) => None,
-        };
-        // The group's cgroup.procs files, already open (sent along; the group keeps its own).
-        let procs = match &group {
-            Some(g) => g.join_fds().map_err(SandboxError::Setup)?,
-            None => Vec::new(),
-        };
         // Outer folders first, so a path inside another one is attached on top of it.
         let mut readable: Vec<&PathBuf> = spec.readable.iter().filter(|p| p.exists()).collect();
         readable.sort_by_key(|p| p.as_os_str().len());
@@ -464,13 +640,55 @@ impl Isolated {
         // The worker keeps inits with the mounts of recent runs ready (root only): with one for
         // these mounts it needs one set of mounts, for the next standby; otherwise one more, for
         // this run. The worker itself checks that the mounts are the same folders.
+        let mut joined = None;
         let mount_sets = if self.userns {
             0
-        } else if let Some(i) = self.standbys.iter().position(|k| *k == key) {
-            self.standbys.remove(i);
+        } else if let Some(i) = self.standbys.iter().position(|s| s.key == key) {
+            joined = self.standbys.remove(i).group;
             1
         } else {
             2
+        };
+        let processes = limits.processes;
+        // A cgroup the standby init joined is used when it has the run's limits; otherwise the
+        // init moves out of it into the run's, and it goes when the run is over.
+        let mut stale = RetireLater(None);
+        let group = match (&self.cgroups, joined) {
+            (Ok(_), Some((m, p, g))) if m == limits.memory && p == processes => Some(g),
+            (Ok(cgroups), joined) => {
+                stale.0 = joined.map(|(_, _, g)| g);
+                Some(
+                    cgroups
+                        .create(limits.memory, processes)
+                        .map_err(SandboxError::Setup)?,
+                )
+            }
+            (Err(_), _) => None,
+        };
+        // The cgroup of the next run like this one, for the standby init this run leaves to
+        // join ahead of time: a spare the janitor made (never one made here, which would cost
+        // this run what it saves the next). The janitor then makes the spares up again.
+        let repeats = self.recent.contains(&key);
+        self.recent.retain(|k| *k != key);
+        self.recent.push(key.clone());
+        if self.recent.len() > super::worker::RECENT {
+            self.recent.remove(0);
+        }
+        let mut next = RetireLater(None);
+        if let (Ok(cgroups), false) = (&self.cgroups, self.userns) {
+            if repeats {
+                next.0 = cgroup::take_spare(limits.memory, processes);
+            }
+            cgroups.prepare(limits.memory, processes);
+        }
+        // The groups' cgroup.procs files, already open (sent along; the groups keep their own).
+        let procs = match &group {
+            Some(g) => g.join_fds().map_err(SandboxError::Setup)?,
+            None => Vec::new(),
+        };
+        let next_procs = match &next.0 {
+            Some(g) => g.join_fds().unwrap_or_default(),
+            None => Vec::new(),
         };
         if !spec.scratch_workdir && !self.userns {
             std::os::unix::fs::chown(&spec.workdir, Some(self.uid), Some(self.uid)).map_err(io(
@@ -503,6 +721,7 @@ impl Isolated {
             scratch_workdir: spec.scratch_workdir,
             readable: readable.iter().map(|p| bytes(p)).collect(),
             cgroup_fds: procs.len(),
+            next_cgroup_fds: next_procs.len(),
             mount_sets,
             uid: if self.userns { 0 } else { self.uid },
             gid: if self.userns { 0 } else { self.uid },
@@ -516,11 +735,12 @@ impl Isolated {
         };
         let mut fds: Vec<RawFd> = vec![stdin.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()];
         fds.extend(&procs);
+        fds.extend(&next_procs);
         fds.extend(mounts.iter().map(|f| f.as_raw_fd()));
         let start = Instant::now();
         wire::send_json(&self.sock, &request, &fds)
             .map_err(io("send a run to the sandbox worker".into()))?;
-        drop((stdin, out_w, err_w, procs, mounts));
+        drop((stdin, out_w, err_w, procs, next_procs, mounts));
         // The run's stdout and stderr are drained by this thread, in the same poll as the
         // worker's messages: no thread per run, and a full pipe never blocks the program.
         let mut out = Sink::new(out_r, stdout_file, limits.output, true)
@@ -533,12 +753,16 @@ impl Isolated {
         let mut cpu_killed = false;
         let mut killed = false;
         let mut polls = 0u64;
+        // Signals only: nothing waits here for the run to end. Its init reports the end (the
+        // worker sees it die), and the janitor makes sure the cgroup is empty before removing it.
+        // The init is PID 1 of a namespace that holds every process of the run, so killing it
+        // kills them all; the cgroup is signalled too, for a run whose init is not known yet.
         let kill = |pidfd: &Option<OwnedFd>| {
             if let Some(p) = pidfd {
                 sys::pidfd_kill(p.as_raw_fd());
             }
             if let Some(g) = &group {
-                g.kill_all();
+                g.kill();
             }
         };
         let mut finished: Option<(i32, u64, u64, u64)> = None;
@@ -592,14 +816,26 @@ impl Isolated {
                         finished = Some((status, wall_nanos, cpu_nanos, max_rss));
                         watched = seen;
                         if standby {
-                            self.standbys.push(key.clone());
+                            // One per kind of run, as the worker keeps them.
+                            self.standbys.retain(|s| s.key != key);
+                            self.standbys.push(Standby {
+                                key: key.clone(),
+                                group: next.0.take().map(|g| (limits.memory, processes, g)),
+                            });
                             if self.standbys.len() > super::worker::STANDBYS {
-                                self.standbys.remove(0);
+                                let old = self.standbys.remove(0);
+                                drop(RetireLater(old.group.map(|(_, _, g)| g)));
                             }
+                        } else if let Some(g) = next.0.take() {
+                            // Nobody joined it.
+                            cgroup::give_back(limits.memory, processes, g);
                         }
                         finished_at = Instant::now();
-                        // Whatever the program left behind dies with it.
-                        kill(&pidfd);
+                        // Whatever the program left behind dies with its init's namespace.
+                        match &pidfd {
+                            Some(p) => sys::pidfd_kill(p.as_raw_fd()),
+                            None => kill(&pidfd),
+                        }
                     }
                     Ok(Some((Reply::Failed { why }, _))) => {
                         kill(&pidfd);
@@ -674,12 +910,7 @@ impl Isolated {
             },
         };
         if let Some(g) = group {
-            let next = self
-                .cgroups
-                .as_ref()
-                .ok()
-                .map(|c| (c, limits.memory, limits.processes));
-            super::cgroup::retire(g, next);
+            cgroup::retire(g);
         }
         let stdout_bytes = out.kept;
         out.finish()
@@ -793,6 +1024,10 @@ impl Drop for Isolated {
         unsafe { libc::shutdown(self.sock.as_raw_fd(), libc::SHUT_RDWR) };
         let _ = self.worker.kill();
         let _ = self.worker.wait();
+        // The standby inits die with the worker; their cgroups go in the background.
+        for s in self.standbys.drain(..) {
+            drop(RetireLater(s.group.map(|(_, _, g)| g)));
+        }
         let _ = std::fs::remove_dir_all(&self.base);
         crate::interrupt::unregister(&self.base);
     }
@@ -814,6 +1049,45 @@ mod tests {
         let again = UidLease::take_in(dir.path()).unwrap();
         assert_eq!(again.uid(), FIRST_UID, "a dropped lease is free again");
         assert_ne!(again.uid(), second.uid());
+    }
+
+    /// A lease's lock file goes with the lease; one left by a judge that was killed is removed by
+    /// the next sweep, and a held one is not.
+    #[test]
+    fn lease_files_go_with_their_leases() {
+        let dir = tempfile::tempdir().unwrap();
+        lease_dir(dir.path()).unwrap();
+        let held = UidLease::take_in(dir.path()).unwrap();
+        let dropped = UidLease::take_in(dir.path()).unwrap();
+        let dropped_file = dropped.path();
+        drop(dropped);
+        assert!(!dropped_file.exists(), "a lease removes its file");
+        // What a killed judge leaves: the file, unlocked.
+        let killed = dir.path().join(format!("uid-{}.lock", FIRST_UID + 7));
+        std::fs::write(&killed, "").unwrap();
+        assert_eq!(sweep_leases(dir.path()), [FIRST_UID + 7]);
+        assert!(!killed.exists());
+        assert!(held.path().exists(), "a held lease stays");
+        let again = UidLease::take_in(dir.path()).unwrap();
+        assert_eq!(again.uid(), FIRST_UID + 1);
+    }
+
+    #[test]
+    fn the_mode_is_seen_in_mount_options_and_the_boot_line() {
+        let v1 = "cgroup /sys/fs/cgroup/cpu cgroup rw,relatime,cpu 0 0\n";
+        assert_eq!(shown_in(v1, "quiet reboot=k"), None);
+        let v2 = "cgroup2 /sys/fs/cgroup cgroup2 rw,nosuid,nsdelegate,favordynmods 0 0\n";
+        assert_eq!(
+            shown_in(v2, "quiet").as_deref(),
+            Some("/sys/fs/cgroup is mounted with it")
+        );
+        assert_eq!(
+            shown_in(v1, "quiet cgroup_favordynmods=true").as_deref(),
+            Some("booted with cgroup_favordynmods=true")
+        );
+        assert_eq!(shown_in(v1, "cgroup_favordynmods=false"), None);
+        let other = "none /mnt tmpfs rw,favordynmods 0 0\n";
+        assert_eq!(shown_in(other, ""), None, "only cgroup mounts count");
     }
 
     #[test]

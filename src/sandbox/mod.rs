@@ -21,6 +21,8 @@ mod watch;
 mod wire;
 pub mod worker;
 
+pub(crate) use sys::random_u64;
+
 /// Kills the runs that have no cgroup and no PID namespace of their own (plain processes), for
 /// the Ctrl-C cleanup: nothing else would end them when the judge exits.
 pub fn kill_plain_runs() {
@@ -264,6 +266,11 @@ impl Sandbox {
                 Err(why) => Backend::Naive(naive::Naive::new(), why),
             }
         };
+        // What judges that are gone left in $TMPDIR goes, in the background, once this judge's
+        // folders there are made (once per process; their cgroups go when the cgroups are
+        // probed).
+        static SWEPT: std::sync::Once = std::sync::Once::new();
+        SWEPT.call_once(|| cgroup::in_background(|| drop(crate::leftovers::sweep_temp())));
         Ok(Sandbox { backend })
     }
 
@@ -288,6 +295,12 @@ impl Sandbox {
             Backend::Isolated(i) => i.layers(),
             Backend::Naive(n, why) => n.layers(why),
         }
+    }
+
+    /// Turns on the kernel-wide settings that make runs cheaper (`judge doctor --tune`): the
+    /// cgroup favordynmods mode, until reboot. Says what it did, or why it could not.
+    pub fn tune() -> Result<String, String> {
+        isolated::tune()
     }
 
     /// How each limit is enforced and measured, and how exactly (for `judge doctor`).

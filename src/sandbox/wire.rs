@@ -1,7 +1,8 @@
 //! The conversation between the judge and a sandbox worker: one `SOCK_SEQPACKET` socket pair,
 //! JSON messages, file descriptors passed alongside with `SCM_RIGHTS`.
 //!
-//! judge → worker: [`Request`] + fds (stdin, stdout, stderr, cgroup.procs files, detached mounts)
+//! judge → worker: [`Request`] + fds (stdin, stdout, stderr, cgroup.procs files of this run and
+//!                 of the next, detached mounts)
 //! worker → judge: [`Reply::Started`] + a pidfd of the run's init, then [`Reply::Finished`]
 //!                 (or [`Reply::Failed`] when the run could not be set up).
 
@@ -28,6 +29,9 @@ pub struct Request {
     pub readable: Vec<Vec<u8>>,
     /// How many cgroup.procs descriptors follow stdin, stdout, stderr.
     pub cgroup_fds: usize,
+    /// How many cgroup.procs descriptors follow those: the cgroups of the next run, which the
+    /// standby init made during this run joins ahead of time (its program is then born there).
+    pub next_cgroup_fds: usize,
     /// How many sets of detached mounts follow (one per `readable` path, then the workdir's
     /// unless it is scratch): 1 when the worker has a standby init for these mounts (the set is
     /// for the next one), else 2 (one for this run); 0 in a user namespace.

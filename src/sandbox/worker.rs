@@ -16,6 +16,17 @@
 //! it inherits the rest from the init. When the init exits, the kernel kills whatever is left
 //! in its PID namespace, and the mount namespace with its tmpfs mounts disappears.
 //!
+//! A standby goes further: it starts the program's process ahead of time too (sharing the
+//! init's memory, posix_spawn-style), which joins the cgroup of the run it is meant for (the judge
+//! sends that cgroup along with the run before) and then waits for its request itself. Moving a
+//! process into a cgroup may wait for an RCU grace period (10 ms or more) in the kernel's default
+//! mode: it happens then while the previous run goes on. What that process does in the run's
+//! cgroup before its exec (receiving and reading the request, stdio, rlimits, ids) counts as the
+//! run's CPU time, as its start did when it joined right after the clone: some tens of
+//! microseconds more. Its memory is the init's until the exec, as before (charged outside the
+//! run), and the init itself stays outside the run's cgroup, so its exit, which tears its
+//! namespaces down, is never the run's.
+//!
 //! Inits are made ahead of time (as root): while a run goes on, the worker clones the init of
 //! the next run with the same mounts (a "standby"); a request with the same mounts only hands
 //! it the program, so namespaces, mounts and the seccomp filter cost nothing on the run's path.
@@ -213,8 +224,9 @@ pub fn main(args: &[String]) -> i32 {
 /// move happened in the last few milliseconds: the first run after any pause, and a few in a
 /// hundred otherwise. With the mode on, moves never wait. The mode is kernel-wide and lasts until
 /// reboot (the kernel cannot turn it off); it makes fork and exit slightly dearer. The judge asks
-/// for it once per boot (the README says how to opt out).
-fn favor_dynmods(root: &Path) -> Result<(), String> {
+/// for it only when the user does (JUDGE_CGROUP_FAVORDYNMODS=1, or `judge doctor --tune`, which
+/// calls this on a thread in a mount namespace of its own).
+pub(super) fn favor_dynmods(root: &Path) -> Result<(), String> {
     let dir = root.join(".favordynmods");
     std::fs::create_dir(&dir).map_err(|e| format!("create {}: {e}", dir.display()))?;
     let options = CString::new(format!(
@@ -498,6 +510,14 @@ fn sources(mounts: &[OwnedFd]) -> Vec<(u64, u64)> {
 }
 
 impl MountSpec {
+    /// The same mounts, whatever folders are behind them.
+    fn same_kind(&self, other: &MountSpec) -> bool {
+        let (mut a, mut b) = (self.clone(), other.clone());
+        a.sources.clear();
+        b.sources.clear();
+        a == b
+    }
+
     fn of(req: &Request, mounts: &[OwnedFd]) -> MountSpec {
         let sources = sources(mounts);
         MountSpec {
@@ -517,8 +537,11 @@ impl MountSpec {
 #[derive(Default)]
 struct Recent(Vec<MountSpec>);
 
+/// How many kinds of runs [`Recent`] remembers (the judge keeps the same list).
+pub const RECENT: usize = 4;
+
 impl Recent {
-    const KEPT: usize = 4;
+    const KEPT: usize = RECENT;
 
     /// Whether a run of this kind came lately; remembers this one.
     fn saw(&mut self, spec: &MountSpec) -> bool {
@@ -547,12 +570,21 @@ struct RunInit {
     _mounts: Vec<OwnedFd>,
 }
 
+/// (device, inode) of the file behind each descriptor (cgroup.procs files tell cgroups apart
+/// so: kernfs gives every cgroup file an inode number of its own).
+fn identities(fds: &[OwnedFd]) -> Vec<(u64, u64)> {
+    sources(fds)
+}
+
 impl RunInit {
-    /// Clones an init with a new PID, mount and IPC namespace; it sets up `spec`, then waits for its
-    /// program on the control socket.
+    /// Clones an init with a new PID, mount and IPC namespace; it sets up `spec`, then waits for
+    /// its program on the control socket. A standby (`join` given: the `cgroup.procs` files of
+    /// the run it is meant for, when known) forks the program's process at once, which joins
+    /// them.
     fn spawn(
         spec: MountSpec,
         mounts: Vec<OwnedFd>,
+        join: Option<Vec<OwnedFd>>,
         filter: &[seccomp::Insn],
         stack: &mut [u8],
     ) -> io::Result<RunInit> {
@@ -584,7 +616,7 @@ impl RunInit {
             drop(control);
             // SAFETY: the init does not talk to the judge.
             unsafe { libc::close(SOCKET_FD) };
-            let report = init(&spec, &mounts, &control_init, filter, stack);
+            let report = init(&spec, &mounts, join, control_init, filter, stack);
             if let Some(report) = report {
                 let mut bytes = serde_json::to_vec(&report).unwrap_or_default();
                 bytes.push(b'\n');
@@ -597,6 +629,7 @@ impl RunInit {
         let pid = pid as libc::pid_t;
         drop(result_w);
         drop(control_init);
+        drop(join);
         let pidfd = match sys::pidfd_open(pid) {
             Ok(fd) => fd,
             Err(e) => {
@@ -728,7 +761,7 @@ fn start(
         req.readable.len() + usize::from(!req.scratch_workdir)
     };
     let sets = req.mount_sets;
-    let expected = fixed + per_set * sets;
+    let expected = fixed + req.next_cgroup_fds + per_set * sets;
     if fds.len() != expected || userns() != (sets == 0) || sets > 2 {
         let why = format!(
             "expected {expected} descriptors in 1 or 2 mount sets (0 in a user namespace), got {} descriptors and {sets} sets",
@@ -736,7 +769,8 @@ fn start(
         );
         return Reply::Failed { why };
     }
-    let mut mounts = fds.split_off(fixed);
+    let mut mounts = fds.split_off(fixed + req.next_cgroup_fds);
+    let next_cgroups = fds.split_off(fixed);
     let mut sets: Vec<Vec<OwnedFd>> = (0..sets)
         .map(|_| {
             let rest = mounts.split_off(per_set);
@@ -752,12 +786,15 @@ fn start(
     let mut init = match matched {
         Some(i) => standbys.remove(i),
         None => {
+            // A standby of this kind with other folders behind its mounts never serves (and it
+            // may sit in the cgroup the judge gave this run): it goes.
+            standbys.retain(|s| !s.spec.same_kind(&spec));
             let set = if sets.is_empty() {
                 Vec::new()
             } else {
                 sets.remove(0)
             };
-            match RunInit::spawn(spec, set, filter, stack) {
+            match RunInit::spawn(spec, set, None, filter, stack) {
                 Ok(s) => s,
                 Err(e) => return Reply::Failed { why: e.to_string() },
             }
@@ -771,7 +808,7 @@ fn start(
             return ended.into();
         }
         let spec = MountSpec::of(req, &sets[0]);
-        init = match RunInit::spawn(spec, sets.remove(0), filter, stack) {
+        init = match RunInit::spawn(spec, sets.remove(0), None, filter, stack) {
             Ok(s) => s,
             Err(e) => return Reply::Failed { why: e.to_string() },
         };
@@ -789,7 +826,10 @@ fn start(
     let mut ready = false;
     if let Some(set) = sets.pop().filter(|_| repeats) {
         let spec = MountSpec::of(req, &set);
-        if let Ok(s) = RunInit::spawn(spec, set, filter, stack) {
+        if let Ok(s) = RunInit::spawn(spec, set, Some(next_cgroups), filter, stack) {
+            // One standby per kind of run (one left with other folders behind its mounts
+            // would never serve), the judge keeps the same list.
+            standbys.retain(|old| !old.spec.same_kind(&s.spec));
             standbys.push(s);
             ready = true;
             if standbys.len() > STANDBYS {
@@ -823,11 +863,13 @@ fn start(
 }
 
 /// The run's init (PID 1 of the run's namespace): sets up the mounts, then waits for the run
-/// on `control`. Returns what to report (nothing when the worker dropped it unused).
+/// on `control`. Returns what to report (nothing when the worker dropped it unused). `join` is
+/// `Some` for a standby: its program's process is forked at once and joins those cgroups.
 fn init(
     spec: &MountSpec,
     mounts: &[OwnedFd],
-    control: &OwnedFd,
+    join: Option<Vec<OwnedFd>>,
+    control: OwnedFd,
     filter: &[seccomp::Insn],
     stack: &mut [u8],
 ) -> Option<InitReport> {
@@ -841,7 +883,10 @@ fn init(
     if let Err(why) = lock_down(filter) {
         return Some(InitReport::Failed { why });
     }
-    let (req, fds) = match wire::recv_json::<Request>(control) {
+    if let Some(join) = join {
+        return run_ahead(join, control, stack);
+    }
+    let (req, fds) = match wire::recv_json::<Request>(&control) {
         Ok(Some(m)) => m,
         Ok(None) | Err(_) => return None,
     };
@@ -851,6 +896,16 @@ fn init(
         });
     }
     Some(run(&req, fds, stack))
+}
+
+/// Moves the calling process into the cgroup whose `cgroup.procs` is open as `fd`.
+fn join_cgroup(fd: RawFd) -> io::Result<()> {
+    // SAFETY: writing one byte from a constant to a descriptor we hold.
+    if unsafe { libc::write(fd, b"0".as_ptr().cast(), 1) } == 1 {
+        Ok(())
+    } else {
+        Err(io::Error::last_os_error())
+    }
 }
 
 /// What the init can do for the program before it is asked to: everything it inherits that
@@ -890,32 +945,42 @@ fn lock_down(filter: &[seccomp::Insn]) -> Result<(), String> {
     })
 }
 
-/// Starts the program and reaps everything until it ends.
-fn run(req: &Request, fds: Vec<OwnedFd>, stack: &mut [u8]) -> InitReport {
+/// The program, its arguments, environment and working folder as C strings.
+type Strings = (CString, Vec<CString>, Vec<CString>, CString);
+
+fn strings(req: &Request) -> Result<Strings, String> {
     let cstring = |b: &[u8]| {
         CString::new(b.to_vec()).map_err(|_| "a NUL byte in a path or argument".to_string())
     };
-    let prepared = (|| -> Result<_, String> {
-        let program = cstring(&req.program)?;
-        let mut argv = vec![program.clone()];
-        for a in &req.args {
-            argv.push(cstring(a)?);
-        }
-        let env = req
-            .env
-            .iter()
-            .map(|e| cstring(e))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((program, argv, env, cstring(&req.workdir)?))
-    })();
-    let (program, argv, env, workdir) = match prepared {
+    let program = cstring(&req.program)?;
+    let mut argv = vec![program.clone()];
+    for a in &req.args {
+        argv.push(cstring(a)?);
+    }
+    let env = req
+        .env
+        .iter()
+        .map(|e| cstring(e))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok((program, argv, env, cstring(&req.workdir)?))
+}
+
+/// NULL-terminated pointer arrays over `strings`.
+fn pointers(strings: &[CString]) -> Vec<*const libc::c_char> {
+    let mut p: Vec<*const libc::c_char> = strings.iter().map(|a| a.as_ptr()).collect();
+    p.push(std::ptr::null());
+    p
+}
+
+/// Starts the program and reaps everything until it ends. Its process joins the run's cgroups
+/// right after the fork.
+fn run(req: &Request, fds: Vec<OwnedFd>, stack: &mut [u8]) -> InitReport {
+    let (program, argv, env, workdir) = match strings(req) {
         Ok(p) => p,
         Err(why) => return InitReport::Failed { why },
     };
-    let mut argv_p: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-    argv_p.push(std::ptr::null());
-    let mut env_p: Vec<*const libc::c_char> = env.iter().map(|a| a.as_ptr()).collect();
-    env_p.push(std::ptr::null());
+    let (argv_p, env_p) = (pointers(&argv), pointers(&env));
+    let watch = watch_of(req);
     let (err_r, err_w) = match sys::pipe() {
         Ok(p) => p,
         Err(e) => return InitReport::Failed { why: e.to_string() },
@@ -963,61 +1028,236 @@ fn run(req: &Request, fds: Vec<OwnedFd>, stack: &mut [u8]) -> InitReport {
     drop(err_w);
     // The program alone holds its stdio now.
     drop(fds);
-    let mut errno_bytes = [0u8; 8];
-    let n = loop {
-        // SAFETY: reading into a local buffer.
-        let n = unsafe { libc::read(err_r.as_raw_fd(), errno_bytes.as_mut_ptr().cast(), 8) };
-        if n >= 0 || sys::errno() != libc::EINTR {
-            break n;
-        }
+    let failure = read_failure(&err_r);
+    let status = wait_program(pid, watch.as_ref());
+    finished(&req.program, start, failure, status)
+}
+
+/// A standby's run: its program's process starts now, like the child of [`run`] (sharing the
+/// init's memory, the init suspended until it execs), joins the cgroups of `join` (those of the
+/// run this standby is meant for, when the judge knew them) and waits for the request on
+/// `control` itself (see [`Ahead::start`]). Then the init reaps everything until it ends.
+fn run_ahead(join: Vec<OwnedFd>, control: OwnedFd, stack: &mut [u8]) -> Option<InitReport> {
+    let (err_r, err_w) = match sys::pipe() {
+        Ok(p) => p,
+        Err(e) => return Some(InitReport::Failed { why: e.to_string() }),
     };
-    let exec_failure = (n == 8).then(|| {
-        let step = u32::from_ne_bytes(errno_bytes[..4].try_into().unwrap());
-        let errno = i32::from_ne_bytes(errno_bytes[4..].try_into().unwrap());
-        (step, errno)
-    });
-    let mut program_status = None;
-    let mut watched = None;
-    if let Some(watch) = &req.watch {
-        // No cgroup: the init measures the tree and kills it at a limit (see `watch.rs`).
-        let mut tmpfs = vec![PathBuf::from("/tmp")];
-        if req.scratch_workdir {
-            tmpfs.push(PathBuf::from(OsStr::from_bytes(&req.workdir)));
-        }
-        let (status, seen) = super::watch::init_wait(pid, watch, &tmpfs);
-        program_status = status;
-        watched = Some(seen);
+    let mut ahead = Ahead {
+        join,
+        control,
+        err_w: err_w.as_raw_fd(),
+        request: None,
+    };
+    extern "C" fn child(arg: *mut libc::c_void) -> libc::c_int {
+        // SAFETY: arg is the &mut Ahead passed below, alive while the init is suspended
+        // (CLONE_VFORK); nothing else touches it meanwhile.
+        let ahead = unsafe { &mut *(arg as *mut Ahead) };
+        ahead.start()
     }
-    while watched.is_none() {
+    // SAFETY: the stack is ours and large enough; while the child runs the init is suspended
+    // (CLONE_VFORK), so the child may use the init's memory as the init would, and it ends in
+    // execve or _exit.
+    let pid = unsafe {
+        let top = stack.as_mut_ptr().add(stack.len() - 64);
+        let top = top.sub(top as usize % 16);
+        libc::clone(
+            child,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            &mut ahead as *mut Ahead as *mut libc::c_void,
+        )
+    };
+    if pid < 0 {
+        return Some(InitReport::Failed {
+            why: format!("start the program: {}", io::Error::last_os_error()),
+        });
+    }
+    drop(err_w);
+    let Some((program, start, watch)) = ahead.request.take() else {
+        // It ended before its run (the worker dropped this standby, or it was killed).
+        reap_until(pid);
+        return None;
+    };
+    let failure = read_failure(&err_r);
+    let status = wait_program(pid, watch.as_ref());
+    Some(finished(&program, start, failure, status))
+}
+
+/// What a standby's program's process and its init share (see [`run_ahead`]).
+struct Ahead {
+    /// `cgroup.procs` files to join ahead of the run.
+    join: Vec<OwnedFd>,
+    control: OwnedFd,
+    /// Where a failed start is reported (step, errno).
+    err_w: RawFd,
+    /// Set once the request came: its program's path, when it started and what the init
+    /// watches of it.
+    request: Option<Started>,
+}
+
+/// A standby's request as its init needs it: the program's path, when it started, and what to
+/// watch when the run has no cgroup (see [`watch_of`]).
+type Started = (Vec<u8>, u64, Option<(super::watch::Watch, Vec<PathBuf>)>);
+
+impl Ahead {
+    /// In the program's process: joins `join`, receives its request, then starts the program
+    /// like the child of [`run`] does (joining only the run's cgroups it is not in yet).
+    /// Never returns.
+    fn start(&mut self) -> ! {
+        let joined: Vec<(u64, u64)> = identities(&self.join)
+            .into_iter()
+            .zip(&self.join)
+            .filter(|(_, fd)| join_cgroup(fd.as_raw_fd()).is_ok())
+            .map(|(id, _)| id)
+            .collect();
+        let fail = |errno: i32| -> ! {
+            let mut b = [0u8; 8];
+            b[..4].copy_from_slice(&STEP_REQUEST.to_ne_bytes());
+            b[4..].copy_from_slice(&errno.to_ne_bytes());
+            // SAFETY: write + _exit.
+            unsafe {
+                libc::write(self.err_w, b.as_ptr().cast(), 8);
+                libc::_exit(127);
+            }
+        };
+        let (req, fds) = match wire::recv_json::<Request>(&self.control) {
+            Ok(Some(m)) => m,
+            // SAFETY: leaving without a run.
+            Ok(None) | Err(_) => unsafe { libc::_exit(0) },
+        };
+        self.request = Some((req.program.clone(), now(), watch_of(&req)));
+        if fds.len() != 3 + req.cgroup_fds {
+            fail(libc::EBADF);
+        }
+        let Ok((program, argv, env, workdir)) = strings(&req) else {
+            fail(libc::EINVAL);
+        };
+        let (argv_p, env_p) = (pointers(&argv), pointers(&env));
+        let cgroups = &fds[3..3 + req.cgroup_fds];
+        let exec = Exec {
+            program: &program,
+            argv: &argv_p,
+            env: &env_p,
+            workdir: &workdir,
+            stdio: [fds[0].as_raw_fd(), fds[1].as_raw_fd(), fds[2].as_raw_fd()],
+            cgroups: cgroups
+                .iter()
+                .zip(identities(cgroups))
+                .filter(|(_, id)| !joined.contains(id))
+                .map(|(f, _)| f.as_raw_fd())
+                .collect(),
+            err_w: self.err_w,
+            req: &req,
+            userns: userns(),
+        };
+        exec.run()
+    }
+}
+
+/// The step reported when the request itself cannot be started (see [`STEPS`]).
+const STEP_REQUEST: u32 = STEPS.len() as u32 - 1;
+
+/// Reads exactly `buf.len()` bytes; false at an early end of the pipe.
+fn read_full(fd: &OwnedFd, buf: &mut [u8]) -> bool {
+    let mut got = 0;
+    while got < buf.len() {
+        // SAFETY: reading into the rest of a buffer we own.
+        let n = unsafe {
+            libc::read(
+                fd.as_raw_fd(),
+                buf[got..].as_mut_ptr().cast(),
+                buf.len() - got,
+            )
+        };
+        match n {
+            n if n > 0 => got += n as usize,
+            n if n < 0 && sys::errno() == libc::EINTR => {}
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// The (step, errno) a program's process reports when it cannot start its program, or None
+/// once the pipe closes (at the exec).
+fn read_failure(fd: &OwnedFd) -> Option<(u32, i32)> {
+    let mut b = [0u8; 8];
+    read_full(fd, &mut b).then(|| {
+        let step = u32::from_ne_bytes(b[..4].try_into().unwrap());
+        let errno = i32::from_ne_bytes(b[4..].try_into().unwrap());
+        (step, errno)
+    })
+}
+
+/// What the init watches of a run without a cgroup (see `watch.rs`): the limits, and the tmpfs
+/// mounts whose pages count as the run's memory.
+fn watch_of(req: &Request) -> Option<(super::watch::Watch, Vec<PathBuf>)> {
+    let watch = req.watch.clone()?;
+    let mut tmpfs = vec![PathBuf::from("/tmp")];
+    if req.scratch_workdir {
+        tmpfs.push(PathBuf::from(OsStr::from_bytes(&req.workdir)));
+    }
+    Some((watch, tmpfs))
+}
+
+/// Waits for the program `pid` of a run: under the watchdog when `watch` is given (which
+/// measures the tree and kills it at a limit), else by reaping every child until `pid` ends.
+/// Its wait status and usage, and what the watchdog saw.
+fn wait_program(
+    pid: libc::pid_t,
+    watch: Option<&(super::watch::Watch, Vec<PathBuf>)>,
+) -> (Option<(i32, libc::rusage)>, Option<super::watch::Watched>) {
+    match watch {
+        Some((watch, tmpfs)) => {
+            let (status, seen) = super::watch::init_wait(pid, watch, tmpfs);
+            (status, Some(seen))
+        }
+        None => (reap_until(pid), None),
+    }
+}
+
+/// Reaps every child until `pid` ends (orphans of the namespace are the init's children too);
+/// its status and resource usage.
+fn reap_until(pid: libc::pid_t) -> Option<(i32, libc::rusage)> {
+    loop {
         let mut status = 0;
         // SAFETY: rusage is plain data filled by wait4.
         let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: waiting for any child of the init (orphans are reparented to it).
+        // SAFETY: waiting for any child of the init.
         let r = unsafe { libc::wait4(-1, &mut status, 0, &mut usage) };
         if r == pid {
-            program_status = Some((status, usage));
-            break;
+            return Some((status, usage));
         }
         if r < 0 && sys::errno() != libc::EINTR {
-            break;
+            return None;
         }
     }
+}
+
+/// The report of a run whose program started at `start`, from its start failure if any and its
+/// wait status.
+fn finished(
+    program: &[u8],
+    start: u64,
+    failure: Option<(u32, i32)>,
+    (status, watched): (Option<(i32, libc::rusage)>, Option<super::watch::Watched>),
+) -> InitReport {
     let wall_nanos = now().saturating_sub(start);
     // With the watchdog, what is left of the tree is killed and reaped here, so that the CPU
     // time of everything the run started counts.
     let tree_cpu = watched.is_some().then(super::watch::end_namespace);
-    if let Some((step, errno)) = exec_failure {
+    if let Some((step, errno)) = failure {
         return InitReport::Failed {
             why: format!(
                 "cannot start {} ({}): {}",
-                String::from_utf8_lossy(&req.program),
+                String::from_utf8_lossy(program),
                 STEPS.get(step as usize).unwrap_or(&"?"),
                 io::Error::from_raw_os_error(errno)
             ),
         };
     }
     let tv = |t: libc::timeval| t.tv_sec as u64 * 1_000_000_000 + t.tv_usec as u64 * 1000;
-    match program_status {
+    match status {
         Some((status, usage)) => InitReport::Finished {
             status,
             wall_nanos,
@@ -1226,13 +1466,14 @@ fn exclusive(made: io::Result<()>) -> io::Result<()> {
 const CHILD_STACK: usize = 256 * 1024;
 
 /// Steps of the program's start, named in error messages.
-const STEPS: [&str; 6] = [
+const STEPS: [&str; 7] = [
     "join the cgroup",
     "set up stdio",
     "set rlimits",
     "enter the working directory",
     "drop privileges",
     "exec",
+    "read its request",
 ];
 
 /// Everything the program's process needs between fork and exec, prepared beforehand.
@@ -1242,6 +1483,7 @@ struct Exec<'a> {
     env: &'a [*const libc::c_char],
     workdir: &'a CStr,
     stdio: [RawFd; 3],
+    /// The `cgroup.procs` files of the run's cgroups the process is not in yet.
     cgroups: Vec<RawFd>,
     err_w: RawFd,
     req: &'a Request,

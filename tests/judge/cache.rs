@@ -19,7 +19,7 @@ impl Cache {
     }
 
     /// A judge using this cache.
-    fn judge(&self) -> Judge {
+    fn judge(&self) -> Judge<'static> {
         judge().env("XDG_CACHE_HOME", self.home.path())
     }
 

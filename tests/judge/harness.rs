@@ -5,7 +5,12 @@
 //! instead of taking the machine down. The judge gets a private TMPDIR; afterwards the test fails if
 //! the judge left anything there or left a cgroup behind, or if any process outlived the judge
 //! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
+//! Judges that must see each other's folders (one killed, the next cleaning up after it) share a
+//! [`Shared`] TMPDIR and cgroup instead, checked once all of them are done.
 //! Each judge also gets a private, empty build cache (`XDG_CACHE_HOME`) unless the test sets one.
+//!
+//! The judge never gets `JUDGE_CGROUP_FAVORDYNMODS` (not from the test's environment, not from
+//! [`Judge::env`]): that mode is kernel-wide until reboot.
 
 use std::ffi::{CString, OsString};
 use std::os::unix::process::CommandExt;
@@ -32,33 +37,38 @@ pub fn program(name: &str) -> PathBuf {
     root().join("tests/fixtures/programs").join(name)
 }
 
-pub fn judge() -> Judge {
+pub fn judge<'a>() -> Judge<'a> {
     Judge {
         args: Vec::new(),
         dir: root(),
         program: PathBuf::from(env!("CARGO_BIN_EXE_judge")),
         user: None,
-        interrupt_after: None,
+        signal_after: None,
+        shared: None,
         stdout_lines: None,
         merge_stderr: false,
         stamp_stdout: false,
+        hide_cgroups: false,
         env: Vec::new(),
     }
 }
 
-pub struct Judge {
+pub struct Judge<'a> {
     args: Vec<OsString>,
     dir: PathBuf,
     program: PathBuf,
     user: Option<u32>,
-    interrupt_after: Option<f64>,
+    /// A signal to send the judge after some seconds.
+    signal_after: Option<(i32, f64)>,
+    shared: Option<&'a Shared>,
     stdout_lines: Option<usize>,
     merge_stderr: bool,
     stamp_stdout: bool,
+    hide_cgroups: bool,
     env: Vec<(OsString, OsString)>,
 }
 
-impl Judge {
+impl<'a> Judge<'a> {
     pub fn arg(mut self, a: impl Into<OsString>) -> Self {
         self.args.push(a.into());
         self
@@ -89,7 +99,21 @@ impl Judge {
 
     /// Sends SIGINT to the judge after this many seconds.
     pub fn interrupt_after(mut self, seconds: f64) -> Self {
-        self.interrupt_after = Some(seconds);
+        self.signal_after = Some((libc::SIGINT, seconds));
+        self
+    }
+
+    /// Kills the judge with SIGKILL after this many seconds (it cannot clean up: use with
+    /// [`Judge::shared`], whose leftovers are checked later).
+    pub fn kill_after(mut self, seconds: f64) -> Self {
+        self.signal_after = Some((libc::SIGKILL, seconds));
+        self
+    }
+
+    /// Runs in `shared`'s TMPDIR and cgroup, and leaves the check for leftovers to
+    /// [`Shared::finish`].
+    pub fn shared(mut self, shared: &'a Shared) -> Self {
+        self.shared = Some(shared);
         self
     }
 
@@ -111,6 +135,14 @@ impl Judge {
     /// has exited: shows whether output streams or comes all at the end.
     pub fn stamp_stdout(mut self) -> Self {
         self.stamp_stdout = true;
+        self
+    }
+
+    /// Hides the cgroup filesystem from the judge (an empty tmpfs over /sys/fs/cgroup in its
+    /// mount namespace): as root, the sandbox without cgroups (its watchdog holds the limits).
+    /// The judge itself stays in the containing cgroup.
+    pub fn without_cgroups(mut self) -> Self {
+        self.hide_cgroups = true;
         self
     }
 
@@ -150,12 +182,14 @@ impl Judge {
             &args,
             &self.dir,
             Containment {
-                interrupt_after: self.interrupt_after,
+                signal_after: self.signal_after,
                 stdout_lines: self.stdout_lines,
                 merge_stderr: self.merge_stderr,
                 stamp_stdout: self.stamp_stdout,
+                hide_cgroups: self.hide_cgroups,
             },
             &self.env,
+            self.shared,
         );
         Finished {
             output,
@@ -260,34 +294,126 @@ impl Finished {
     }
 }
 
+/// A TMPDIR and a containing cgroup shared by several judges; [`Shared::finish`] checks that
+/// they left nothing behind, all together.
+pub struct Shared {
+    tmp: tempfile::TempDir,
+    cgroups: Cgroups,
+}
+
+impl Shared {
+    pub fn new() -> Shared {
+        Shared {
+            tmp: private_tmpdir(),
+            cgroups: Cgroups::create(&test_cgroup_name()),
+        }
+    }
+
+    /// What is in the TMPDIR and which cgroups are below the containing ones, now.
+    pub fn contents(&self) -> Vec<PathBuf> {
+        let mut found = files_in(self.tmp.path());
+        for dir in &self.cgroups.dirs {
+            found.extend(nested_cgroups(dir));
+        }
+        found.sort();
+        found
+    }
+
+    /// Fails the test if the judges left anything in the TMPDIR or a cgroup behind.
+    pub fn finish(self) {
+        let left_cgroups = self.cgroups.kill_and_remove();
+        assert!(
+            left_cgroups.is_empty(),
+            "the judges left cgroups behind: {left_cgroups:?}"
+        );
+        let left_files = files_in(self.tmp.path());
+        assert!(
+            left_files.is_empty(),
+            "the judges left files in their TMPDIR: {left_files:?}"
+        );
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        self.cgroups.kill_and_remove();
+    }
+}
+
+fn test_cgroup_name() -> String {
+    format!(
+        "judge-test-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::SeqCst)
+    )
+}
+
+/// A TMPDIR of its own, world-writable like /tmp, so a judge run as another user can use it too.
+fn private_tmpdir() -> tempfile::TempDir {
+    let tmp = tempfile::tempdir().expect("cannot create a TMPDIR for the judge");
+    std::fs::set_permissions(
+        tmp.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
+    )
+    .unwrap();
+    tmp
+}
+
+fn files_in(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect()
+}
+
+fn nested_cgroups(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// How a contained invocation is disturbed.
 #[derive(Debug, Default, Clone, Copy)]
 pub struct Containment {
-    /// Send SIGINT after this many seconds.
-    pub interrupt_after: Option<f64>,
+    /// Send this signal after this many seconds.
+    pub signal_after: Option<(i32, f64)>,
     /// Close the judge's stdout after reading this many lines.
     pub stdout_lines: Option<usize>,
     /// The judge's stderr goes to its stdout.
     pub merge_stderr: bool,
     /// Stamp each stdout line with the time it arrived (see `Judge::stamp_stdout`).
     pub stamp_stdout: bool,
+    /// Hide /sys/fs/cgroup from the judge (see `Judge::without_cgroups`).
+    pub hide_cgroups: bool,
 }
 
-/// Runs `program args` in its own namespaces and capped cgroup; cleans up whatever is left.
-/// Returns the output and the peak memory of the containing cgroup.
+/// Runs `program args` in its own namespaces and capped cgroup (or `shared`'s); cleans up
+/// whatever is left (unless shared) and fails the test if anything was. Returns the output and
+/// the peak memory of the containing cgroup.
 pub fn contained(
     program: &str,
     args: &[OsString],
     dir: &Path,
     how: Containment,
     env: &[(OsString, OsString)],
+    shared: Option<&Shared>,
 ) -> (Output, Option<u64>) {
-    let name = format!(
-        "judge-test-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::SeqCst)
-    );
-    let cgroups = Cgroups::create(&name);
+    let own = match shared {
+        Some(_) => None,
+        None => Some((Cgroups::create(&test_cgroup_name()), private_tmpdir())),
+    };
+    let (cgroups, tmp) = match (&own, shared) {
+        (Some((c, t)), _) => (c, t.path()),
+        (None, Some(s)) => (&s.cgroups, s.tmp.path()),
+        (None, None) => unreachable!(),
+    };
     let mut cmd = if has_unshare() {
         let mut c = Command::new("unshare");
         // Its own PID, mount, network, IPC and UTS namespaces: a sandbox bug that kills, mounts
@@ -313,13 +439,6 @@ pub fn contained(
     } else {
         Command::new(program)
     };
-    let tmp = tempfile::tempdir().expect("cannot create a TMPDIR for the judge");
-    // World-writable like /tmp, so a judge run as another user can use it too.
-    std::fs::set_permissions(
-        tmp.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o1777),
-    )
-    .unwrap();
     // A private, empty build cache unless the test names one (a cache shared between tests
     // would hide compiles); writable by all, so a judge run as another user makes its own in it.
     let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
@@ -330,13 +449,14 @@ pub fn contained(
     .unwrap();
     cmd.args(args)
         .current_dir(dir)
-        .env("TMPDIR", tmp.path())
+        .env("TMPDIR", tmp)
         .env("XDG_CACHE_HOME", cache.path().join("xdg"))
         .env_remove("JUDGE_CACHE_DIR")
         .env_remove("JUDGE_CACHE_SIZE")
-        .envs(env.iter().map(|(k, v)| (k, v)));
-    if let Some(seconds) = how.interrupt_after {
-        cmd.env("HARNESS_SIGINT_AFTER", seconds.to_string());
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .env_remove("JUDGE_CGROUP_FAVORDYNMODS");
+    if let Some((signal, seconds)) = how.signal_after {
+        cmd.env("HARNESS_SIGNAL_AFTER", format!("{signal} {seconds}"));
     }
     if let Some(lines) = how.stdout_lines {
         cmd.env("HARNESS_STDOUT_LINES", lines.to_string());
@@ -346,6 +466,10 @@ pub fn contained(
     }
     if how.stamp_stdout {
         cmd.env("HARNESS_STAMP_STDOUT", "1");
+    }
+    if how.hide_cgroups {
+        assert!(has_unshare(), "hiding the cgroups needs root and unshare");
+        cmd.env("HARNESS_HIDE_CGROUPS", "1");
     }
     let procs: Vec<CString> = cgroups
         .dirs
@@ -377,20 +501,18 @@ pub fn contained(
         "processes outlived the judge: {stderr}"
     );
     let peak_memory = cgroups.peak_memory();
-    let left_cgroups = cgroups.kill_and_remove();
-    assert!(
-        left_cgroups.is_empty(),
-        "the judge left cgroups behind: {left_cgroups:?}"
-    );
-    let left_files: Vec<_> = std::fs::read_dir(tmp.path())
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .collect();
-    assert!(
-        left_files.is_empty(),
-        "the judge left files in its TMPDIR: {left_files:?}"
-    );
+    if shared.is_none() {
+        let left_cgroups = cgroups.kill_and_remove();
+        assert!(
+            left_cgroups.is_empty(),
+            "the judge left cgroups behind: {left_cgroups:?}"
+        );
+        let left_files = files_in(tmp);
+        assert!(
+            left_files.is_empty(),
+            "the judge left files in its TMPDIR: {left_files:?}"
+        );
+    }
     (output, peak_memory)
 }
 
@@ -402,10 +524,12 @@ const SURVIVORS_MARK: &str = "HARNESS: processes outlived the judge";
 const SURVIVORS: &str = r#"
 import os, signal, subprocess, sys, time
 env = dict(os.environ)
-after = env.pop("HARNESS_SIGINT_AFTER", None)
+after = env.pop("HARNESS_SIGNAL_AFTER", None)
 lines = env.pop("HARNESS_STDOUT_LINES", None)
 merge = env.pop("HARNESS_STDERR_TO_STDOUT", None) is not None
 stamp = env.pop("HARNESS_STAMP_STDOUT", None) is not None
+if env.pop("HARNESS_HIDE_CGROUPS", None) is not None:
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=4k", "none", "/sys/fs/cgroup"], check=True)
 start = time.monotonic()
 judge = subprocess.Popen(
     sys.argv[1:],
@@ -429,10 +553,11 @@ if lines is not None:
     sys.stdout.flush()
     judge.stdout.close()
 if after is not None:
+    sig, seconds = after.split()
     try:
-        judge.wait(timeout=float(after))
+        judge.wait(timeout=float(seconds))
     except subprocess.TimeoutExpired:
-        judge.send_signal(signal.SIGINT)
+        judge.send_signal(int(sig))
 code = judge.wait()
 left = []
 for _ in range(100):
@@ -461,7 +586,7 @@ fn has_unshare() -> bool {
     root && Path::new("/usr/bin/unshare").exists()
 }
 
-/// The containing cgroups (v1 memory + pids here; a v2 directory elsewhere).
+/// The containing cgroups (v1 memory, pids and cpuacct here; a v2 directory elsewhere).
 struct Cgroups {
     dirs: Vec<PathBuf>,
 }
@@ -478,6 +603,8 @@ impl Cgroups {
                 "/sys/fs/cgroup/pids",
                 vec![("pids.max", PIDS_CAP.to_string())],
             ),
+            // No cap: contained so that the judge's run cgroups there are checked too.
+            ("/sys/fs/cgroup/cpuacct", vec![]),
         ];
         for (root, settings) in v1 {
             let dir = Path::new(root).join(name);
@@ -517,9 +644,7 @@ impl Cgroups {
     fn kill_and_remove(&self) -> Vec<PathBuf> {
         let mut left = Vec::new();
         for dir in &self.dirs {
-            if let Ok(entries) = std::fs::read_dir(dir) {
-                left.extend(entries.flatten().map(|e| e.path()).filter(|p| p.is_dir()));
-            }
+            left.extend(nested_cgroups(dir));
             for _ in 0..100 {
                 let pids = all_pids(dir);
                 if pids.is_empty() {

@@ -105,6 +105,43 @@ fn sleepers_are_killed_by_the_wall_clock_in_seconds() {
     }
 }
 
+/// A run killed at a limit ends at the limit, and the judge moves on and exits at once. (Each
+/// kill used to wait for a re-read of a kept-open cgroup v1 `cgroup.procs`, which kept returning
+/// the killed program's pid: a 1 s busy loop took 3.2 s of wall time, `sleep(60)` under a 4 s
+/// wall limit 6.2 s, and the judge lingered another second at exit.)
+#[test]
+fn a_run_killed_at_a_limit_ends_at_the_limit() {
+    // (program, the limit it hits in ms: sum's 1 s of CPU or its 3 x 1 + 1 s of wall time)
+    for (prog, limit) in [("tle-loop.c", 1000.0), ("tle-sleep.c", 4000.0)] {
+        let start = std::time::Instant::now();
+        let run = judge().run_fixture("sum", prog);
+        let elapsed = start.elapsed().as_secs_f64() * 1000.0;
+        let doc = run.expect_verdict("TLE");
+        let test = &doc["tests"][0];
+        let (time, wall) = (
+            test["time_ms"].as_f64().unwrap(),
+            test["wall_ms"].as_f64().unwrap(),
+        );
+        let compile = doc["compile"]["time_ms"].as_f64().unwrap();
+        // Killed within 0.3 s of the limit: CPU time for the loop, wall time for the sleeper.
+        // (The loop's wall time is not bounded here: on a machine busy with other tests its
+        // share of a CPU, not the judge, decides it. Measured alone: about 1.04 s.)
+        let used = if prog == "tle-loop.c" { time } else { wall };
+        assert!(
+            (limit..limit + 300.0).contains(&used),
+            "{prog}: killed late: {time} ms of CPU, {wall} ms of wall time ({limit} ms limit)"
+        );
+        // Everything but compiling and the run itself (start-up, the worker, the kill, cleaning
+        // up, exiting; and the harness's own start) takes well under a second: the old kill
+        // waited a second after the run, and the judge another one before exiting.
+        let rest = elapsed - compile - wall;
+        assert!(
+            rest < 800.0,
+            "{prog}: the judge took {rest:.0} ms beyond compiling ({compile} ms) and the run ({wall} ms)"
+        );
+    }
+}
+
 #[test]
 fn memory_hogs_are_memory_limit_exceeded() {
     for prog in ["mle.cpp", "mle.c", "mle.rs", "mle.py"] {

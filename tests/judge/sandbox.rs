@@ -37,8 +37,27 @@ fn doctor_shows_every_layer_active_as_root() {
             .iter()
             .find(|l| l["name"] == "cgroup favordynmods")
             .unwrap_or_else(|| panic!("no favordynmods note: {doc}"));
-        assert!(note["detail"].is_string(), "{note}");
+        let detail = note["detail"].as_str().unwrap();
+        assert!(!detail.contains("turned on now"), "{note}");
     }
+}
+
+/// `judge doctor --tune` is the way to turn the kernel-wide mode on; it needs root, and says
+/// what it changes. (Run here without root only: as root it would change the machine until
+/// reboot.)
+#[test]
+fn doctor_tune_needs_root_and_says_the_mode_is_kernel_wide() {
+    let copy = public_copy();
+    let tune = harness::judge()
+        .program(copy.path().join("judge"))
+        .user(NOBODY)
+        .current_dir(copy.path())
+        .args(["doctor", "--tune"])
+        .output();
+    tune.expect_code(2)
+        .expect_stderr_contains("needs root")
+        .expect_stderr_contains("kernel-wide")
+        .expect_stderr_contains("sudo judge doctor --tune");
 }
 
 #[test]
@@ -55,6 +74,78 @@ fn interrupting_the_judge_mid_run_kills_the_run_and_leaves_nothing() {
         "an interrupted run must not report a verdict: {}",
         run.describe()
     );
+}
+
+/// A judge killed with SIGKILL in the middle of a run cannot clean up: the next judge removes
+/// its work folders and cgroups, and leaves those of a judge still running beside it alone.
+#[test]
+fn the_next_judge_removes_what_a_killed_one_left_and_spares_a_live_one() {
+    let shared = harness::Shared::new();
+    let killed = harness::judge()
+        .shared(&shared)
+        .kill_after(1.5)
+        .run_fixture("measure", "sleep-with-daemon.c");
+    assert_eq!(
+        killed.code(),
+        Some(128 + libc::SIGKILL),
+        "{}",
+        killed.describe()
+    );
+    let left = shared.contents();
+    let named = |prefix: &str| {
+        left.iter()
+            .filter(|p| file_name(p).starts_with(prefix))
+            .count()
+    };
+    assert!(
+        named("judge-work-") == 1 && named("judge-sandbox-") == 1 && named("judge-run-") >= 3,
+        "a killed judge leaves its work folders and its run's cgroups: {left:?}"
+    );
+    std::thread::scope(|scope| {
+        // A judge in the middle of a run (sleeping until it is interrupted) beside the next one.
+        let live = scope.spawn(|| {
+            harness::judge()
+                .shared(&shared)
+                .interrupt_after(8.0)
+                .run_fixture("measure", "tle-sleep.c")
+        });
+        let start = std::time::Instant::now();
+        let mut mid_run = Vec::new();
+        while start.elapsed() < std::time::Duration::from_secs(6) {
+            std::thread::sleep(std::time::Duration::from_millis(200));
+            let now: Vec<_> = shared
+                .contents()
+                .into_iter()
+                .filter(|p| !left.contains(p))
+                .collect();
+            // Its work folders, and the cgroups of its test run (the compile's are gone).
+            if now.len() >= 5 && now.iter().any(|p| p.join("build-1/prog").exists()) {
+                mid_run = now;
+                break;
+            }
+        }
+        assert!(!mid_run.is_empty(), "the live judge never got to its run");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        harness::judge()
+            .shared(&shared)
+            .run_fixture("sum", "ac.c")
+            .expect_verdict("AC");
+        let after = shared.contents();
+        let gone: Vec<_> = left.iter().filter(|p| after.contains(p)).collect();
+        assert!(
+            gone.is_empty(),
+            "the killed judge's leftovers are still there: {gone:?}"
+        );
+        let missing: Vec<_> = mid_run.iter().filter(|p| !after.contains(p)).collect();
+        assert!(missing.is_empty(), "the live judge lost {missing:?}");
+        let live = live.join().unwrap();
+        assert_eq!(live.code(), Some(128 + libc::SIGINT), "{}", live.describe());
+    });
+    shared.finish();
+}
+
+fn file_name(p: &std::path::Path) -> String {
+    p.file_name().unwrap().to_string_lossy().into_owned()
 }
 
 /// A copy of the judge, a problem and a solution that an unprivileged user can read.
@@ -180,4 +271,88 @@ fn runs_at_the_same_time_cannot_see_each_other_and_have_their_own_uid() {
         a.0, b.0,
         "two judges ran programs as the same uid: {reports:?}"
     );
+}
+
+/// A run served by a standby init (whose program's process started before the run) is in that
+/// init's IPC namespace too: what one run leaves of System V IPC is gone for the next, also when
+/// both were standbys. (The worker makes a standby from the second run of a kind on, so the
+/// third and fourth runs here are served by standbys.)
+#[test]
+fn runs_served_by_standbys_have_ipc_namespaces_of_their_own() {
+    crate::attacks::require_full_isolation();
+    let problem = tempfile::tempdir().unwrap();
+    let fixture = fixture_problem("attack-twice");
+    std::fs::copy(
+        fixture.join("problem.toml"),
+        problem.path().join("problem.toml"),
+    )
+    .unwrap();
+    let tests = problem.path().join("tests");
+    std::fs::create_dir(&tests).unwrap();
+    for i in 1..=4 {
+        std::fs::write(tests.join(format!("{i}.in")), "").unwrap();
+        std::fs::write(tests.join(format!("{i}.ans")), "ok\n").unwrap();
+    }
+    let run = harness::judge()
+        .arg("run")
+        .arg(problem.path())
+        .arg(program("ipc-outlives-run.c"))
+        .args(["--all", "--json"])
+        .output();
+    let doc = run.expect_verdict("AC");
+    assert_eq!(doc["tests"].as_array().map(Vec::len), Some(4), "{doc}");
+}
+
+/// As root without cgroups, the run's init watches the tree (memory, CPU, tasks): also in a run
+/// served by a standby init, whose program's process started before the request came (the
+/// third and fourth runs here). A program touching 1 GiB under 64 MiB is stopped near the limit
+/// in every run (without the watchdog it would touch it all, and still be MLE).
+#[test]
+fn without_cgroups_the_watchdog_holds_runs_served_by_standbys() {
+    crate::attacks::require_full_isolation();
+    const LIMIT: u64 = 64 << 20;
+    let problem = tempfile::tempdir().unwrap();
+    std::fs::write(
+        problem.path().join("problem.toml"),
+        "name = \"Four\"\n[limits]\ntime_limit = 2.0\nmemory = 64\n",
+    )
+    .unwrap();
+    let tests = problem.path().join("tests");
+    std::fs::create_dir(&tests).unwrap();
+    for i in 1..=4 {
+        std::fs::write(tests.join(format!("{i}.in")), "1\n").unwrap();
+        std::fs::write(tests.join(format!("{i}.ans")), "ok\n").unwrap();
+    }
+    let doctor = harness::judge()
+        .without_cgroups()
+        .args(["doctor", "--json"])
+        .output()
+        .json();
+    let memory = doctor["layers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|l| l["name"] == "cgroup memory")
+        .unwrap_or_else(|| panic!("no cgroup memory layer: {doctor}"));
+    assert_eq!(memory["active"], false, "{doctor}");
+    let run = harness::judge()
+        .without_cgroups()
+        .arg("run")
+        .arg(problem.path())
+        .arg(program("touch-1gib.c"))
+        .args(["--all", "--json"])
+        .output();
+    let doc = run.json();
+    let tests = doc["tests"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no tests: {}", run.describe()));
+    assert_eq!(tests.len(), 4, "{doc}");
+    for t in tests {
+        assert_eq!(t["verdict"], "MLE", "{t}");
+        let peak = t["memory_kib"].as_u64().unwrap_or(0) * 1024;
+        assert!(
+            peak > LIMIT / 2 && peak < 2 * LIMIT,
+            "stopped near the limit: {t}"
+        );
+    }
 }

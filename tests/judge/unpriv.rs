@@ -60,7 +60,7 @@ fn public_copy(problems: &[&str], programs: &[&str]) -> tempfile::TempDir {
 }
 
 /// The judge of `copy`, run as `nobody` in `copy`; `plain` skips the user namespace.
-fn judge_as_nobody(copy: &Path, plain: bool) -> harness::Judge {
+fn judge_as_nobody(copy: &Path, plain: bool) -> harness::Judge<'static> {
     let judge = harness::judge()
         .program(copy.join("judge"))
         .user(NOBODY)
