@@ -67,7 +67,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             problem,
             dir: dir.display().to_string(),
             summary: gen::GenSummary {
-                files_written: written,
+                files_written: Some(written),
                 ..Default::default()
             },
         });

@@ -427,7 +427,7 @@ fn setter_events() -> Vec<Event> {
                 answers_written: vec!["random-1".into()],
                 cached: 1,
                 unchanged: 0,
-                files_written: Vec::new(),
+                files_written: None,
             },
         },
         step("Stress", "tried 10 input(s), size 2"),

@@ -36,8 +36,8 @@ pub struct GenSummary {
     pub unchanged: usize,
     /// Other files written, relative to the package (a Polygon package's tests and answers,
     /// where its path patterns put them).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub files_written: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_written: Option<Vec<String>>,
 }
 
 /// Options of `gen` (and of `verify`'s regeneration).
