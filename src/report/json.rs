@@ -69,6 +69,9 @@ impl RunJson {
 
 impl Reporter for RunJson {
     fn event(&mut self, e: &Event) {
+        if super::side_note(e) {
+            return;
+        }
         match e {
             Event::Started { isolation, .. } => self.isolation = *isolation,
             Event::ProblemStarted { problem, .. } => self.problem = problem.clone(),
@@ -108,6 +111,9 @@ impl VerifyJson {
 
 impl Reporter for VerifyJson {
     fn event(&mut self, e: &Event) {
+        if super::side_note(e) {
+            return;
+        }
         use serde_json::{json, Value};
         match e {
             Event::ProblemStarted {

@@ -331,6 +331,9 @@ impl Junit {
 
 impl Reporter for Junit {
     fn event(&mut self, e: &Event) {
+        if super::side_note(e) {
+            return;
+        }
         match e {
             Event::ProblemStarted { problem, tests, .. } => {
                 self.problem = problem.clone();
