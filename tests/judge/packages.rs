@@ -459,3 +459,69 @@ fn submissions_yaml_entrypoint_names_the_main_file_of_a_folder() {
         .expect_code(0)
         .expect_stdout_contains("every expectation holds");
 }
+
+/// `judge verify --format jsonl` of a package, as parsed events.
+fn verify_events(name: &str) -> Vec<serde_json::Value> {
+    let f = judge()
+        .arg("verify")
+        .arg(package(name))
+        .args(["--format", "jsonl"])
+        .output();
+    f.stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn verify_events_carry_every_allowed_verdict_and_skipped_solutions() {
+    let events = verify_events("kattis-2025");
+    let multi = events
+        .iter()
+        .find(|e| {
+            e["event"] == "solution_finished"
+                && e["solution"].as_str().unwrap().ends_with("rejected/multi")
+        })
+        .unwrap_or_else(|| panic!("no solution_finished of rejected/multi: {events:?}"));
+    let allowed = multi["allowed"].as_array().expect("allowed verdicts");
+    assert!(allowed.len() > 1, "{multi}");
+    assert!(allowed.contains(&multi["verdict"]), "{multi}");
+    assert_eq!(multi["matches"], true, "{multi}");
+
+    let events = verify_events("kattis-derive");
+    let skipped: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["event"] == "solution_skipped")
+        .collect();
+    assert_eq!(skipped.len(), 1, "{events:?}");
+    let scala = skipped[0];
+    assert!(
+        scala["solution"]
+            .as_str()
+            .unwrap()
+            .ends_with("Parity.scala"),
+        "{scala}"
+    );
+    assert_eq!(scala["expected"], "AC", "{scala}");
+    assert!(!scala["reason"].as_str().unwrap().is_empty(), "{scala}");
+    // Skipped, so neither judged nor counted.
+    assert!(
+        !events.iter().any(|e| e["event"] == "solution_finished"
+            && e["solution"].as_str().unwrap().ends_with("Parity.scala")),
+        "{events:?}"
+    );
+    let wrong = events
+        .iter()
+        .find(|e| {
+            e["event"] == "solution_finished"
+                && e["solution"].as_str().unwrap().ends_with("wrong.py")
+        })
+        .expect("wrong.py judged");
+    assert_eq!(wrong["matches"], false, "{wrong}");
+    let done = events
+        .iter()
+        .find(|e| e["event"] == "problem_finished")
+        .unwrap();
+    assert_eq!(done["judge_errors"], 0, "{done}");
+    assert_eq!(done["failures"], 1, "{done}");
+}
