@@ -173,6 +173,13 @@ pub fn verify_problem(
             return check;
         }
     };
+    // Keys and elements the loader does not read (Kattis, Polygon).
+    for warning in &problem.warnings {
+        reporter.event(&Event::Warning {
+            problem: Some(id.clone()),
+            message: warning.to_string(),
+        });
+    }
     let step = |reporter: &mut dyn Reporter, verb: &str, what: &str| {
         reporter.event(&Event::Step {
             problem: id.clone(),
