@@ -4,6 +4,7 @@
 use crate::build::{self, Artifact, BuildError, CompileReport};
 use crate::checker::{self, Judgement, Mismatch};
 use crate::event::{Event, Reporter, RunId, TestId};
+use crate::jobs::Gate;
 use crate::lang::Languages;
 use crate::package::{CheckerSpec, Problem, Program, Protocol, TestCase};
 use crate::sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxError};
@@ -11,6 +12,7 @@ use crate::verdict::{classify_run, termination_text, Verdict};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 /// Stderr kept from a solution (for messages) and from checkers and validators.
@@ -99,6 +101,10 @@ pub struct JudgeOptions {
     /// A solution with no toolchain for its language here is skipped (`solution_skipped`), not
     /// failed (`verify` of a package written elsewhere).
     pub skip_unavailable: bool,
+    /// With other jobs, run each test with no other job running (the gate held exclusively):
+    /// for a solution expected to run out of time, whose TLE would be judged again alone
+    /// anyway, this saves the run beside the others.
+    pub alone: bool,
 }
 
 /// What to read from a jury program's run before its files are reused.
@@ -129,10 +135,10 @@ pub struct JuryRun {
 }
 
 /// The ids every event of one judging carries.
-struct Ids {
-    problem: String,
-    solution: String,
-    run: RunId,
+pub(crate) struct Ids {
+    pub problem: String,
+    pub solution: String,
+    pub run: RunId,
 }
 
 /// Owns the sandbox, the language table and a private work folder.
@@ -147,6 +153,15 @@ pub struct Engine {
     /// Output files of finished runs, overwritten by later runs: creating and deleting files on a
     /// disk file system cost more per test than the rest of the judge's own work.
     spare_io: Vec<(PathBuf, PathBuf)>,
+    /// Set when this engine is one of several jobs (`--jobs`): see `crate::jobs`.
+    gate: Option<Arc<Gate>>,
+    /// This engine holds the gate exclusively (a re-judge).
+    exclusive: bool,
+    /// Whether the last program run had the CPUs to itself (always, without a gate).
+    last_alone: bool,
+    /// The sandbox failed a run (its worker may be gone): as one of several jobs, this engine
+    /// takes no more work while another job can (`crate::jobs::spread`).
+    sandbox_failed: bool,
 }
 
 impl Engine {
@@ -159,7 +174,16 @@ impl Engine {
             counter: 0,
             scratch: None,
             spare_io: Vec::new(),
+            gate: None,
+            exclusive: false,
+            last_alone: true,
+            sandbox_failed: false,
         }
+    }
+
+    /// Makes this engine one of several jobs that share `gate`.
+    pub fn join(&mut self, gate: Arc<Gate>) {
+        self.gate = Some(gate);
     }
 
     /// Hands a run's output files back for reuse; their contents are gone after the next run.
@@ -171,7 +195,9 @@ impl Engine {
     pub fn fresh_dir(&mut self, what: &str) -> Result<PathBuf, EngineError> {
         self.counter += 1;
         let path = self.work.join(format!("{what}-{}", self.counter));
-        std::fs::create_dir_all(&path).map_err(|source| EngineError::Work {
+        // Not `create_dir_all`: after Ctrl-C removed the work folder, a job still running must
+        // not make it again before the process exits.
+        std::fs::create_dir(&path).map_err(|source| EngineError::Work {
             path: path.clone(),
             source,
         })?;
@@ -207,12 +233,18 @@ impl Engine {
             return self.build_program(&program);
         }
         let dir = self.fresh_dir("build")?;
-        Ok(build::build(
-            &mut self.sandbox,
-            &self.languages,
-            source,
-            &dir,
-        )?)
+        let gate = self.gate.clone();
+        let _ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
+        let built = build::build(&mut self.sandbox, &self.languages, source, &dir);
+        if let Err(BuildError::Sandbox(_)) = &built {
+            self.sandbox_failed = true;
+        }
+        Ok(built?)
+    }
+
+    /// The sandbox failed a run since this engine started.
+    pub fn sandbox_failed(&self) -> bool {
+        self.sandbox_failed
     }
 
     /// Compiles a jury program with its helper files (headers such as `testlib.h`) copied into
@@ -351,7 +383,11 @@ impl Engine {
             scratch_workdir: host_dir.is_none(),
             limits,
         };
+        let gate = self.gate.clone();
+        let ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
         let outcome = self.sandbox.run(&spec);
+        self.last_alone = ticket.is_none_or(|t| t.alone());
+        self.sandbox_failed |= outcome.is_err();
         if !private_scratch && host_dir.is_none() {
             let _ = std::fs::remove_dir_all(&dir);
         }
@@ -406,51 +442,18 @@ impl Engine {
             run: RunId::next(),
         };
         let result = self.judge_inner(problem, checker, source, &options, &ids, reporter);
-        let expected = options.expected.first().copied();
-        let allowed = if options.expected.len() > 1 {
-            options.expected.clone()
-        } else {
-            Vec::new()
-        };
-        if options.skip_unavailable {
-            if let Err(EngineError::Build(BuildError::Lang(e))) = &result {
-                reporter.event(&Event::SolutionSkipped {
-                    problem: ids.problem,
-                    solution: ids.solution,
-                    expected,
-                    allowed,
-                    reason: e.short(),
-                });
-                return result;
-            }
-        }
-        let (verdict, error, report) = match &result {
-            Ok(r) => (r.verdict, None, Some(r.clone())),
-            Err(e) => (Verdict::JE, Some(e.to_string()), None),
-        };
-        reporter.event(&Event::SolutionFinished {
-            problem: ids.problem,
-            solution: ids.solution,
-            run: ids.run,
-            expected,
-            allowed,
-            matches: expected.map(|_| report.is_some() && options.expected.contains(&verdict)),
-            verdict,
-            error,
-            report,
-        });
+        solution_finished(ids, &options, &result, reporter);
         result
     }
 
-    fn judge_inner(
+    /// Builds a solution, emitting `compile_started` and `compile_finished`.
+    pub(crate) fn compile_for(
         &mut self,
         problem: &Problem,
-        checker: &Checker,
-        source: &Path,
-        options: &JudgeOptions,
         ids: &Ids,
+        source: &Path,
         reporter: &mut dyn Reporter,
-    ) -> Result<SubmissionReport, EngineError> {
+    ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
         reporter.event(&Event::CompileStarted {
             problem: ids.problem.clone(),
             solution: ids.solution.clone(),
@@ -505,6 +508,19 @@ impl Engine {
             run: ids.run,
             compile: compile.clone(),
         });
+        Ok((artifact, compile))
+    }
+
+    fn judge_inner(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        source: &Path,
+        options: &JudgeOptions,
+        ids: &Ids,
+        reporter: &mut dyn Reporter,
+    ) -> Result<SubmissionReport, EngineError> {
+        let (artifact, compile) = self.compile_for(problem, ids, source, reporter)?;
         let Some(artifact) = artifact else {
             return Ok(SubmissionReport {
                 verdict: Verdict::CE,
@@ -515,26 +531,20 @@ impl Engine {
         let mut tests = Vec::new();
         let mut verdict = Verdict::AC;
         let of = problem.tests.len();
+        let gate = self.gate.clone().filter(|_| options.alone);
         for (i, test) in problem.tests.iter().enumerate() {
             let test_id = TestId {
                 index: i + 1,
                 name: test.name.clone(),
             };
-            reporter.event(&Event::TestStarted {
-                problem: ids.problem.clone(),
-                solution: ids.solution.clone(),
-                run: ids.run,
-                test: test_id.clone(),
-                of,
-            });
-            let result = self.run_test(problem, checker, &artifact, test);
-            reporter.event(&Event::TestFinished {
-                problem: ids.problem.clone(),
-                solution: ids.solution.clone(),
-                run: ids.run,
-                test: test_id,
-                result: result.clone(),
-            });
+            // Between tests the others run; each test waits until they are out of the way.
+            let alone = gate.as_deref().map(Gate::alone);
+            self.exclusive = alone.is_some();
+            let result = self.judge_test(
+                problem, checker, &artifact, test, test_id, of, ids, reporter,
+            );
+            self.exclusive = false;
+            drop(alone);
             let failed = result.verdict != Verdict::AC;
             if failed && verdict == Verdict::AC {
                 verdict = result.verdict;
@@ -549,6 +559,76 @@ impl Engine {
             compile,
             tests,
         })
+    }
+
+    /// One test of a judging, between `test_started` and `test_finished`. A verdict near the
+    /// time limit from a run that shared the CPUs with another job is judged again alone
+    /// (`crate::jobs`), and that result counts (`rejudged`).
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "the ids and the test of one judging"
+    )]
+    pub(crate) fn judge_test(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        artifact: &Artifact,
+        test: &TestCase,
+        id: TestId,
+        of: usize,
+        ids: &Ids,
+        reporter: &mut dyn Reporter,
+    ) -> TestResult {
+        reporter.event(&Event::TestStarted {
+            problem: ids.problem.clone(),
+            solution: ids.solution.clone(),
+            run: ids.run,
+            test: id.clone(),
+            of,
+        });
+        let (result, beside) = self.run_test_honestly(problem, checker, artifact, test);
+        if let Some(beside) = beside {
+            reporter.event(&Event::Rejudged {
+                problem: ids.problem.clone(),
+                solution: ids.solution.clone(),
+                run: ids.run,
+                test: id.clone(),
+                beside,
+                alone: result.clone(),
+            });
+        }
+        reporter.event(&Event::TestFinished {
+            problem: ids.problem.clone(),
+            solution: ids.solution.clone(),
+            run: ids.run,
+            test: id,
+            result: result.clone(),
+        });
+        result
+    }
+
+    /// [`Engine::run_test`], and again with no other job running when the verdict is near the
+    /// time limit and the run shared the CPUs with another job (`crate::jobs`): the result that
+    /// counts, and the one judged beside others when it was judged again.
+    pub fn run_test_honestly(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        artifact: &Artifact,
+        test: &TestCase,
+    ) -> (TestResult, Option<TestResult>) {
+        let result = self.run_test(problem, checker, artifact, test);
+        let Some(gate) = self.gate.clone() else {
+            return (result, None);
+        };
+        if self.last_alone || !crate::jobs::near_limit(&result, problem.limits.time) {
+            return (result, None);
+        }
+        let _alone = gate.alone();
+        self.exclusive = true;
+        let again = self.run_test(problem, checker, artifact, test);
+        self.exclusive = false;
+        (again, Some(result))
     }
 
     /// Runs one test and decides its verdict. Judge failures become JE, never an error.
@@ -611,6 +691,8 @@ impl Engine {
             (Some(name), Some(dir)) => dir.join(name),
             _ => stdout.clone(),
         };
+        // The checker's run below must not overwrite it.
+        let solution_alone = self.last_alone;
         result.time = run.cpu_time;
         result.wall = run.wall_time;
         result.memory = run.peak_memory;
@@ -663,6 +745,7 @@ impl Engine {
         if let Some(dir) = files_dir {
             let _ = std::fs::remove_dir_all(dir);
         }
+        self.last_alone = solution_alone;
         result
     }
 
@@ -747,6 +830,48 @@ impl Engine {
             }
         }
     }
+}
+
+/// Emits `solution_finished` for a judging that ended with `result`.
+pub(crate) fn solution_finished(
+    ids: Ids,
+    options: &JudgeOptions,
+    result: &Result<SubmissionReport, EngineError>,
+    reporter: &mut dyn Reporter,
+) {
+    let expected = options.expected.first().copied();
+    let allowed = if options.expected.len() > 1 {
+        options.expected.clone()
+    } else {
+        Vec::new()
+    };
+    if options.skip_unavailable {
+        if let Err(EngineError::Build(BuildError::Lang(e))) = result {
+            reporter.event(&Event::SolutionSkipped {
+                problem: ids.problem,
+                solution: ids.solution,
+                expected,
+                allowed,
+                reason: e.short(),
+            });
+            return;
+        }
+    }
+    let (verdict, error, report) = match result {
+        Ok(r) => (r.verdict, None, Some(r.clone())),
+        Err(e) => (Verdict::JE, Some(e.to_string()), None),
+    };
+    reporter.event(&Event::SolutionFinished {
+        problem: ids.problem,
+        solution: ids.solution,
+        run: ids.run,
+        expected,
+        allowed,
+        matches: expected.map(|_| report.is_some() && options.expected.contains(&verdict)),
+        verdict,
+        error,
+        report,
+    });
 }
 
 fn absolute(p: &Path) -> PathBuf {

@@ -94,6 +94,17 @@ pub enum Event {
         test: TestId,
         result: TestResult,
     },
+    /// A test judged beside other jobs (`--jobs`) got a verdict near the time limit (CPU time
+    /// within a factor 1.5 of it, or TLE), so it was judged again with no other job running;
+    /// `alone` is the result that counts (the `test_finished` that follows carries it too).
+    Rejudged {
+        problem: String,
+        solution: String,
+        run: RunId,
+        test: TestId,
+        beside: TestResult,
+        alone: TestResult,
+    },
     /// A solution is judged (`report`) or could not be (`error`). `expected` is the verdict its
     /// folder expects (`verify`), `matches` whether it got it.
     SolutionFinished {
@@ -192,6 +203,7 @@ impl Event {
             | Event::CompileFinished { problem, .. }
             | Event::TestStarted { problem, .. }
             | Event::TestFinished { problem, .. }
+            | Event::Rejudged { problem, .. }
             | Event::SolutionFinished { problem, .. }
             | Event::SolutionSkipped { problem, .. }
             | Event::ProblemFinished { problem, .. }

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod engine;
 pub mod event;
 pub mod interrupt;
+pub mod jobs;
 pub mod lang;
 pub mod leftovers;
 pub mod package;

@@ -12,6 +12,8 @@ pub struct Args {
     #[command(flatten)]
     gen: GenArgs,
     #[command(flatten)]
+    jobs: super::JobsArgs,
+    #[command(flatten)]
     format: super::FormatArgs,
 }
 
@@ -42,7 +44,7 @@ fn parse_time_limit(text: &str) -> Result<std::time::Duration, String> {
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
     let mut reporter = crate::report::reporter(args.format.pick(), crate::report::Command::Gen)?;
-    let mut session = Session::new(languages)?;
+    let mut session = Session::with_jobs(languages, args.jobs.count())?;
     reporter.event(&Event::Started {
         command: "gen".into(),
         isolation: session.engine.sandbox.level(),
@@ -74,11 +76,13 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         reporter.event(&Event::Finished { exit: exit::OK });
         return Ok(exit::OK);
     }
+    let steps = std::sync::Mutex::new(&mut reporter);
     let summary = gen::generate(
-        &mut session.engine,
+        &mut session.engines(),
         &dir,
         &args.gen.options(),
-        &mut |verb, what| {
+        &|verb, what| {
+            let mut reporter = steps.lock().unwrap_or_else(|e| e.into_inner());
             reporter.event(&Event::Step {
                 problem: problem.clone(),
                 verb: verb.into(),

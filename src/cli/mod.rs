@@ -109,7 +109,8 @@ Examples:
 Examples:
   judge verify                           every problem under ./problems
   judge verify snake huarong-road        these two (slugs under ./problems, or directories)
-  judge verify path/to/problem --generator-time-limit 20")]
+  judge verify path/to/problem --generator-time-limit 20
+  judge verify -j 1                      one run at a time (default: one job per CPU)")]
     Verify(verify::Args),
     /// Rebuild generated tests (tests.toml) and every answer from the reference solution.
     #[command(after_help = "\
@@ -267,28 +268,94 @@ fn open_cache() {
 
 /// An engine with a fresh work folder that is removed when the session ends (also on Ctrl-C;
 /// held, so that the next judge removes it if this one is killed: see `crate::leftovers`).
+/// With `--jobs N`, N − 1 more engines (`helpers`), each with its own sandbox worker, uid lease
+/// and part of the work folder.
 pub struct Session {
     pub engine: Engine,
+    pub helpers: Vec<Engine>,
     work: crate::leftovers::Held,
 }
 
 impl Session {
     pub fn new(languages: Option<&std::path::Path>) -> anyhow::Result<Session> {
+        Session::with_jobs(languages, 1)
+    }
+
+    /// A session of `jobs` engines (at least one).
+    pub fn with_jobs(languages: Option<&std::path::Path>, jobs: usize) -> anyhow::Result<Session> {
         let languages = Languages::load(languages)?;
         open_cache();
         let work = crate::leftovers::Held::make_temp(&std::env::temp_dir(), "judge-work-")?;
         crate::interrupt::register(work.path().to_path_buf());
         let sandbox = Sandbox::new()?;
-        let engine = Engine::new(sandbox, languages, work.path().to_path_buf());
-        Ok(Session { engine, work })
+        let mut session = Session {
+            engine: Engine::new(sandbox, languages.clone(), work.path().to_path_buf()),
+            helpers: Vec::new(),
+            work,
+        };
+        if jobs > 1 {
+            // Started from this thread: a worker ends with the thread that started it
+            // (PR_SET_PDEATHSIG follows the thread), and the job threads are short-lived.
+            for k in 2..=jobs {
+                let dir = session.work.path().join(format!("job-{k}"));
+                std::fs::create_dir(&dir)?;
+                let sandbox = Sandbox::new().map_err(|e| {
+                    anyhow::anyhow!("job {k} of {jobs}: {e}\n  hint: try fewer --jobs")
+                })?;
+                session
+                    .helpers
+                    .push(Engine::new(sandbox, languages.clone(), dir));
+            }
+            let gate = std::sync::Arc::new(crate::jobs::Gate::default());
+            for engine in session.engines() {
+                engine.join(gate.clone());
+            }
+        }
+        Ok(session)
+    }
+
+    /// Every engine, the first one first.
+    pub fn engines(&mut self) -> Vec<&mut Engine> {
+        std::iter::once(&mut self.engine)
+            .chain(self.helpers.iter_mut())
+            .collect()
     }
 }
 
 impl Drop for Session {
     fn drop(&mut self) {
+        // The engines' sandboxes stop before their folders go.
+        self.helpers.clear();
         // Removed before it is unregistered: an interruption in between must still find it.
         let _ = std::fs::remove_dir_all(self.work.path());
         crate::interrupt::unregister(self.work.path());
+    }
+}
+
+/// `--jobs N` / `-j N`, for the subcommands that judge in parallel.
+#[derive(Debug, clap::Args)]
+pub struct JobsArgs {
+    /// Judge N runs at a time, each job with its own sandbox (default: the number of CPUs). A
+    /// verdict within a factor 1.5 of the time limit (or TLE) judged beside other jobs is
+    /// judged again alone; -j 1 runs everything alone.
+    #[arg(long, short = 'j', value_name = "N", value_parser = parse_jobs)]
+    jobs: Option<usize>,
+}
+
+impl JobsArgs {
+    pub fn count(&self) -> usize {
+        self.jobs.unwrap_or_else(crate::jobs::default_jobs)
+    }
+}
+
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(0) => Err("at least one job is needed (-j 1 judges one run at a time)".into()),
+        Ok(n) if n > 64 => Err(format!(
+            "{n} jobs is more than 64; each job is a sandbox worker"
+        )),
+        Ok(n) => Ok(n),
+        Err(_) => Err(format!("`{text}` is not a number of jobs")),
     }
 }
 

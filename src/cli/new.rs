@@ -14,10 +14,10 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
     let dir = new::scaffold(Path::new("."), &args.slug)?;
     let mut session = Session::new(languages)?;
     gen::generate(
-        &mut session.engine,
+        &mut session.engines(),
         &dir,
         &gen::GenOptions::default(),
-        &mut |_, _| {},
+        &|_, _| {},
     )?;
     crate::outln!(
         "created {} and solutions/{}/accepted/reference.py",

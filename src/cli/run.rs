@@ -21,6 +21,8 @@ pub struct Args {
     #[arg(long = "test", value_name = "NAME")]
     tests: Vec<String>,
     #[command(flatten)]
+    jobs: super::JobsArgs,
+    #[command(flatten)]
     format: super::FormatArgs,
 }
 
@@ -41,9 +43,11 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         );
     }
     let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
-    let mut session = Session::new(languages)?;
+    // More jobs than tests would only start idle workers.
+    let jobs = args.jobs.count().min(selected.len()).max(1);
+    let mut session = Session::with_jobs(languages, jobs)?;
+    super::started(&mut *reporter, "run", &session.engine.sandbox);
     let engine = &mut session.engine;
-    super::started(&mut *reporter, "run", &engine.sandbox);
     for warning in &problem.warnings {
         reporter.event(&Event::Warning {
             problem: Some(problem.slug.clone()),
@@ -112,7 +116,20 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         all: args.all,
         ..Default::default()
     };
-    let report = engine.judge(&problem, &checker, &args.source, options, &mut *reporter)?;
+    let report = if jobs > 1 {
+        crate::jobs::judge_spread(
+            &mut session.engines(),
+            &problem,
+            &checker,
+            &args.source,
+            options,
+            &mut *reporter,
+        )?
+    } else {
+        session
+            .engine
+            .judge(&problem, &checker, &args.source, options, &mut *reporter)?
+    };
     let code = exit::for_verdict(report.verdict);
     let rejected = report.verdict != Verdict::AC && report.verdict != Verdict::JE;
     reporter.event(&Event::ProblemFinished {

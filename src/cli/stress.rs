@@ -29,6 +29,8 @@ pub struct Args {
     #[command(flatten)]
     gen_limits: super::gen::GenArgs,
     #[command(flatten)]
+    jobs: super::JobsArgs,
+    #[command(flatten)]
     format: super::FormatArgs,
 }
 
@@ -48,7 +50,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         );
     }
     let mut reporter = crate::report::reporter(args.format.pick(), crate::report::Command::Stress)?;
-    let mut session = Session::new(languages)?;
+    let mut session = Session::with_jobs(languages, args.jobs.count())?;
     super::started(&mut *reporter, "stress", &session.engine.sandbox);
     let options = StressOptions {
         gen: args.gen.clone(),
@@ -57,7 +59,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         generator_time_limit: args.gen_limits.options().generator_time_limit,
     };
     let found = stress(
-        &mut session.engine,
+        &mut session.engines(),
         &problem,
         &args.source,
         &options,

@@ -14,6 +14,8 @@ pub struct Args {
     #[command(flatten)]
     gen: super::gen::GenArgs,
     #[command(flatten)]
+    jobs: super::JobsArgs,
+    #[command(flatten)]
     format: super::FormatArgs,
 }
 
@@ -31,7 +33,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
             .collect::<Result<_, _>>()?
     };
     let mut reporter = report::reporter(args.format.pick(), report::Command::Verify)?;
-    let mut session = Session::new(languages)?;
+    let mut session = Session::with_jobs(languages, args.jobs.count())?;
     super::started(&mut *reporter, "verify", &session.engine.sandbox);
     let options = verify::VerifyOptions {
         gen: args.gen.options(),
@@ -39,7 +41,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
     let mut checks = Vec::new();
     for dir in &dirs {
         checks.push(verify::verify_problem(
-            &mut session.engine,
+            &mut session.engines(),
             dir,
             &options,
             &mut *reporter,

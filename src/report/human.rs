@@ -291,6 +291,7 @@ impl Reporter for RunTable {
         match e {
             Event::Warning { message, .. } => self.err.write(&format!("warning: {message}\n")),
             Event::Note { message, .. } => self.err.write(&format!("note: {message}\n")),
+            Event::Rejudged { .. } => self.err.write(&format!("note: {}\n", rejudged(e))),
             Event::ProblemStarted { tests, .. } => {
                 self.name_width = tests
                     .iter()
@@ -344,6 +345,29 @@ impl Reporter for RunTable {
             | Event::Finished { .. } => {}
         }
     }
+}
+
+/// "sol.cpp: test 7 (big) re-judged alone: 0.910 s AC (beside other jobs: 1.020 s TLE)".
+pub fn rejudged(e: &Event) -> String {
+    let Event::Rejudged {
+        solution,
+        test,
+        beside,
+        alone,
+        ..
+    } = e
+    else {
+        return String::new();
+    };
+    format!(
+        "{solution}: test {} ({}) re-judged alone: {} {} (beside other jobs: {} {})",
+        test.index,
+        test.name,
+        secs(alone.time),
+        alone.verdict.code(),
+        secs(beside.time),
+        beside.verdict.code()
+    )
 }
 
 /// Lines of compiler warnings shown in the human output (all of them are in `--json`).

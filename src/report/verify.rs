@@ -116,6 +116,10 @@ impl Reporter for VerifyTable {
         match e {
             Event::Warning { message, .. } => self.err.write(&format!("warning: {message}\n")),
             Event::Note { message, .. } => self.err.write(&format!("note: {message}\n")),
+            Event::Rejudged { .. } => {
+                let line = crate::report::human::rejudged(e);
+                self.err.write(&format!("note: {line}\n"));
+            }
             Event::ProblemStarted {
                 problem,
                 dir,

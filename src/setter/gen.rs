@@ -13,6 +13,7 @@ use crate::package::{recipe, Problem};
 use crate::setter::Finding;
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 const CACHE_FILE: &str = ".judge-cache.json";
@@ -47,12 +48,20 @@ pub struct GenOptions {
     pub generator_time_limit: Option<Duration>,
 }
 
-/// Runs `gen` on the package in `dir`. `progress(verb, what)` is called before each step.
+/// One test's part of `gen`: nothing to do, or the bytes to write and the cache key.
+enum Made {
+    Cached,
+    Bytes(Vec<u8>, String),
+}
+
+/// Runs `gen` on the package in `dir`. `progress(verb, what)` is called before each step. The
+/// tests are spread over the engines; files are written in test order, and the first failing
+/// test in that order is the error (what one engine would do).
 pub fn generate(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
     dir: &Path,
     options: &GenOptions,
-    progress: &mut dyn FnMut(&str, &str),
+    progress: &(dyn Fn(&str, &str) + Sync),
 ) -> Result<GenSummary, SetterError> {
     let recipe = recipe::load_recipe(dir)?;
     let limit = generator_time_limit(options.generator_time_limit, &recipe);
@@ -63,31 +72,43 @@ pub fn generate(
         .and_then(|b| serde_json::from_slice(&b).ok())
         .unwrap_or_default();
     let mut summary = GenSummary::default();
-    let mut builds = Builds::default();
+    let builds = Builds::default();
+    let reference = reference_solution(dir, &problem.slug);
+    builds.prebuild(
+        engines,
+        problem
+            .validator
+            .iter()
+            .chain(recipe.tests.iter().map(|t| &t.generator))
+            .chain(reference.as_ref().ok())
+            .map(PathBuf::as_path),
+    );
     let validator = match &problem.validator {
-        Some(v) => Some((v.clone(), builds.get(engine, v, "validator")?)),
+        Some(v) => Some((v.clone(), builds.get(engines[0], v, "validator")?)),
         None => None,
     };
-    let shared = shared_key(engine, dir, problem.validator.as_deref())?;
+    let shared = shared_key(engines[0], dir, problem.validator.as_deref())?;
     let tests_dir = dir.join("tests");
     std::fs::create_dir_all(&tests_dir)
         .map_err(|e| SetterError::Other(format!("{}: {e}", tests_dir.display())))?;
     let count = recipe.tests.len();
-    for (i, t) in recipe.tests.iter().enumerate() {
+    let failed_at = AtomicUsize::new(usize::MAX);
+    let stop = |i: usize| i > failed_at.load(Ordering::SeqCst);
+    let make_input = |engine: &mut Engine, i: usize| -> Result<Made, SetterError> {
+        let t = &recipe.tests[i];
         let path = tests_dir.join(format!("{}.in", t.name));
         let key = recipe_key(engine, dir, t, &shared)?;
         let current = std::fs::read(&path).ok().map(|b| fingerprint(&[&b]));
         if let (Some((k, written)), Some(cur)) = (cache.inputs.get(&t.name), &current) {
             if *k == key && written == cur {
-                summary.cached += 1;
-                continue;
+                return Ok(Made::Cached);
             }
         }
         progress(
             "Generating",
             &format!("{} ({}/{count}): {}", t.name, i + 1, describe(dir, t)),
         );
-        let bytes = generate_input(engine, &mut builds, dir, t, limit)?;
+        let bytes = generate_input(engine, &builds, dir, t, limit)?;
         if let Some((source, v)) = &validator {
             let tmp = engine.fresh_dir("gen")?.join("input");
             std::fs::write(&tmp, &bytes)
@@ -107,32 +128,51 @@ pub fn generate(
                 ))
             })?;
         }
-        write_if_changed(
-            &path,
-            &bytes,
-            &t.name,
-            &mut summary.inputs_written,
-            &mut summary.unchanged,
-        )?;
-        cache
-            .inputs
-            .insert(t.name.clone(), (key, fingerprint(&[&bytes])));
+        Ok(Made::Bytes(bytes, key))
+    };
+    let made = crate::jobs::spread(engines, count, &stop, &|engine, i| {
+        let r = make_input(engine, i);
+        if r.is_err() {
+            failed_at.fetch_min(i, Ordering::SeqCst);
+        }
+        r
+    });
+    for (t, made) in recipe.tests.iter().zip(made) {
+        let Some(made) = made else { break };
+        match made? {
+            Made::Cached => summary.cached += 1,
+            Made::Bytes(bytes, key) => {
+                let path = tests_dir.join(format!("{}.in", t.name));
+                write_if_changed(
+                    &path,
+                    &bytes,
+                    &t.name,
+                    &mut summary.inputs_written,
+                    &mut summary.unchanged,
+                )?;
+                cache
+                    .inputs
+                    .insert(t.name.clone(), (key, fingerprint(&[&bytes])));
+            }
+        }
     }
 
     // Answers for every test, generated or hand-made, from the reference solution.
     let problem = Problem::load_inputs(dir)?;
     let reference = reference_solution(dir, &problem.slug)?;
-    let ref_key = source_key(engine, dir, &reference)?;
+    let ref_key = source_key(engines[0], dir, &reference)?;
     let count = problem.tests.len();
-    for (i, test) in problem.tests.iter().enumerate() {
+    let failed_at = AtomicUsize::new(usize::MAX);
+    let stop = |i: usize| i > failed_at.load(Ordering::SeqCst);
+    let make_answer = |engine: &mut Engine, i: usize| -> Result<Made, SetterError> {
+        let test = &problem.tests[i];
         let input = std::fs::read(&test.input)
             .map_err(|e| SetterError::Other(format!("{}: {e}", test.input.display())))?;
         let key = fingerprint(&[shared.as_bytes(), ref_key.as_bytes(), &input]);
         let current = std::fs::read(&test.answer).ok().map(|b| fingerprint(&[&b]));
         if let (Some((k, written)), Some(cur)) = (cache.answers.get(&test.name), &current) {
             if *k == key && written == cur {
-                summary.cached += 1;
-                continue;
+                return Ok(Made::Cached);
             }
         }
         let hand_made = !recipe.tests.iter().any(|t| t.name == test.name);
@@ -166,16 +206,32 @@ pub fn generate(
                 f.render("the reference solution")
             ))
         })?;
-        write_if_changed(
-            &test.answer,
-            &bytes,
-            &test.name,
-            &mut summary.answers_written,
-            &mut summary.unchanged,
-        )?;
-        cache
-            .answers
-            .insert(test.name.clone(), (key, fingerprint(&[&bytes])));
+        Ok(Made::Bytes(bytes, key))
+    };
+    let made = crate::jobs::spread(engines, count, &stop, &|engine, i| {
+        let r = make_answer(engine, i);
+        if r.is_err() {
+            failed_at.fetch_min(i, Ordering::SeqCst);
+        }
+        r
+    });
+    for (test, made) in problem.tests.iter().zip(made) {
+        let Some(made) = made else { break };
+        match made? {
+            Made::Cached => summary.cached += 1,
+            Made::Bytes(bytes, key) => {
+                write_if_changed(
+                    &test.answer,
+                    &bytes,
+                    &test.name,
+                    &mut summary.answers_written,
+                    &mut summary.unchanged,
+                )?;
+                cache
+                    .answers
+                    .insert(test.name.clone(), (key, fingerprint(&[&bytes])));
+            }
+        }
     }
     let names: Vec<&String> = problem.tests.iter().map(|t| &t.name).collect();
     cache.answers.retain(|k, _| names.contains(&k));
@@ -203,33 +259,52 @@ fn not_valid(why: &NotValid, validator: &Path, hint: &str) -> String {
     }
 }
 
+/// What one generated test showed `verify`.
+enum Stale {
+    /// Not run: its generator ran out of time on an earlier test.
+    Skipped,
+    /// The generator ran out of time.
+    TimedOut(Finding),
+    /// Findings about it; `true` marks the reference's failure, said once per problem.
+    Found(Vec<(Finding, bool)>),
+}
+
 /// Regenerates every generated test and compares it, and the reference's answer, with the
 /// committed files: one finding per stale file (a failed expectation) or failed jury program (a
 /// judge error). `reference` is `None` when the package has none (`verify` says so once).
-/// `progress(verb, what)` is called before each generator run.
+/// `progress(verb, what)` is called before each generator run. The tests are spread over the
+/// engines; the findings are those one engine would make, in test order.
 pub fn stale_tests(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
+    builds: &Builds,
     problem: &Problem,
     recipe: &recipe::Recipe,
     reference: Option<&Path>,
     options: &GenOptions,
-    progress: &mut dyn FnMut(&str, &str),
+    progress: &(dyn Fn(&str, &str) + Sync),
 ) -> Vec<Finding> {
     let limit = generator_time_limit(options.generator_time_limit, recipe);
-    let mut builds = Builds::default();
-    let mut findings = Vec::new();
+    builds.prebuild(
+        engines,
+        recipe
+            .tests
+            .iter()
+            .map(|t| t.generator.as_path())
+            .chain(reference),
+    );
     let hint = format!(
         "\n  hint: run `judge gen {}` and commit the result",
         problem.dir.display()
     );
     // A generator that ran out of time once is not run again: each run would cost the limit.
-    let mut too_slow: HashSet<PathBuf> = HashSet::new();
-    let mut skipped: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    // Jobs skip a test whose generator timed out on an earlier test; the replay below decides.
+    let timed_out_at: std::sync::Mutex<BTreeMap<PathBuf, usize>> = Default::default();
     let count = recipe.tests.len();
-    for (i, t) in recipe.tests.iter().enumerate() {
-        if too_slow.contains(&t.generator) {
-            *skipped.entry(t.generator.clone()).or_default() += 1;
-            continue;
+    let check = |engine: &mut Engine, i: usize| -> Stale {
+        let t = &recipe.tests[i];
+        let earlier = |m: &BTreeMap<PathBuf, usize>| m.get(&t.generator).is_some_and(|&k| k < i);
+        if earlier(&timed_out_at.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Stale::Skipped;
         }
         progress(
             "Generating",
@@ -241,37 +316,41 @@ pub fn stale_tests(
             ),
         );
         let input_path = problem.dir.join("tests").join(format!("{}.in", t.name));
-        let bytes = match generate_input(engine, &mut builds, &problem.dir, t, limit) {
+        let bytes = match generate_input(engine, builds, &problem.dir, t, limit) {
             Ok(b) => b,
             Err(GenError::TimedOut(e)) => {
-                too_slow.insert(t.generator.clone());
-                findings.push(Finding::broken(e.to_string()));
-                continue;
+                let mut m = timed_out_at.lock().unwrap_or_else(|e| e.into_inner());
+                let k = m.entry(t.generator.clone()).or_insert(i);
+                *k = (*k).min(i);
+                return Stale::TimedOut(Finding::broken(e.to_string()));
             }
             Err(GenError::Other(e)) => {
-                findings.push(Finding::broken(e.to_string()));
-                continue;
+                return Stale::Found(vec![(Finding::broken(e.to_string()), false)])
             }
         };
         match std::fs::read(&input_path) {
             Ok(existing) if existing == bytes => {}
             Ok(_) => {
-                findings.push(Finding::failed(format!(
-                    "{}: stale: the generator now prints different bytes{hint}",
-                    input_path.display()
-                )));
-                continue;
+                return Stale::Found(vec![(
+                    Finding::failed(format!(
+                        "{}: stale: the generator now prints different bytes{hint}",
+                        input_path.display()
+                    )),
+                    false,
+                )]);
             }
             Err(_) => {
-                findings.push(Finding::failed(format!(
-                    "{}: missing generated test{hint}",
-                    input_path.display()
-                )));
-                continue;
+                return Stale::Found(vec![(
+                    Finding::failed(format!(
+                        "{}: missing generated test{hint}",
+                        input_path.display()
+                    )),
+                    false,
+                )]);
             }
         }
         let Some(reference) = reference else {
-            continue;
+            return Stale::Found(Vec::new());
         };
         let answer_path = problem.dir.join("tests").join(format!("{}.ans", t.name));
         let answer = match builds.get(engine, reference, "reference solution") {
@@ -293,17 +372,41 @@ pub fn stale_tests(
             }),
             Err(e) => Err(e.to_string()),
         };
-        match (answer, std::fs::read(&answer_path)) {
-            (Ok(a), Ok(existing)) if a == existing => {}
-            (Ok(_), _) => findings.push(Finding::failed(format!(
-                "{}: stale: the reference solution {} now answers differently{hint}",
-                answer_path.display(),
-                reference.display()
-            ))),
-            (Err(why), _) => {
-                // The reference's build failure is the same for every test: say it once.
-                if !findings.iter().any(|f| f.message == why) {
-                    findings.push(Finding::broken(why));
+        Stale::Found(match (answer, std::fs::read(&answer_path)) {
+            (Ok(a), Ok(existing)) if a == existing => Vec::new(),
+            (Ok(_), _) => vec![(
+                Finding::failed(format!(
+                    "{}: stale: the reference solution {} now answers differently{hint}",
+                    answer_path.display(),
+                    reference.display()
+                )),
+                false,
+            )],
+            (Err(why), _) => vec![(Finding::broken(why), true)],
+        })
+    };
+    let results = crate::jobs::spread(engines, count, &|_| false, &check);
+    // The replay: what one engine going through the tests in order would have found.
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut too_slow: HashSet<PathBuf> = HashSet::new();
+    let mut skipped: BTreeMap<PathBuf, usize> = BTreeMap::new();
+    for (t, result) in recipe.tests.iter().zip(results) {
+        if too_slow.contains(&t.generator) {
+            *skipped.entry(t.generator.clone()).or_default() += 1;
+            continue;
+        }
+        match result.unwrap_or(Stale::Skipped) {
+            Stale::Skipped => {}
+            Stale::TimedOut(f) => {
+                too_slow.insert(t.generator.clone());
+                findings.push(f);
+            }
+            Stale::Found(found) => {
+                for (f, once) in found {
+                    // The reference's build failure is the same for every test: say it once.
+                    if !(once && findings.iter().any(|g| g.message == f.message)) {
+                        findings.push(f);
+                    }
                 }
             }
         }
@@ -407,7 +510,7 @@ impl From<GenError> for SetterError {
 /// Runs one generator entry under the generator time limit and returns the input it prints.
 pub fn generate_input(
     engine: &mut Engine,
-    builds: &mut Builds,
+    builds: &Builds,
     dir: &Path,
     t: &recipe::Generated,
     limit: Duration,

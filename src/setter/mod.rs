@@ -101,26 +101,37 @@ pub fn reference_of(problem: &crate::package::Problem) -> Result<PathBuf, Setter
         })
 }
 
-/// Builds each program once per session.
+/// Builds each program once per session; shared by the jobs of a parallel step (a program
+/// built by one engine runs in any other: artifacts are host paths handed to each sandbox).
 #[derive(Default)]
 pub struct Builds {
-    built: HashMap<PathBuf, Artifact>,
+    built: std::sync::Mutex<HashMap<PathBuf, Artifact>>,
 }
 
 impl Builds {
     /// The built program, or an error carrying the compiler's message.
     pub fn get(
-        &mut self,
+        &self,
         engine: &mut Engine,
         source: &Path,
         role: &str,
     ) -> Result<Artifact, SetterError> {
-        if let Some(a) = self.built.get(source) {
-            return Ok(a.clone());
+        let known = |b: &Self| {
+            b.built
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .get(source)
+                .cloned()
+        };
+        if let Some(a) = known(self) {
+            return Ok(a);
         }
         match engine.build(source)? {
             (Some(a), _) => {
-                self.built.insert(source.to_path_buf(), a.clone());
+                self.built
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(source.to_path_buf(), a.clone());
                 Ok(a)
             }
             (None, report) => Err(SetterError::Other(format!(
@@ -129,6 +140,24 @@ impl Builds {
                 report.message
             ))),
         }
+    }
+
+    /// Builds these programs now, spread over the engines, so that the jobs that follow find
+    /// them built (a failure is left for each use to report, as without jobs).
+    pub fn prebuild<'a>(
+        &self,
+        engines: &mut [&mut Engine],
+        sources: impl IntoIterator<Item = &'a Path>,
+    ) {
+        let mut todo: Vec<&Path> = Vec::new();
+        for source in sources {
+            if !todo.contains(&source) {
+                todo.push(source);
+            }
+        }
+        crate::jobs::spread(engines, todo.len(), &|_| false, &|engine, i| {
+            let _ = self.get(engine, todo[i], "program");
+        });
     }
 }
 

@@ -9,9 +9,11 @@ use super::{
 };
 use crate::build::Artifact;
 use crate::engine::{solution_limits, Checker, Engine};
+use crate::jobs::spread;
 use crate::package::{recipe, Problem, TestCase};
 use crate::verdict::Verdict;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 /// Seeds tried per size while shrinking by size.
@@ -63,7 +65,6 @@ enum Trial {
 }
 
 struct Stress<'a> {
-    engine: &'a mut Engine,
     problem: &'a Problem,
     checker: Checker,
     /// The validator's source and build.
@@ -82,16 +83,17 @@ struct Stress<'a> {
 
 /// Searches for a failing input. `Ok(None)`: none found within the time budget.
 pub fn stress(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
     problem: &Problem,
     source: &Path,
     options: &StressOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Option<Counterexample>, SetterError> {
+    let engine: &mut Engine = engines[0];
     let (generator_path, template) = resolve_generator(engine, problem, &options.gen)?;
     let recipe = recipe::load_recipe(&problem.dir)?;
     let generator_limit = generator_time_limit(options.generator_time_limit, &recipe);
-    let mut builds = Builds::default();
+    let builds = Builds::default();
     let reference_path = match &options.against {
         Some(p) => p.clone(),
         None => super::reference_of(problem)?,
@@ -124,7 +126,6 @@ pub fn stress(
     };
     let checker = engine.prepare_checker(problem)?;
     let mut s = Stress {
-        engine,
         problem,
         checker,
         validator,
@@ -141,17 +142,46 @@ pub fn stress(
     let start = Instant::now();
     let mut tries = 0u64;
     let mut found = None;
-    while start.elapsed() < options.time_budget {
-        let seed = tries + 1;
-        let size = 1 + tries / TRIES_PER_SIZE;
-        tries += 1;
-        if tries % 10 == 1 {
-            progress(&format!("tried {} input(s), size {size}", tries - 1));
+    // With several jobs, seeds go out in batches; the first failing seed in order wins, so the
+    // counterexample is the one a single job would find.
+    let batch = if engines.len() > 1 {
+        engines.len() as u64 * 2
+    } else {
+        1
+    };
+    while found.is_none() && start.elapsed() < options.time_budget {
+        let first = tries;
+        if (first + 1..=first + batch).any(|t| t % 10 == 1) {
+            progress(&format!(
+                "tried {first} input(s), size {}",
+                1 + first / TRIES_PER_SIZE
+            ));
         }
-        let input = s.generate(seed, size)?;
-        if let Trial::Fail { .. } = s.trial(&input)? {
-            found = Some((input, seed, size));
-            break;
+        let failed_at = AtomicUsize::new(usize::MAX);
+        let s_ref = &s;
+        let results = spread(
+            engines,
+            batch as usize,
+            &|i| i > failed_at.load(Ordering::SeqCst),
+            &|engine: &mut Engine, i: usize| {
+                let n = first + i as u64;
+                let (seed, size) = (n + 1, 1 + n / TRIES_PER_SIZE);
+                let r = s_ref
+                    .generate(engine, seed, size)
+                    .and_then(|input| Ok((s_ref.trial(engine, &input)?, input, seed, size)));
+                if !matches!(r, Ok((Trial::Pass | Trial::Invalid, ..))) {
+                    failed_at.fetch_min(i, Ordering::SeqCst);
+                }
+                r
+            },
+        );
+        for r in results {
+            let Some(r) = r else { break };
+            tries += 1;
+            if let (Trial::Fail { .. }, input, seed, size) = r? {
+                found = Some((input, seed, size));
+                break;
+            }
         }
     }
     let Some((mut input, seed, size)) = found else {
@@ -162,13 +192,14 @@ pub fn stress(
         "input {tries} fails (seed {seed}, size {size}); shrinking"
     ));
     s.shrinking = true;
+    let engine: &mut Engine = engines[0];
     let mut steps = 0;
     if uses_size {
         'sizes: for smaller in 1..size {
             for seed in 1..=SEEDS_PER_SIZE {
-                let candidate = s.generate(seed, smaller)?;
+                let candidate = s.generate(engine, seed, smaller)?;
                 if candidate.len() < input.len() || smaller < size {
-                    if let Trial::Fail { .. } = s.trial(&candidate)? {
+                    if let Trial::Fail { .. } = s.trial(engine, &candidate)? {
                         progress(&format!("size {smaller}, seed {seed} fails too"));
                         input = candidate;
                         steps += 1;
@@ -178,19 +209,19 @@ pub fn stress(
             }
         }
     }
-    steps += s.shrink_by(&mut input, Unit::Line, progress)?;
-    steps += s.shrink_by(&mut input, Unit::Token, progress)?;
+    steps += s.shrink_by(engine, &mut input, Unit::Line, progress)?;
+    steps += s.shrink_by(engine, &mut input, Unit::Token, progress)?;
     let Trial::Fail {
         answer,
         verdict,
         message,
-    } = s.trial(&input)?
+    } = s.trial(engine, &input)?
     else {
         return Err(SetterError::Other(
             "the failure did not reproduce (is the solution deterministic?)".into(),
         ));
     };
-    let output = s.output_of_solution(&input);
+    let output = s.output_of_solution(engine, &input);
     Ok(Some(Counterexample {
         input,
         answer,
@@ -209,7 +240,7 @@ enum Unit {
 }
 
 impl Stress<'_> {
-    fn generate(&mut self, seed: u64, size: u64) -> Result<Vec<u8>, SetterError> {
+    fn generate(&self, engine: &mut Engine, seed: u64, size: u64) -> Result<Vec<u8>, SetterError> {
         let args: Vec<String> = self
             .template
             .iter()
@@ -219,7 +250,7 @@ impl Stress<'_> {
             })
             .collect();
         run_for_output(
-            self.engine,
+            engine,
             &self.generator,
             &self.generator_path,
             &args,
@@ -241,8 +272,8 @@ impl Stress<'_> {
         })
     }
 
-    fn trial(&mut self, input: &[u8]) -> Result<Trial, SetterError> {
-        let dir = self.engine.fresh_dir("stress")?;
+    fn trial(&self, engine: &mut Engine, input: &[u8]) -> Result<Trial, SetterError> {
+        let dir = engine.fresh_dir("stress")?;
         let test = TestCase {
             name: "stress".into(),
             input: dir.join("input"),
@@ -256,7 +287,7 @@ impl Stress<'_> {
         write(&test.input, input)?;
         let result = (|| {
             if let Some((source, v)) = &self.validator {
-                match crate::setter::jury::validate_input(self.engine, v, source, &test.input) {
+                match crate::setter::jury::validate_input(engine, v, source, &test.input) {
                     Ok(()) => {}
                     Err(NotValid::Rejected(_)) => return Ok(Trial::Invalid),
                     Err(NotValid::Crashed(_)) if self.shrinking => return Ok(Trial::Invalid),
@@ -271,7 +302,7 @@ impl Stress<'_> {
                 }
             }
             let answer = match run_for_output(
-                self.engine,
+                engine,
                 &self.reference,
                 &self.reference_path,
                 &[],
@@ -290,9 +321,8 @@ impl Stress<'_> {
                 }
             };
             write(&test.answer, &answer)?;
-            let r = self
-                .engine
-                .run_test(self.problem, &self.checker, &self.solution, &test);
+            let (r, _) =
+                engine.run_test_honestly(self.problem, &self.checker, &self.solution, &test);
             Ok(match r.verdict {
                 Verdict::AC => Trial::Pass,
                 Verdict::JE => {
@@ -311,7 +341,8 @@ impl Stress<'_> {
 
     /// Greedy delta debugging: drop chunks of lines (or single tokens) while the input still fails.
     fn shrink_by(
-        &mut self,
+        &self,
+        engine: &mut Engine,
         input: &mut Vec<u8>,
         unit: Unit,
         progress: &mut dyn FnMut(&str),
@@ -349,7 +380,7 @@ impl Stress<'_> {
                                 i += chunk;
                                 continue;
                             }
-                            if let Trial::Fail { .. } = self.trial(&render(&candidate))? {
+                            if let Trial::Fail { .. } = self.trial(engine, &render(&candidate))? {
                                 lines = candidate;
                                 improved = true;
                                 steps += 1;
@@ -371,7 +402,7 @@ impl Stress<'_> {
                         while ti < lines[li].len() {
                             let mut candidate = lines.clone();
                             candidate[li].remove(ti);
-                            if let Trial::Fail { .. } = self.trial(&render(&candidate))? {
+                            if let Trial::Fail { .. } = self.trial(engine, &render(&candidate))? {
                                 lines = candidate;
                                 improved = true;
                                 steps += 1;
@@ -397,8 +428,8 @@ impl Stress<'_> {
         Ok(steps)
     }
 
-    fn output_of_solution(&mut self, input: &[u8]) -> Vec<u8> {
-        let Ok(dir) = self.engine.fresh_dir("stress") else {
+    fn output_of_solution(&self, engine: &mut Engine, input: &[u8]) -> Vec<u8> {
+        let Ok(dir) = engine.fresh_dir("stress") else {
             return Vec::new();
         };
         let path = dir.join("input");
@@ -410,10 +441,7 @@ impl Stress<'_> {
             stdout: Some(4096),
             stderr: 0,
         };
-        let out = match self
-            .engine
-            .run_jury(&self.solution, &[], Some(&path), &[], limits, keep)
-        {
+        let out = match engine.run_jury(&self.solution, &[], Some(&path), &[], limits, keep) {
             Ok(run) => run.stdout,
             Err(_) => Vec::new(),
         };

@@ -4,14 +4,17 @@
 
 use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
 use crate::event::{Event, Reporter};
+use crate::jobs::{spread, Ordered};
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input_with, NotValid, VALIDATOR_RULE};
 use crate::setter::solutions::{list_solutions, solutions_dir};
-use crate::setter::{Finding, Severity};
+use crate::setter::{Builds, Finding, SetterError, Severity};
 use crate::verdict::Verdict;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Duration;
 
 /// One solution file and what happened to it.
@@ -135,9 +138,10 @@ pub struct VerifyOptions {
     pub gen: GenOptions,
 }
 
-/// Verifies one package.
+/// Verifies one package: the package steps with the first engine, the solutions spread over
+/// all of them (`crate::jobs`), reported in their order.
 pub fn verify_problem(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
     dir: &Path,
     options: &VerifyOptions,
     reporter: &mut dyn Reporter,
@@ -188,9 +192,11 @@ pub fn verify_problem(
         })
     };
     // Tests the package leaves out (Polygon without its full files) are made first.
-    match crate::setter::rebuild::rebuild_missing(engine, &mut problem, &mut |verb, what| {
-        step(reporter, verb, what)
-    }) {
+    match crate::setter::rebuild::rebuild_missing(
+        &mut *engines[0],
+        &mut problem,
+        &mut |verb, what| step(reporter, verb, what),
+    ) {
         Ok(notes) => {
             for message in notes {
                 reporter.event(&Event::Note {
@@ -235,24 +241,47 @@ pub fn verify_problem(
             solutions_dir.display()
         )));
     }
-    step(reporter, "Checking", "tests against the validator");
-    check
-        .findings
-        .extend(validate_tests(engine, &problem, &mut |verb, what| {
-            step(reporter, verb, what)
-        }));
-    step(reporter, "Checking", "that generated tests are up to date");
-    match recipe::load_recipe(&problem.dir) {
-        Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
-            engine,
-            &problem,
-            &recipe,
-            reference.as_deref(),
-            &options.gen,
-            &mut |verb, what| step(reporter, verb, what),
-        )),
-        Err(e) => check.findings.push(Finding::broken(e.to_string())),
+    {
+        // The jobs' steps, one at a time into the reporter.
+        let steps = Mutex::new(&mut *reporter);
+        let progress = |verb: &str, what: &str| {
+            let mut reporter = steps.lock().unwrap_or_else(|e| e.into_inner());
+            step(&mut **reporter, verb, what);
+        };
+        // Every jury program at once, spread over the jobs.
+        let builds = Builds::default();
+        let recipe = recipe::load_recipe(&problem.dir);
+        let generators = recipe
+            .iter()
+            .flat_map(|r| r.tests.iter().map(|t| &t.generator));
+        builds.prebuild(
+            engines,
+            problem
+                .validator
+                .iter()
+                .chain(generators)
+                .chain(reference.as_ref())
+                .map(PathBuf::as_path),
+        );
+        progress("Checking", "tests against the validator");
+        check
+            .findings
+            .extend(validate_tests(engines, &builds, &problem, &progress));
+        progress("Checking", "that generated tests are up to date");
+        match recipe {
+            Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
+                engines,
+                &builds,
+                &problem,
+                &recipe,
+                reference.as_deref(),
+                &options.gen,
+                &progress,
+            )),
+            Err(e) => check.findings.push(Finding::broken(e.to_string())),
+        }
     }
+    let engine: &mut Engine = engines[0];
     let checker = match engine.prepare_checker(&problem) {
         Ok(c) => Some(c),
         Err(e) => {
@@ -303,10 +332,20 @@ pub fn verify_problem(
         }
     }
     if let Some(checker) = &checker {
-        for (path, allowed) in solutions {
+        let ordered = Ordered::new(&mut *reporter);
+        // Longest first: a solution expected to run out of time takes the longest, so it starts
+        // first and no job waits for it at the end; its tests run alone (`JudgeOptions::alone`),
+        // as its TLE would be judged again alone anyway. The report keeps the solutions' order.
+        let mut queue: Vec<usize> = (0..solutions.len()).collect();
+        if engines.len() > 1 {
+            queue.sort_by_key(|&i| solutions[i].1.first() != Some(&Verdict::TLE));
+        }
+        let judge = |engine: &mut Engine, q: usize| {
+            let i = queue[q];
+            let (path, allowed) = &solutions[i];
             let expected = allowed.first().copied().unwrap_or(Verdict::AC);
-            if let Some(why) = other_dialect(&path) {
-                reporter.event(&Event::SolutionSkipped {
+            if let Some(why) = other_dialect(path) {
+                ordered.slot(i).event(&Event::SolutionSkipped {
                     problem: id.clone(),
                     solution: path.display().to_string(),
                     expected: Some(expected),
@@ -317,22 +356,25 @@ pub fn verify_problem(
                     },
                     reason: why.clone(),
                 });
-                check.solutions.push(SolutionCheck {
-                    path,
+                ordered.done(i);
+                let skipped = SolutionCheck {
+                    path: path.clone(),
                     expected,
-                    allowed,
+                    allowed: allowed.clone(),
                     skipped: Some(why),
                     report: None,
                     error: None,
-                });
-                continue;
+                };
+                return (i, skipped);
             }
             let options = JudgeOptions {
                 all: false,
                 expected: allowed.clone(),
                 skip_unavailable: true,
+                alone: expected == Verdict::TLE,
             };
-            let (report, error) = match engine.judge(&problem, checker, &path, options, reporter) {
+            let mut slot = ordered.slot(i);
+            let (report, error) = match engine.judge(&problem, checker, path, options, &mut slot) {
                 Ok(r) => (Some(r), None),
                 Err(e) => (None, Some(e)),
             };
@@ -343,10 +385,11 @@ pub fn verify_problem(
                 }
                 _ => None,
             };
-            let sc = SolutionCheck {
-                path,
-                expected: allowed.first().copied().unwrap_or(Verdict::AC),
-                allowed,
+            ordered.done(i);
+            let judged = SolutionCheck {
+                path: path.clone(),
+                expected,
+                allowed: allowed.clone(),
                 skipped: skipped.clone(),
                 report,
                 error: if skipped.is_some() {
@@ -355,8 +398,16 @@ pub fn verify_problem(
                     error.map(|e| e.to_string())
                 },
             };
-            check.solutions.push(sc);
-        }
+            (i, judged)
+        };
+        let mut judged: Vec<(usize, SolutionCheck)> =
+            spread(engines, solutions.len(), &|_| false, &judge)
+                .into_iter()
+                .flatten()
+                .collect();
+        drop(ordered);
+        judged.sort_by_key(|(i, _)| *i);
+        check.solutions.extend(judged.into_iter().map(|(_, s)| s));
     }
     check.advice = Some(time_advice(&problem, &check.solutions));
     check.problem = Some(problem);
@@ -394,25 +445,28 @@ fn finished(reporter: &mut dyn Reporter, problem: String, check: &ProblemCheck) 
 
 /// Runs the validator on every test: one finding per invalid test (a failed expectation) and per
 /// crash of the validator (a judge error). After the validator runs out of time once, the other
-/// tests are not validated (each would cost the whole limit).
+/// tests are not validated (each would cost the whole limit). The tests are spread over the
+/// engines; the findings are those of one engine going through them in order.
 pub fn validate_tests(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
+    builds: &Builds,
     problem: &Problem,
-    progress: &mut dyn FnMut(&str, &str),
+    progress: &(dyn Fn(&str, &str) + Sync),
 ) -> Vec<Finding> {
     let mut findings = Vec::new();
     for program in &problem.validators {
-        findings.extend(validate_with(engine, problem, program, progress));
+        findings.extend(validate_with(engines, builds, problem, program, progress));
     }
     findings
 }
 
 /// Runs one validator of the package on every test.
 fn validate_with(
-    engine: &mut Engine,
+    engines: &mut [&mut Engine],
+    builds: &Builds,
     problem: &Problem,
     program: &crate::package::Program,
-    progress: &mut dyn FnMut(&str, &str),
+    progress: &(dyn Fn(&str, &str) + Sync),
 ) -> Vec<Finding> {
     let validator = &program.source;
     let name = validator
@@ -420,29 +474,53 @@ fn validate_with(
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let artifact = match engine.build_program_with(program, &problem.constants) {
-        Ok((Some(a), _)) => a,
-        Ok((None, report)) => {
-            return vec![Finding::broken(format!(
+    // A validator with helper files (testlib.h) or a Kattis package's constants is built with
+    // them; a plain one once per session.
+    let built = if program.helpers.is_empty() && problem.constants.is_empty() {
+        builds.get(engines[0], validator, "validator")
+    } else {
+        match engines[0].build_program_with(program, &problem.constants) {
+            Ok((Some(a), _)) => Ok(a),
+            Ok((None, report)) => Err(SetterError::Other(format!(
                 "{}: the validator does not compile:\n{}",
                 validator.display(),
                 report.message
-            ))]
+            ))),
+            Err(e) => Err(SetterError::Other(format!("{}: {e}", validator.display()))),
         }
+    };
+    let artifact = match built {
+        Ok(a) => a,
+        Err(SetterError::Other(message)) => return vec![Finding::broken(message)],
         Err(e) => return vec![Finding::broken(format!("{}: {e}", validator.display()))],
     };
-    let mut findings = Vec::new();
     let count = problem.tests.len();
-    for (i, test) in problem.tests.iter().enumerate() {
+    // The first test the validator ran out of time on: later ones are not started.
+    let timed_out_at = AtomicUsize::new(usize::MAX);
+    let validate = |engine: &mut Engine, i: usize| {
+        let test = &problem.tests[i];
         progress("Validating", &format!("{} ({}/{count})", test.name, i + 1));
-        match validate_input_with(
+        let result = validate_input_with(
             engine,
             &artifact,
             validator,
             &test.input,
             &test.validator_args,
             program.protocol,
-        ) {
+        );
+        if let Err(NotValid::Crashed(f)) = &result {
+            if f.timed_out {
+                timed_out_at.fetch_min(i, Ordering::SeqCst);
+            }
+        }
+        result
+    };
+    let stop = |i: usize| i > timed_out_at.load(Ordering::SeqCst);
+    let results = spread(engines, count, &stop, &validate);
+    let mut findings = Vec::new();
+    for (i, (test, result)) in problem.tests.iter().zip(results).enumerate() {
+        let Some(result) = result else { break };
+        match result {
             Ok(()) => {}
             Err(NotValid::Rejected(why)) => findings.push(Finding::failed(format!(
                 "{}: invalid test (rejected by {name}): {why}",

@@ -43,7 +43,10 @@ fn jsonl_prints_the_first_result_while_later_tests_still_run() {
             assert_eq!(e["result"]["verdict"], "AC");
             first_result = Some(at);
         }
-        events.push(name);
+        // With several jobs (the default), the TLEs judged side by side are judged again alone.
+        if name != "rejudged" {
+            events.push(name);
+        }
     }
     assert_eq!(
         events,

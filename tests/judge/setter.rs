@@ -3,7 +3,7 @@
 use crate::harness::judge;
 use std::path::Path;
 
-fn new_package(slug: &str) -> tempfile::TempDir {
+pub fn new_package(slug: &str) -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();
     judge()
         .args(["new", slug])
@@ -114,7 +114,7 @@ fn gen_names_an_invalid_hand_made_test_before_answering_it() {
         .expect_stderr_contains("hint: fix the file");
 }
 
-const WRONG_ABOVE_FIVE: &str = "import sys\nd = sys.stdin.read().split()\nn = int(d[0])\ns = sum(map(int, d[1:1 + n]))\nprint(s + 1 if n > 5 else s)\n";
+pub const WRONG_ABOVE_FIVE: &str = "import sys\nd = sys.stdin.read().split()\nn = int(d[0])\ns = sum(map(int, d[1:1 + n]))\nprint(s + 1 if n > 5 else s)\n";
 
 #[test]
 fn stress_finds_and_shrinks_a_counterexample() {

@@ -1,0 +1,428 @@
+//! Parallel judging (`--jobs N`): several engines, each with its own sandbox worker and uid lease,
+//! take work from a shared counter; the timing rule that keeps verdicts honest; and the order in
+//! which the jobs' events reach the one reporter.
+//!
+//! Honest timings: every run of a job holds the [`Gate`] shared, and notes whether another run
+//! started or was running while it ran. A test whose verdict is within a factor 1.5 of the time
+//! limit (CPU time in [TL/1.5, TL×1.5], or TLE) and that ran beside another job is run again
+//! with the gate held exclusively — no other job runs — and that result is the one reported
+//! (`rejudged` event). With one job the engine never shares the CPU with another run, so
+//! `--jobs 1` is the exclusive mode.
+
+use crate::engine::{Checker, Engine, EngineError, JudgeOptions, SubmissionReport, TestResult};
+use crate::event::{Event, Reporter, RunId, TestId};
+use crate::package::Problem;
+use crate::verdict::Verdict;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+/// The default `--jobs`: the number of CPUs this process may use.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Shared by the engines of one judge: who is running, and the lock that lets a re-judge run
+/// alone.
+#[derive(Default)]
+pub struct Gate {
+    lock: RwLock<()>,
+    /// Runs under way.
+    active: AtomicUsize,
+    /// Runs started so far: a run ran alone if none started while it ran and none was running
+    /// when it began.
+    started: AtomicUsize,
+}
+
+/// A run under way (see [`Gate::enter`]); [`Ticket::alone`] says whether it had the CPUs to itself.
+pub struct Ticket<'a> {
+    gate: &'a Gate,
+    _shared: Option<RwLockReadGuard<'a, ()>>,
+    alone_at_start: bool,
+    started: usize,
+}
+
+impl Gate {
+    /// Marks a run as begun; `exclusive` is true when the caller already holds [`Gate::alone`].
+    pub fn enter(&self, exclusive: bool) -> Ticket<'_> {
+        let shared = if exclusive {
+            None
+        } else {
+            Some(self.lock.read().unwrap_or_else(|e| e.into_inner()))
+        };
+        let before = self.active.fetch_add(1, Ordering::SeqCst);
+        let started = self.started.fetch_add(1, Ordering::SeqCst) + 1;
+        Ticket {
+            gate: self,
+            _shared: shared,
+            alone_at_start: before == 0,
+            started,
+        }
+    }
+
+    /// Waits until no other run is under way and keeps others from starting until dropped.
+    pub fn alone(&self) -> RwLockWriteGuard<'_, ()> {
+        self.lock.write().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+impl Ticket<'_> {
+    /// No other run was under way at any moment of this one.
+    pub fn alone(&self) -> bool {
+        self.alone_at_start && self.gate.started.load(Ordering::SeqCst) == self.started
+    }
+}
+
+impl Drop for Ticket<'_> {
+    fn drop(&mut self) {
+        self.gate.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The re-judge rule: a verdict that another job's load could have changed.
+pub fn near_limit(result: &TestResult, limit: Duration) -> bool {
+    if result.verdict == Verdict::TLE {
+        return true;
+    }
+    let t = result.time.as_secs_f64();
+    let l = limit.as_secs_f64();
+    t >= l / 1.5 && t <= l * 1.5
+}
+
+/// Several jobs' events into one reporter in a fixed order: each piece of work has a slot
+/// (its position in the sequential order); the first unfinished slot's events pass at once (so
+/// the progress line stays live), later slots' events wait until the slots before are done.
+/// [`Ordered::cut`] drops every slot from one on, with its events (tests judged ahead of the
+/// first failure). Every format gets the events in the order one job would emit them.
+pub struct Ordered<'r> {
+    state: Mutex<OrderedState<'r>>,
+}
+
+struct OrderedState<'r> {
+    reporter: &'r mut dyn Reporter,
+    /// The first slot not yet released.
+    next: usize,
+    /// Slots from here on are dropped.
+    cut: usize,
+    /// Events of slots after `next`, and whether the slot is done.
+    held: BTreeMap<usize, (Vec<Event>, bool)>,
+}
+
+impl<'r> Ordered<'r> {
+    pub fn new(reporter: &'r mut dyn Reporter) -> Ordered<'r> {
+        Ordered {
+            state: Mutex::new(OrderedState {
+                reporter,
+                next: 0,
+                cut: usize::MAX,
+                held: BTreeMap::new(),
+            }),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, OrderedState<'r>> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A reporter for slot `slot`.
+    pub fn slot(&self, slot: usize) -> Slot<'_, 'r> {
+        Slot {
+            ordered: self,
+            slot,
+        }
+    }
+
+    /// Slot `slot` has emitted everything.
+    pub fn done(&self, slot: usize) {
+        let mut s = self.lock();
+        if slot >= s.cut {
+            return;
+        }
+        if slot == s.next {
+            s.next += 1;
+        } else {
+            s.held.entry(slot).or_default().1 = true;
+        }
+        s.release();
+    }
+
+    /// Drops slot `from` and every later one: their events are never shown.
+    pub fn cut(&self, from: usize) {
+        let mut s = self.lock();
+        s.cut = s.cut.min(from);
+        let cut = s.cut;
+        s.held.retain(|&k, _| k < cut);
+    }
+}
+
+impl OrderedState<'_> {
+    /// Shows the held events of the slots that are next in turn.
+    fn release(&mut self) {
+        while self.next < self.cut {
+            let Some((events, done)) = self.held.remove(&self.next) else {
+                return;
+            };
+            for e in &events {
+                self.reporter.event(e);
+            }
+            if !done {
+                // Still running: it is the live slot now.
+                return;
+            }
+            self.next += 1;
+        }
+    }
+}
+
+/// The reporter of one slot of an [`Ordered`].
+pub struct Slot<'o, 'r> {
+    ordered: &'o Ordered<'r>,
+    slot: usize,
+}
+
+impl Reporter for Slot<'_, '_> {
+    fn event(&mut self, event: &Event) {
+        let mut s = self.ordered.lock();
+        if self.slot >= s.cut {
+            return;
+        }
+        if s.next == self.slot {
+            s.reporter.event(event);
+        } else {
+            s.held.entry(self.slot).or_default().0.push(event.clone());
+        }
+    }
+}
+
+/// Runs `work(engine, i)` for i in 0..count, spread over the engines (one thread each), taking
+/// work in order from a shared counter; returns the results in order. `stop(i)` tells a job not
+/// to start item i (it is then `None`). A job whose sandbox failed (its worker may be gone)
+/// takes no more work while another job can; the last job left takes everything, so every item
+/// not stopped gets a result (an error, if its sandbox is broken).
+pub fn spread<T: Send>(
+    engines: &mut [&mut Engine],
+    count: usize,
+    stop: &(dyn Fn(usize) -> bool + Sync),
+    work: &(dyn Fn(&mut Engine, usize) -> T + Sync),
+) -> Vec<Option<T>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..count).map(|_| None).collect());
+    let jobs = engines.len().min(count).max(1);
+    // Jobs still taking work.
+    let healthy = AtomicUsize::new(jobs);
+    // A job unwound (a closed stdout unwinds through the reporter): the others stop, and the
+    // unwinding goes on in the calling thread with the same payload, so `cli::main` sees it.
+    let unwound = AtomicBool::new(false);
+    let payload = std::thread::scope(|scope| {
+        let handles: Vec<_> = engines
+            .iter_mut()
+            .take(jobs)
+            .map(|engine| {
+                let (next, results, healthy, unwound) = (&next, &results, &healthy, &unwound);
+                scope.spawn(move || {
+                    let job = std::panic::AssertUnwindSafe(|| {
+                        let mut retired = false;
+                        while !unwound.load(Ordering::SeqCst) {
+                            if !retired && engine.sandbox_failed() {
+                                retired = true;
+                                if healthy.fetch_sub(1, Ordering::SeqCst) > 1 {
+                                    break;
+                                }
+                                // The last job: it goes on, so that nothing is left undone.
+                            }
+                            let i = next.fetch_add(1, Ordering::SeqCst);
+                            if i >= count || stop(i) {
+                                break;
+                            }
+                            let r = work(engine, i);
+                            results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                        }
+                    });
+                    std::panic::catch_unwind(job).inspect_err(|_| {
+                        unwound.store(true, Ordering::SeqCst);
+                    })
+                })
+            })
+            .collect();
+        // Joined here, so the scope itself does not panic with a payload of its own.
+        let mut first = None;
+        for handle in handles {
+            if let Ok(Err(p)) | Err(p) = handle.join() {
+                first.get_or_insert(p);
+            }
+        }
+        first
+    });
+    if let Some(payload) = payload {
+        std::panic::resume_unwind(payload);
+    }
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Judges one solution with its tests spread over the engines (`run`): built once by the first
+/// engine, each test run by whichever job is free. Events reach `reporter` in test order and,
+/// without `options.all`, only up to the first failing test: the report is the one a single job
+/// would give.
+pub fn judge_spread(
+    engines: &mut [&mut Engine],
+    problem: &Problem,
+    checker: &Checker,
+    source: &Path,
+    options: JudgeOptions,
+    reporter: &mut dyn Reporter,
+) -> Result<SubmissionReport, EngineError> {
+    let ids = crate::engine::Ids {
+        problem: problem.slug.clone(),
+        solution: source.display().to_string(),
+        run: RunId::next(),
+    };
+    let (first, _) = engines.split_first_mut().expect("at least one engine");
+    let built = first.compile_for(problem, &ids, source, reporter);
+    let result = match built {
+        Err(e) => Err(e),
+        Ok((None, compile)) => Ok(SubmissionReport {
+            verdict: Verdict::CE,
+            compile,
+            tests: Vec::new(),
+        }),
+        Ok((Some(artifact), compile)) => {
+            let ordered = Ordered::new(&mut *reporter);
+            // The first failing test so far: later tests are not started.
+            let failed_at = AtomicUsize::new(usize::MAX);
+            let of = problem.tests.len();
+            let stop = |i: usize| !options.all && i > failed_at.load(Ordering::SeqCst);
+            let work = |engine: &mut Engine, i: usize| {
+                let test = &problem.tests[i];
+                let id = TestId {
+                    index: i + 1,
+                    name: test.name.clone(),
+                };
+                let mut slot = ordered.slot(i);
+                let r =
+                    engine.judge_test(problem, checker, &artifact, test, id, of, &ids, &mut slot);
+                if r.verdict != Verdict::AC && !options.all {
+                    failed_at.fetch_min(i, Ordering::SeqCst);
+                    ordered.cut(i + 1);
+                }
+                ordered.done(i);
+                r
+            };
+            let results = spread(engines, of, &stop, &work);
+            drop(ordered);
+            let mut tests = Vec::new();
+            let mut verdict = Verdict::AC;
+            for r in results.into_iter().flatten() {
+                let failed = r.verdict != Verdict::AC;
+                if failed && verdict == Verdict::AC {
+                    verdict = r.verdict;
+                }
+                tests.push(r);
+                if failed && !options.all {
+                    break;
+                }
+            }
+            Ok(SubmissionReport {
+                verdict,
+                compile,
+                tests,
+            })
+        }
+    };
+    crate::engine::solution_finished(ids, &options, &result, reporter);
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::Collect;
+
+    fn result(verdict: Verdict, ms: u64) -> TestResult {
+        TestResult {
+            name: "t".into(),
+            verdict,
+            time: Duration::from_millis(ms),
+            wall: Duration::from_millis(ms),
+            memory: 0,
+            message: String::new(),
+            mismatch: None,
+        }
+    }
+
+    #[test]
+    fn near_the_limit_is_within_a_factor_one_and_a_half_either_side_or_tle() {
+        let tl = Duration::from_millis(900);
+        assert!(!near_limit(&result(Verdict::AC, 599), tl));
+        assert!(near_limit(&result(Verdict::AC, 600), tl));
+        assert!(near_limit(&result(Verdict::AC, 899), tl));
+        assert!(near_limit(&result(Verdict::WA, 1350), tl));
+        assert!(!near_limit(&result(Verdict::RE, 1351), tl));
+        assert!(near_limit(&result(Verdict::TLE, 5000), tl));
+        assert!(!near_limit(&result(Verdict::WA, 10), tl));
+    }
+
+    #[test]
+    fn a_run_is_alone_only_if_no_other_ran_beside_it() {
+        let gate = Gate::default();
+        let a = gate.enter(false);
+        assert!(a.alone());
+        let b = gate.enter(false);
+        assert!(!a.alone() && !b.alone());
+        drop(a);
+        drop(b);
+        let c = gate.enter(false);
+        assert!(c.alone());
+        drop(c);
+        let guard = gate.alone();
+        let d = gate.enter(true);
+        assert!(d.alone());
+        drop(d);
+        drop(guard);
+    }
+
+    fn finished(exit: i32) -> Event {
+        Event::Finished { exit }
+    }
+
+    fn exits(c: &Collect) -> Vec<i32> {
+        c.0.iter()
+            .map(|e| match e {
+                Event::Finished { exit } => *exit,
+                _ => -1,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn ordered_slots_come_out_in_order_and_the_first_one_live() {
+        let mut c = Collect::default();
+        {
+            let o = Ordered::new(&mut c);
+            o.slot(2).event(&finished(20));
+            o.slot(1).event(&finished(10));
+            o.slot(0).event(&finished(0));
+            o.slot(3).event(&finished(30));
+            o.done(2);
+            o.cut(3);
+            o.done(3);
+            o.done(0);
+            o.slot(1).event(&finished(11));
+            o.done(1);
+            o.slot(4).event(&finished(40));
+        }
+        assert_eq!(exits(&c), [0, 10, 11, 20]);
+    }
+
+    #[test]
+    fn the_live_slot_passes_at_once() {
+        let mut c = Collect::default();
+        let o = Ordered::new(&mut c);
+        o.slot(0).event(&finished(0));
+        o.done(0);
+        o.slot(1).event(&finished(1));
+        drop(o);
+        assert_eq!(exits(&c), [0, 1]);
+    }
+}
