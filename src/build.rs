@@ -129,7 +129,11 @@ pub fn build(
         let limits = compile_limits();
         let env = base_env(Path::new("/tmp"));
         let compile_readable = readable(Step::Compile)?;
-        let cache = cache::installed();
+        // Helper files already in the build folder (testlib.h, a multi-file program's other
+        // files, Kattis include/) are not in the key, and a failed restore empties the folder:
+        // such builds are not cached.
+        let helpers = std::fs::read_dir(dir).map_or(true, |mut rd| rd.next().is_some());
+        let cache = if helpers { None } else { cache::installed() };
         let key = cache.as_ref().and_then(|c| {
             // Paths inside the build folder change with every build; they are the source's.
             let paths: Vec<PathBuf> = compile_readable

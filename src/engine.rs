@@ -6,7 +6,7 @@ use crate::checker::{self, Judgement, Mismatch};
 use crate::event::{Event, Reporter, RunId, TestId};
 use crate::jobs::Gate;
 use crate::lang::Languages;
-use crate::package::{CheckerSpec, Problem, TestCase};
+use crate::package::{CheckerSpec, Problem, Program, Protocol, TestCase};
 use crate::sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxError};
 use crate::verdict::{classify_run, termination_text, Verdict};
 use serde::Serialize;
@@ -73,21 +73,34 @@ pub enum EngineError {
     },
     #[error("the custom checker {path} does not compile:\n{message}\n  hint: fix the checker; no verdict can be trusted without it")]
     CheckerCompile { path: PathBuf, message: String },
+    #[error("{0}")]
+    Package(#[from] crate::package::PackageError),
+    #[error("cannot copy the helper file {path} into the build folder: {source}")]
+    Helper {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// A checker ready to judge outputs.
 pub enum Checker {
     Builtin(checker::Builtin),
-    Custom(Artifact),
+    /// A built custom checker and how to talk to it.
+    Custom(Artifact, Protocol),
 }
 
 /// Options of one judging.
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Default)]
 pub struct JudgeOptions {
     /// Run every test instead of stopping at the first failure.
     pub all: bool,
-    /// The verdict the solution is expected to get (`verify`), told in `solution_finished`.
-    pub expected: Option<Verdict>,
+    /// Every verdict the solution may get (`verify`; a Kattis or Polygon package may allow
+    /// several), told in `solution_finished`; empty: no expectation.
+    pub expected: Vec<Verdict>,
+    /// A solution with no toolchain for its language here is skipped (`solution_skipped`), not
+    /// failed (`verify` of a package written elsewhere).
+    pub skip_unavailable: bool,
     /// With other jobs, run each test with no other job running (the gate held exclusively):
     /// for a solution expected to run out of time, whose TLE would be judged again alone
     /// anyway, this saves the run beside the others.
@@ -191,11 +204,34 @@ impl Engine {
         Ok(path)
     }
 
-    /// Compiles a source file. `Ok((None, report))` is a compilation error.
+    /// Compiles a source file, or a folder holding a multi-file program (its main file and the
+    /// rest beside it). `Ok((None, report))` is a compilation error.
     pub fn build(
         &mut self,
         source: &Path,
     ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        if source.is_dir() {
+            // A folder in no language of the table is an unsupported program, like a file.
+            let mut files: Vec<PathBuf> = std::fs::read_dir(source)
+                .map_err(|e| BuildError::Source {
+                    path: source.to_path_buf(),
+                    source: e,
+                })?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            files.sort();
+            if let Some(Err(e)) = files
+                .iter()
+                .all(|f| self.languages.for_source(f).is_err())
+                .then(|| files.first().map(|f| self.languages.for_source(f)))
+                .flatten()
+            {
+                return Err(BuildError::Lang(e).into());
+            }
+            let program = crate::package::program_from(source, Protocol::Testlib, "program")?;
+            return self.build_program(&program);
+        }
         let dir = self.fresh_dir("build")?;
         let gate = self.gate.clone();
         let _ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
@@ -211,17 +247,81 @@ impl Engine {
         self.sandbox_failed
     }
 
+    /// Compiles a jury program with its helper files (headers such as `testlib.h`) copied into
+    /// the build folder next to the source.
+    pub fn build_program(
+        &mut self,
+        program: &Program,
+    ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        self.build_program_with(program, &[])
+    }
+
+    /// [`Engine::build_program`] with a Kattis package's constants: each `{{name}}` in the
+    /// source and the helpers is replaced by its value.
+    pub fn build_program_with(
+        &mut self,
+        program: &Program,
+        constants: &[(String, String)],
+    ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        // An unsupported language is named by the package's path, not a copy's.
+        self.languages
+            .for_source(&program.source)
+            .map_err(BuildError::Lang)?;
+        let dir = self.fresh_dir("build")?;
+        let substituted = |path: &Path| -> Option<Vec<u8>> {
+            if constants.is_empty() {
+                return None;
+            }
+            let text = std::fs::read_to_string(path).ok()?;
+            text.contains("{{")
+                .then(|| crate::package::substitute(&text, constants).into_bytes())
+        };
+        for helper in &program.helpers {
+            let Some(name) = helper.file_name() else {
+                continue;
+            };
+            let target = dir.join(name);
+            let done = match substituted(helper) {
+                Some(bytes) => std::fs::write(&target, bytes),
+                None => std::fs::copy(helper, &target).map(|_| ()),
+            };
+            done.map_err(|source| EngineError::Helper {
+                path: helper.clone(),
+                source,
+            })?;
+        }
+        let source = match (substituted(&program.source), program.source.file_name()) {
+            (Some(bytes), Some(name)) => {
+                let copy = self.fresh_dir("constants")?.join(name);
+                std::fs::write(&copy, bytes).map_err(|source| EngineError::Work {
+                    path: copy.clone(),
+                    source,
+                })?;
+                copy
+            }
+            _ => program.source.clone(),
+        };
+        Ok(build::build(
+            &mut self.sandbox,
+            &self.languages,
+            &source,
+            &dir,
+        )?)
+    }
+
     /// Builds the problem's checker (only custom checkers need building).
     pub fn prepare_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
         match &problem.checker {
             CheckerSpec::Builtin(b) => Ok(Checker::Builtin(b.clone())),
-            CheckerSpec::Custom(path) => match self.build(path)? {
-                (Some(a), _) => Ok(Checker::Custom(a)),
-                (None, report) => Err(EngineError::CheckerCompile {
-                    path: path.clone(),
-                    message: report.message,
-                }),
-            },
+            CheckerSpec::Custom(program) => {
+                match self.build_program_with(program, &problem.constants)? {
+                    (Some(a), _) => Ok(Checker::Custom(a, program.protocol)),
+                    (None, report) => Err(EngineError::CheckerCompile {
+                        path: program.source.clone(),
+                        message: report.message,
+                    }),
+                }
+            }
         }
     }
 
@@ -234,15 +334,31 @@ impl Engine {
         readable: &[PathBuf],
         limits: Limits,
     ) -> Result<(RunOutcome, PathBuf, PathBuf), EngineError> {
-        let private_scratch = self.sandbox.private_scratch();
-        let dir = match (&self.scratch, private_scratch) {
-            (Some(dir), true) => dir.clone(),
-            (None, true) => {
+        self.execute_in(artifact, extra_args, stdin, readable, limits, None)
+    }
+
+    /// Like [`Engine::execute`]; with `host_dir`, the program works in that (host) folder, which
+    /// it may write and whose files stay after the run (a Kattis validator's feedback folder, a
+    /// Polygon solution's input and output files). The caller removes it.
+    pub fn execute_in(
+        &mut self,
+        artifact: &Artifact,
+        extra_args: &[OsString],
+        stdin: Option<&Path>,
+        readable: &[PathBuf],
+        limits: Limits,
+        host_dir: Option<&Path>,
+    ) -> Result<(RunOutcome, PathBuf, PathBuf), EngineError> {
+        let private_scratch = self.sandbox.private_scratch() && host_dir.is_none();
+        let dir = match (&self.scratch, private_scratch, host_dir) {
+            (_, _, Some(dir)) => dir.to_path_buf(),
+            (Some(dir), true, None) => dir.clone(),
+            (None, true, None) => {
                 let dir = self.fresh_dir("run")?;
                 self.scratch = Some(dir.clone());
                 dir
             }
-            (_, false) => self.fresh_dir("run")?,
+            (_, false, None) => self.fresh_dir("run")?,
         };
         let (stdout, stderr) = match self.spare_io.pop() {
             Some(pair) => pair,
@@ -264,7 +380,7 @@ impl Engine {
             stdout: stdout.clone(),
             stderr: stderr.clone(),
             readable: all_readable,
-            scratch_workdir: true,
+            scratch_workdir: host_dir.is_none(),
             limits,
         };
         let gate = self.gate.clone();
@@ -272,7 +388,7 @@ impl Engine {
         let outcome = self.sandbox.run(&spec);
         self.last_alone = ticket.is_none_or(|t| t.alone());
         self.sandbox_failed |= outcome.is_err();
-        if !private_scratch {
+        if !private_scratch && host_dir.is_none() {
             let _ = std::fs::remove_dir_all(&dir);
         }
         Ok((outcome?, stdout, stderr))
@@ -325,14 +441,15 @@ impl Engine {
             solution: source.display().to_string(),
             run: RunId::next(),
         };
-        let result = self.judge_inner(problem, checker, source, options, &ids, reporter);
-        solution_finished(ids, options, &result, reporter);
+        let result = self.judge_inner(problem, checker, source, &options, &ids, reporter);
+        solution_finished(ids, &options, &result, reporter);
         result
     }
 
     /// Builds a solution, emitting `compile_started` and `compile_finished`.
     pub(crate) fn compile_for(
         &mut self,
+        problem: &Problem,
         ids: &Ids,
         source: &Path,
         reporter: &mut dyn Reporter,
@@ -342,7 +459,49 @@ impl Engine {
             solution: ids.solution.clone(),
             run: ids.run,
         });
-        let (artifact, compile) = self.build(source)?;
+        let included = problem.included_files(source);
+        // The package's own submissions see its constants (Kattis 2025-09).
+        let own = !problem.constants.is_empty() && source.starts_with(&problem.dir);
+        let entrypoint = problem.entrypoint_of(source);
+        let (artifact, compile) = if included.is_empty() && !own && entrypoint.is_none() {
+            self.build(source)?
+        } else {
+            // Kattis `include/`: the package's files beside the submission's, theirs winning.
+            let mut program = if let Some(main) = entrypoint {
+                // The package's main file, every other file of the folder beside it.
+                let mut files: Vec<PathBuf> = std::fs::read_dir(source)
+                    .map_err(|e| BuildError::Source {
+                        path: source.to_path_buf(),
+                        source: e,
+                    })?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.is_file() && *p != main)
+                    .collect();
+                files.sort();
+                Program {
+                    source: main,
+                    protocol: Protocol::Testlib,
+                    helpers: files,
+                    args: Vec::new(),
+                }
+            } else if source.is_dir() {
+                crate::package::program_from(source, Protocol::Testlib, "program")?
+            } else {
+                Program {
+                    source: source.to_path_buf(),
+                    protocol: Protocol::Testlib,
+                    helpers: Vec::new(),
+                    args: Vec::new(),
+                }
+            };
+            program.helpers.extend(included.iter().cloned());
+            let constants = if own || !included.is_empty() {
+                problem.constants.as_slice()
+            } else {
+                &[]
+            };
+            self.build_program_with(&program, constants)?
+        };
         reporter.event(&Event::CompileFinished {
             problem: ids.problem.clone(),
             solution: ids.solution.clone(),
@@ -357,11 +516,11 @@ impl Engine {
         problem: &Problem,
         checker: &Checker,
         source: &Path,
-        options: JudgeOptions,
+        options: &JudgeOptions,
         ids: &Ids,
         reporter: &mut dyn Reporter,
     ) -> Result<SubmissionReport, EngineError> {
-        let (artifact, compile) = self.compile_for(ids, source, reporter)?;
+        let (artifact, compile) = self.compile_for(problem, ids, source, reporter)?;
         let Some(artifact) = artifact else {
             return Ok(SubmissionReport {
                 verdict: Verdict::CE,
@@ -503,14 +662,35 @@ impl Engine {
         }
         let limits = solution_limits(problem);
         let memory_limit = limits.memory;
+        // Polygon's input-file / output-file: the solution works in a folder of its own holding
+        // the input under that name; its output file is what is checked.
+        let files_dir = if problem.io.input.is_some() || problem.io.output.is_some() {
+            match self.file_io_dir(problem, test) {
+                Ok(d) => Some(d),
+                Err(e) => {
+                    result.message = format!("could not prepare the solution's files: {e}");
+                    return result;
+                }
+            }
+        } else {
+            None
+        };
+        let stdin = match &problem.io.input {
+            Some(_) => None,
+            None => Some(test.input.as_path()),
+        };
         let (run, stdout, stderr) =
-            match self.execute(artifact, &[], Some(&test.input), &[], limits) {
+            match self.execute_in(artifact, &[], stdin, &[], limits, files_dir.as_deref()) {
                 Ok(r) => r,
                 Err(e) => {
                     result.message = format!("could not run the solution: {e}");
                     return result;
                 }
             };
+        let output = match (&problem.io.output, &files_dir) {
+            (Some(name), Some(dir)) => dir.join(name),
+            _ => stdout.clone(),
+        };
         // The checker's run below must not overwrite it.
         let solution_alone = self.last_alone;
         result.time = run.cpu_time;
@@ -532,8 +712,20 @@ impl Engine {
                         .push_str(&format!("; stderr: {}", line.trim()));
                 }
             }
+        } else if files_dir.is_some() && !output.is_file() {
+            result.verdict = Verdict::WA;
+            result.message = format!(
+                "no output file `{}`",
+                problem.io.output.as_deref().unwrap_or("")
+            );
         } else {
-            match self.check(checker, &test.input, &stdout, &test.answer) {
+            match self.check_with(
+                checker,
+                &test.input,
+                &output,
+                &test.answer,
+                &test.checker_args,
+            ) {
                 Ok(outcome) => {
                     result.verdict = match outcome.judgement {
                         Judgement::Accepted => Verdict::AC,
@@ -550,8 +742,24 @@ impl Engine {
             }
         }
         self.recycle(stdout, stderr);
+        if let Some(dir) = files_dir {
+            let _ = std::fs::remove_dir_all(dir);
+        }
         self.last_alone = solution_alone;
         result
+    }
+
+    /// A fresh host folder holding the test's input under the problem's input file name.
+    fn file_io_dir(&mut self, problem: &Problem, test: &TestCase) -> Result<PathBuf, EngineError> {
+        let dir = self.fresh_dir("files")?;
+        if let Some(name) = &problem.io.input {
+            let target = dir.join(name);
+            std::fs::copy(&test.input, &target).map_err(|source| EngineError::Work {
+                path: target,
+                source,
+            })?;
+        }
+        Ok(dir)
     }
 
     /// Checks one output. `Err` is a checker failure (a judge error).
@@ -562,11 +770,33 @@ impl Engine {
         output: &Path,
         answer: &Path,
     ) -> Result<checker::Outcome, String> {
+        self.check_with(checker, input, output, answer, &[])
+    }
+
+    /// Checks one output with the test's checker arguments (the Kattis default validator's
+    /// flags, or extra arguments of a Kattis validator).
+    pub fn check_with(
+        &mut self,
+        checker: &Checker,
+        input: &Path,
+        output: &Path,
+        answer: &Path,
+        args: &[String],
+    ) -> Result<checker::Outcome, String> {
         match checker {
+            Checker::Builtin(checker::Builtin::Kattis(_)) if !args.is_empty() => {
+                let flags = crate::package::kattis::default_flags(args)
+                    .map_err(|e| format!("output validator arguments: {e}"))?;
+                checker::check(&checker::Builtin::Kattis(flags), output, answer)
+                    .map_err(|e| format!("checker failed: {e}"))
+            }
             Checker::Builtin(kind) => {
                 checker::check(kind, output, answer).map_err(|e| format!("checker failed: {e}"))
             }
-            Checker::Custom(artifact) => {
+            Checker::Custom(artifact, Protocol::Kattis) => {
+                self.kattis_validate(artifact, input, output, answer, args)
+            }
+            Checker::Custom(artifact, Protocol::Testlib) => {
                 // The checker runs in its own working folder: hand it absolute paths.
                 let files = [absolute(input), absolute(output), absolute(answer)];
                 let args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
@@ -605,10 +835,28 @@ impl Engine {
 /// Emits `solution_finished` for a judging that ended with `result`.
 pub(crate) fn solution_finished(
     ids: Ids,
-    options: JudgeOptions,
+    options: &JudgeOptions,
     result: &Result<SubmissionReport, EngineError>,
     reporter: &mut dyn Reporter,
 ) {
+    let expected = options.expected.first().copied();
+    let allowed = if options.expected.len() > 1 {
+        options.expected.clone()
+    } else {
+        Vec::new()
+    };
+    if options.skip_unavailable {
+        if let Err(EngineError::Build(BuildError::Lang(e))) = result {
+            reporter.event(&Event::SolutionSkipped {
+                problem: ids.problem,
+                solution: ids.solution,
+                expected,
+                allowed,
+                reason: e.short(),
+            });
+            return;
+        }
+    }
     let (verdict, error, report) = match result {
         Ok(r) => (r.verdict, None, Some(r.clone())),
         Err(e) => (Verdict::JE, Some(e.to_string()), None),
@@ -617,8 +865,9 @@ pub(crate) fn solution_finished(
         problem: ids.problem,
         solution: ids.solution,
         run: ids.run,
-        expected: options.expected,
-        matches: options.expected.map(|v| report.is_some() && v == verdict),
+        expected,
+        allowed,
+        matches: expected.map(|_| report.is_some() && options.expected.contains(&verdict)),
         verdict,
         error,
         report,
@@ -627,6 +876,73 @@ pub(crate) fn solution_finished(
 
 fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+impl Engine {
+    /// The Kattis protocol: `validator input answer feedback_dir [args] < output`; 42 accepts,
+    /// 43 rejects, anything else (0 too) is a judge error. The message is the start of
+    /// `feedback_dir/judgemessage.txt`.
+    fn kattis_validate(
+        &mut self,
+        artifact: &Artifact,
+        input: &Path,
+        output: &Path,
+        answer: &Path,
+        extra: &[String],
+    ) -> Result<checker::Outcome, String> {
+        let feedback = self
+            .fresh_dir("feedback")
+            .map_err(|e| format!("could not run the output validator: {e}"))?;
+        let files = [absolute(input), absolute(answer)];
+        let mut args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
+        let mut dir_arg = absolute(&feedback).into_os_string();
+        dir_arg.push("/");
+        args.push(dir_arg);
+        args.extend(extra.iter().map(OsString::from));
+        let ran = self.execute_in(
+            artifact,
+            &args,
+            Some(output),
+            &files,
+            checker_limits(),
+            Some(&feedback),
+        );
+        let read = |name: &str| build::read_capped(&feedback.join(name), STDERR_CAP as usize);
+        let result = match ran {
+            Err(e) => Err(format!("could not run the output validator: {e}")),
+            Ok((run, out, err)) => {
+                let stderr = build::read_capped(&err, STDERR_CAP as usize);
+                self.recycle(out, err);
+                let message = [read("judgemessage.txt"), stderr]
+                    .into_iter()
+                    .map(|m| {
+                        m.lines()
+                            .find(|l| !l.trim().is_empty())
+                            .unwrap_or("")
+                            .trim()
+                            .to_string()
+                    })
+                    .find(|m| !m.is_empty())
+                    .unwrap_or_default();
+                if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
+                    Err("the output validator exceeded its limits".to_string())
+                } else {
+                    let code = match run.termination {
+                        crate::sandbox::Termination::Exited(c) => Some(c),
+                        crate::sandbox::Termination::Signaled(_) => None,
+                    };
+                    checker::kattis_exit(code, &message).map_err(|why| {
+                        format!(
+                            "output validator failure ({}): {why}",
+                            termination_text(run.termination)
+                        )
+                    })
+                }
+            }
+        };
+        let _ = std::fs::remove_dir_all(&feedback);
+        result
+    }
 }
 
 /// The limits a solution runs under.

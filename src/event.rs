@@ -113,6 +113,10 @@ pub enum Event {
         run: RunId,
         #[serde(skip_serializing_if = "Option::is_none")]
         expected: Option<Verdict>,
+        /// Every verdict the package allows when it allows more than `expected` (Kattis and
+        /// Polygon packages); `matches` is whether the verdict is one of them.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        allowed: Vec<Verdict>,
         #[serde(skip_serializing_if = "Option::is_none")]
         matches: Option<bool>,
         /// `JE` when not judged.
@@ -121,6 +125,18 @@ pub enum Event {
         error: Option<String>,
         #[serde(skip_serializing_if = "Option::is_none")]
         report: Option<SubmissionReport>,
+    },
+    /// A solution not judged although nothing is wrong with it (`verify`: no toolchain for its
+    /// language here, or a language dialect the table lacks); it counts as neither an error nor
+    /// a failure.
+    SolutionSkipped {
+        problem: String,
+        solution: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        expected: Option<Verdict>,
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        allowed: Vec<Verdict>,
+        reason: String,
     },
     /// Something the user should know that is not a verdict (isolation, a limit too tight).
     Warning {
@@ -189,6 +205,7 @@ impl Event {
             | Event::TestFinished { problem, .. }
             | Event::Rejudged { problem, .. }
             | Event::SolutionFinished { problem, .. }
+            | Event::SolutionSkipped { problem, .. }
             | Event::ProblemFinished { problem, .. }
             | Event::Generated { problem, .. }
             | Event::StressFinished { problem, .. } => Some(problem),

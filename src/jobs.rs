@@ -279,7 +279,7 @@ pub fn judge_spread(
         run: RunId::next(),
     };
     let (first, _) = engines.split_first_mut().expect("at least one engine");
-    let built = first.compile_for(&ids, source, reporter);
+    let built = first.compile_for(problem, &ids, source, reporter);
     let result = match built {
         Err(e) => Err(e),
         Ok((None, compile)) => Ok(SubmissionReport {
@@ -330,7 +330,7 @@ pub fn judge_spread(
             })
         }
     };
-    crate::engine::solution_finished(ids, options, &result, reporter);
+    crate::engine::solution_finished(ids, &options, &result, reporter);
     result
 }
 

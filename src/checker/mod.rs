@@ -102,6 +102,33 @@ pub fn check(kind: &Builtin, output: &Path, answer: &Path) -> std::io::Result<Ou
     }
 }
 
+/// The Kattis output validator protocol: exit 42 AC, 43 WA; any other code (0 included) or a
+/// signal is a validator failure (`Err`, a judge error). `message` is the validator's first line
+/// of `judgemessage.txt` (or stderr).
+pub fn kattis_exit(code: Option<i32>, message: &str) -> Result<Outcome, String> {
+    let message = cap_chars(message, 300);
+    let judgement = match code {
+        Some(42) => Judgement::Accepted,
+        Some(43) => Judgement::WrongAnswer,
+        Some(0) => {
+            return Err(format!(
+                "the output validator exited with 0, which is not a verdict (42 accepts, 43 rejects): {message}"
+            ))
+        }
+        Some(c) => {
+            return Err(format!(
+                "the output validator exited with code {c} (42 accepts, 43 rejects): {message}"
+            ))
+        }
+        None => return Err(format!("the output validator was killed: {message}")),
+    };
+    Ok(Outcome {
+        judgement,
+        message,
+        mismatch: None,
+    })
+}
+
 /// The testlib protocol: exit 0 AC, 1 WA, 2 PE; 3, any other code or a signal is a checker
 /// failure (`Err`, a judge error). The message is the first line of the checker's stderr.
 pub fn testlib_exit(code: Option<i32>, stderr: &str) -> Result<Outcome, String> {

@@ -5,6 +5,7 @@ mod completions;
 mod doctor;
 pub mod exit;
 mod gen;
+mod inspect;
 mod new;
 mod run;
 mod stress;
@@ -124,6 +125,13 @@ Examples:
   judge stress snake my.py --gen '{seed} {size}' --seconds 60
   judge stress snake fast.cpp --gen '{seed} 1000' --against slow.py")]
     Stress(stress::Args),
+    /// Show a problem package as the judge reads it: format, limits and their sources, tests, checker.
+    #[command(after_help = "\
+Examples:
+  judge inspect snake                    a native package under ./problems
+  judge inspect path/to/kattis-problem   problem.yaml + data/, or a Polygon problem.xml
+  judge inspect path/to/problem --json")]
+    Inspect(inspect::Args),
     /// Create a new problem package that verifies at once.
     #[command(after_help = "\
 Examples:
@@ -210,6 +218,7 @@ pub fn main() -> i32 {
         Command::Gen(args) => gen::run(args, languages),
         Command::Stress(args) => stress::run(args, languages),
         Command::New(args) => new::run(args, languages),
+        Command::Inspect(args) => inspect::run(args),
         Command::Completions(args) => completions::run(args),
     }));
     crate::sandbox::finish();

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub struct Args {
     /// Problem package: a directory, or the slug of a folder under ./problems.
     problem: String,
-    /// The solution's source file (.cpp .cc .c .rs .py).
+    /// The solution's source file (.cpp .cc .c .rs .py), or a folder holding a multi-file one.
     source: PathBuf,
     /// Run every test instead of stopping at the first failure.
     #[arg(long)]
@@ -30,33 +30,91 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let dir = package::locate(&args.problem)?;
     let mut problem = Problem::load(&dir)?;
     let total = problem.tests.len();
-    problem.tests = package::select_tests(&problem.dir, &problem.tests, &args.tests)?;
-    if !args.source.is_file() {
+    // The selection is checked now; it is applied once missing tests are made and a missing
+    // time limit is derived (from every test).
+    let selected: Vec<String> = package::select_tests(&problem.dir, &problem.tests, &args.tests)?
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    if !args.source.is_file() && !args.source.is_dir() {
         anyhow::bail!(
-            "{}: no such file\n  hint: give the path of your solution's source file",
+            "{}: no such file\n  hint: give the path of your solution's source file (or of a folder holding a multi-file solution)",
             args.source.display()
         );
     }
     let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
     // More jobs than tests would only start idle workers.
-    let jobs = args.jobs.count().min(problem.tests.len()).max(1);
+    let jobs = args.jobs.count().min(selected.len()).max(1);
     let mut session = Session::with_jobs(languages, jobs)?;
     super::started(&mut *reporter, "run", &session.engine.sandbox);
-    if problem.tests.len() < total {
+    let engine = &mut session.engine;
+    for warning in &problem.warnings {
+        reporter.event(&Event::Warning {
+            problem: Some(problem.slug.clone()),
+            message: warning.to_string(),
+        });
+    }
+    if selected.len() < total {
         reporter.event(&Event::Note {
             problem: Some(problem.slug.clone()),
             message: format!(
                 "judging {} of {total} tests (--test); the verdict is for these only",
-                problem.tests.len()
+                selected.len()
             ),
         });
     }
+    let note = |reporter: &mut dyn Reporter, problem: &Problem, message: String| {
+        reporter.event(&Event::Note {
+            problem: Some(problem.slug.clone()),
+            message,
+        })
+    };
+    if problem
+        .tests
+        .iter()
+        .any(|t| t.generate.is_some() || t.answer_missing)
+    {
+        note(
+            &mut *reporter,
+            &problem,
+            "the package lacks some tests or answers: making them first".into(),
+        );
+    }
+    for message in crate::setter::rebuild::rebuild_missing(engine, &mut problem, &mut |_, _| {})? {
+        note(&mut *reporter, &problem, message);
+    }
+    let checker = engine.prepare_checker(&problem)?;
+    if problem.time_rule.is_some() {
+        // The package states no time limit: measure its accepted solutions (Kattis' rule).
+        let derived = crate::setter::time_limit::derive(engine, &problem, &checker)?;
+        for message in derived.notes {
+            note(&mut *reporter, &problem, message);
+        }
+        match derived.limit {
+            Some((limit, why)) => {
+                problem.limits.time = limit;
+                problem.limits.wall = limit * 3 + std::time::Duration::from_secs(1);
+                problem.origin.time = why;
+            }
+            None => {
+                problem.origin.time = format!(
+                    "default {} s (no accepted submission could be measured)",
+                    problem.limits.time.as_secs_f64()
+                )
+            }
+        }
+        let message = format!(
+            "time limit {}: {}",
+            report::secs(problem.limits.time),
+            problem.origin.time
+        );
+        note(&mut *reporter, &problem, message);
+    }
+    problem.tests.retain(|t| selected.contains(&t.name));
     reporter.event(&Event::problem_started(&problem));
-    let checker = session.engine.prepare_checker(&problem)?;
     let options = crate::engine::JudgeOptions {
         all: args.all,
-        expected: None,
-        alone: false,
+        ..Default::default()
     };
     let report = if jobs > 1 {
         crate::jobs::judge_spread(

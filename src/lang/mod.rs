@@ -134,6 +134,28 @@ pub enum LangError {
     RustSysroot(String),
 }
 
+impl LangError {
+    /// One line for a note about a program that cannot be built here ("no toolchain for .hs
+    /// files in the language table").
+    pub fn short(&self) -> String {
+        match self {
+            LangError::Unsupported(file, _) => {
+                let ext = Path::new(file)
+                    .extension()
+                    .map(|e| format!(".{}", e.to_string_lossy()))
+                    .unwrap_or_else(|| "extension-less".into());
+                format!("no toolchain for {ext} files in the language table")
+            }
+            other => other
+                .to_string()
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .to_string(),
+        }
+    }
+}
+
 /// The language table in force.
 #[derive(Debug, Clone)]
 pub struct Languages {

@@ -1,21 +1,77 @@
-//! Problem packages: reading `problems/<slug>/`, validating `problem.toml`, finding the tests.
+//! Problem packages: one problem model ([`Problem`]), several loaders. The format is detected from
+//! the package's files ([`Format::detect`]) and each loader lives in its own file: `native.rs`
+//! (`problem.toml`), `kattis.rs` (`problem.yaml` + `data/`), `polygon.rs` (`problem.xml`). Adding
+//! a format is one new file and one line in [`Format`]. Units are normalised at this boundary:
+//! durations and bytes in the model, whatever the package wrote.
 //!
-//! Every error names the file (and line and column for TOML) and says how to fix it; nothing is
-//! silently defaulted beyond the defaults the README documents.
+//! Every error names the file (and line and column where the format allows) and says how to fix
+//! it; what a package says that the judge does not read is a warning naming file and key; what
+//! the judge cannot honour is an error naming it.
 
+pub mod kattis;
+mod native;
+pub mod polygon;
 mod raw;
 pub mod recipe;
 mod select;
 
 pub use select::{glob_match, select_tests};
 
-use crate::checker::testlib::{self, Standard};
-use crate::checker::{kattis, Builtin};
+use crate::checker::testlib;
+use crate::checker::Builtin;
+use crate::verdict::Verdict;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 const MIB: u64 = 1024 * 1024;
+
+/// The package formats the judge reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `problem.toml`.
+    Native,
+    /// Kattis / ICPC `problem.yaml` without `problem_format_version` (or `legacy`).
+    KattisLegacy,
+    /// Kattis `problem_format_version: 2025-09`.
+    Kattis2025,
+    /// Codeforces Polygon `problem.xml`.
+    Polygon,
+}
+
+impl Format {
+    /// The format of the package in `dir`, from its files (`None`: not a package).
+    pub fn detect(dir: &Path) -> Option<Format> {
+        if dir.join("problem.toml").is_file() {
+            Some(Format::Native)
+        } else if dir.join("problem.xml").is_file() {
+            Some(Format::Polygon)
+        } else if dir.join("problem.yaml").is_file() && dir.join("data").is_dir() {
+            Some(kattis::version(dir))
+        } else {
+            None
+        }
+    }
+
+    /// The name `inspect` and the JSON documents use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Native => "native",
+            Format::KattisLegacy => "kattis-legacy",
+            Format::Kattis2025 => "kattis-2025-09",
+            Format::Polygon => "polygon",
+        }
+    }
+
+    /// The file that describes a package of this format.
+    pub fn main_file(self) -> &'static str {
+        match self {
+            Format::Native => "problem.toml",
+            Format::KattisLegacy | Format::Kattis2025 => "problem.yaml",
+            Format::Polygon => "problem.xml",
+        }
+    }
+}
 
 /// A validated problem package.
 #[derive(Debug, Clone)]
@@ -23,14 +79,238 @@ pub struct Problem {
     /// Directory name, e.g. `snake`.
     pub slug: String,
     pub dir: PathBuf,
+    pub format: Format,
     pub name: String,
     pub source: Option<String>,
     pub limits: ProblemLimits,
+    /// Where each limit came from (for `inspect` and `run`'s notes).
+    pub origin: LimitOrigin,
+    /// Set when the package states no time limit but its accepted solutions may give one
+    /// (Kattis): how `run` derives it.
+    pub time_rule: Option<TimeRule>,
     pub checker: CheckerSpec,
-    /// Samples first, then the rest, each group in natural order.
+    /// In judging order: samples first, then the rest, each group in its format's order.
     pub tests: Vec<TestCase>,
-    /// `validator.<ext>` if the package has one.
+    /// Test groups in order (names like `secret/group1`), with what the package says of them.
+    pub groups: Vec<Group>,
+    /// The native package's `validator.<ext>` if it has one (`gen`, `stress` and `verify` run it).
     pub validator: Option<PathBuf>,
+    /// Every input validator, with its protocol (the native one included).
+    pub validators: Vec<Program>,
+    /// Files the solution reads and writes instead of stdin / stdout (Polygon `input-file`).
+    pub io: FileIo,
+    /// The package's own solutions with the verdicts they must get (Kattis `submissions/`,
+    /// Polygon `<solutions>`; a native package keeps them in `solutions/<slug>/`, read by verify).
+    pub solutions: Vec<Solution>,
+    /// Files copied into every submission before it is built, per Kattis language code
+    /// (`include/<language>/`, else `include/default/`).
+    pub includes: std::collections::BTreeMap<String, Vec<PathBuf>>,
+    /// How to make what a package leaves out (Polygon packages without their generated tests or
+    /// answers): its generators and main solution.
+    pub rebuild: Rebuild,
+    /// Kattis 2025-09 `constants`: `name` and `name.variant` with their values, replaced in
+    /// validators, included files, the package's submissions and group arguments.
+    pub constants: Vec<(String, String)>,
+    /// What the package says that the judge does not read (file and key named).
+    pub warnings: Vec<PackageError>,
+}
+
+impl Problem {
+    /// The main file the package names for the multi-file solution in folder `source`.
+    pub fn entrypoint_of(&self, source: &Path) -> Option<PathBuf> {
+        self.solutions
+            .iter()
+            .find(|s| s.path == source)
+            .and_then(|s| s.entrypoint.as_ref())
+            .map(|e| source.join(e))
+    }
+
+    /// The files to build along with the submission `source` (Kattis `include/`).
+    pub fn included_files(&self, source: &Path) -> &[PathBuf] {
+        if self.includes.is_empty() {
+            return &[];
+        }
+        let main = if source.is_dir() {
+            std::fs::read_dir(source)
+                .ok()
+                .and_then(|mut d| {
+                    d.find_map(|e| {
+                        let p = e.ok()?.path();
+                        kattis::language_code(&p).map(|_| p)
+                    })
+                })
+                .unwrap_or_else(|| source.to_path_buf())
+        } else {
+            source.to_path_buf()
+        };
+        kattis::language_code(&main)
+            .and_then(|code| self.includes.get(code))
+            .or_else(|| self.includes.get("default"))
+            .map_or(&[], Vec::as_slice)
+    }
+}
+
+/// A solution of the package and what it must get.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Solution {
+    /// A source file, or a folder holding a multi-file program.
+    pub path: PathBuf,
+    /// The final verdicts the package allows (the first failing test's, or AC).
+    pub expected: Vec<Verdict>,
+    /// Kattis `permitted`: every test's verdict must be one of these (`None`: no such rule).
+    pub permitted: Option<Vec<Verdict>>,
+    /// Why: "folder submissions/wrong_answer/", "Polygon tag `main`", "@EXPECTED_RESULTS@: …".
+    pub rule: String,
+    /// The main file of a multi-file solution when the package names it (Kattis `entrypoint`).
+    pub entrypoint: Option<String>,
+}
+
+/// Where each limit came from, e.g. "problem.xml <time-limit> 2000 ms".
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct LimitOrigin {
+    pub time: String,
+    pub memory: String,
+    pub output: String,
+}
+
+/// The Kattis rule for a time limit from the accepted solutions: the slowest one's CPU time times
+/// `multiplier`, rounded up to a multiple of `resolution` seconds, at least one such step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TimeRule {
+    pub multiplier: f64,
+    /// The key the multiplier came from (or its default), for messages.
+    pub multiplier_key: String,
+    /// Seconds.
+    pub resolution: f64,
+}
+
+impl TimeRule {
+    /// The limit for the slowest accepted time.
+    pub fn limit(&self, slowest: Duration) -> Duration {
+        let steps = (slowest.as_secs_f64() * self.multiplier / self.resolution).ceil();
+        Duration::from_secs_f64(steps.max(1.0) * self.resolution)
+    }
+}
+
+/// How the judge talks to a jury program.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Protocol {
+    /// testlib: `checker input output answer`, exit 0 AC, 1 WA, 2 PE, 3 fail; a validator reads
+    /// the input on stdin and exits 0 for valid.
+    Testlib,
+    /// Kattis: `validator input answer feedback_dir [args] < output`, exit 42 AC, 43 WA, anything
+    /// else a judge error; an input validator exits 42 for valid.
+    Kattis,
+}
+
+impl Protocol {
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Testlib => "testlib",
+            Protocol::Kattis => "kattis",
+        }
+    }
+}
+
+/// A jury program in the package (custom checker or input validator).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Program {
+    /// The source file that is built.
+    pub source: PathBuf,
+    pub protocol: Protocol,
+    /// Files copied next to the source before building (headers such as `testlib.h`, modules).
+    pub helpers: Vec<PathBuf>,
+    /// Arguments for every run (before any per-test ones).
+    pub args: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum CheckerSpec {
+    Builtin(Builtin),
+    /// A checker built from the package.
+    Custom(Program),
+}
+
+impl CheckerSpec {
+    /// For messages: "built-in tokens", "custom checker.cpp (testlib protocol)".
+    pub fn describe(&self) -> String {
+        match self {
+            CheckerSpec::Builtin(b) => format!("built-in {}", builtin_name(b)),
+            CheckerSpec::Custom(p) => format!(
+                "custom {} ({} protocol)",
+                p.source.display(),
+                p.protocol.name()
+            ),
+        }
+    }
+}
+
+/// Replaces each `{{name}}` of `constants` in `text` (undefined names stay as they are).
+pub fn substitute(text: &str, constants: &[(String, String)]) -> String {
+    let mut out = text.to_string();
+    for (name, value) in constants {
+        out = out.replace(&format!("{{{{{name}}}}}"), value);
+    }
+    out
+}
+
+/// A built-in checker's name as packages write it.
+pub fn builtin_name(b: &Builtin) -> String {
+    match b {
+        Builtin::Exact => "exact".into(),
+        Builtin::Lines => "lines".into(),
+        Builtin::Tokens => "tokens".into(),
+        Builtin::Float { absolute, relative } => {
+            format!("float (absolute {absolute}, relative {relative})")
+        }
+        Builtin::Testlib(s) => format!("testlib {}", s.name()),
+        Builtin::Kattis(f) => {
+            let mut flags = Vec::new();
+            if f.case_sensitive {
+                flags.push("case_sensitive".to_string());
+            }
+            if f.space_change_sensitive {
+                flags.push("space_change_sensitive".to_string());
+            }
+            if let Some(e) = f.float_absolute_tolerance {
+                flags.push(format!("float_absolute_tolerance {e}"));
+            }
+            if let Some(e) = f.float_relative_tolerance {
+                flags.push(format!("float_relative_tolerance {e}"));
+            }
+            if flags.is_empty() {
+                "kattis default validator (case-insensitive)".into()
+            } else {
+                format!("kattis default validator ({})", flags.join(", "))
+            }
+        }
+    }
+}
+
+/// The programs that make a package's missing tests: generators by name (as `cmd` lines call
+/// them) and the main solution (for answers).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rebuild {
+    pub generators: std::collections::BTreeMap<String, Program>,
+    pub main: Option<PathBuf>,
+}
+
+/// Files the solution uses instead of stdin / stdout, in its working folder.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FileIo {
+    pub input: Option<String>,
+    pub output: Option<String>,
+}
+
+/// A test group and what the package says of it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Group {
+    /// `sample`, `secret/group1` (Kattis), `1` (Polygon).
+    pub name: String,
+    /// Polygon's points, kept for scoring (a later issue).
+    pub points: Option<f64>,
+    pub points_policy: Option<String>,
+    pub dependencies: Vec<String>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -43,19 +323,26 @@ pub struct ProblemLimits {
     pub output: u64,
 }
 
-#[derive(Debug, Clone, PartialEq)]
-pub enum CheckerSpec {
-    Builtin(Builtin),
-    /// Path of the checker's source file (testlib protocol).
-    Custom(PathBuf),
-}
-
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct TestCase {
     pub name: String,
     pub input: PathBuf,
     pub answer: PathBuf,
     pub sample: bool,
+    /// The group the test belongs to (empty: none).
+    pub group: String,
+    /// Arguments for the output checker on this test (Kattis `output_validator_args`, inherited
+    /// and per case): flags of the default validator, or extra arguments of a custom one.
+    pub checker_args: Vec<String>,
+    /// Arguments for the input validators on this test.
+    pub validator_args: Vec<String>,
+    /// Polygon's points of the test (kept for scoring).
+    pub points: Option<f64>,
+    /// The input is not in the package: the generator command (name, then arguments) that makes
+    /// it ([`Problem::rebuild`]).
+    pub generate: Option<Vec<String>>,
+    /// The answer is not in the package: the main solution's output on the input is.
+    pub answer_missing: bool,
 }
 
 /// A problem in a package: which file, where, what is wrong, how to fix it.
@@ -83,7 +370,7 @@ impl PackageError {
         self
     }
 
-    fn at(mut self, text: &str, offset: usize) -> Self {
+    pub fn at(mut self, text: &str, offset: usize) -> Self {
         self.position = Some(line_column(text, offset));
         self
     }
@@ -114,26 +401,28 @@ pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
     (line, column)
 }
 
-/// Resolves a PROBLEM argument: a directory, or a slug under `./problems`.
+/// Resolves a PROBLEM argument: a package directory (any format), or a slug under `./problems`.
 pub fn locate(arg: &str) -> Result<PathBuf, PackageError> {
     let direct = Path::new(arg);
-    if direct.join("problem.toml").is_file() {
+    if Format::detect(direct).is_some() {
         return Ok(direct.to_path_buf());
     }
     let under = Path::new("problems").join(arg);
-    if under.join("problem.toml").is_file() {
+    if Format::detect(&under).is_some() {
         return Ok(under);
     }
-    let tried = if direct.is_dir() {
-        direct.join("problem.toml")
-    } else {
-        under.join("problem.toml")
-    };
-    Err(PackageError::new(tried, format!("no problem package `{arg}` found"))
-        .hint("give a package directory (holding problem.toml) or the slug of a folder under ./problems"))
+    let base = if direct.is_dir() { direct } else { &under };
+    let mut err = PackageError::new(base, format!("no problem package `{arg}` found"));
+    if base.join("problem.yaml").is_file() {
+        err.message = format!("{arg}: problem.yaml without a data/ folder");
+        return Err(err.hint("a Kattis package keeps its tests in data/sample and data/secret"));
+    }
+    Err(err.hint(
+        "give a package directory (holding problem.toml, problem.yaml + data/, or problem.xml) or the slug of a folder under ./problems",
+    ))
 }
 
-/// Every package under `root` (folders holding a problem.toml), in natural order.
+/// Every package under `root` (folders of any format), in natural order.
 pub fn discover(root: &Path) -> Result<Vec<PathBuf>, PackageError> {
     let entries = std::fs::read_dir(root).map_err(|e| {
         PackageError::new(root, format!("cannot read the problems folder: {e}"))
@@ -142,305 +431,42 @@ pub fn discover(root: &Path) -> Result<Vec<PathBuf>, PackageError> {
     let mut dirs: Vec<PathBuf> = entries
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.join("problem.toml").is_file())
+        .filter(|p| Format::detect(p).is_some())
         .collect();
     dirs.sort_by(|a, b| natural_cmp(&a.to_string_lossy(), &b.to_string_lossy()));
     Ok(dirs)
 }
 
 impl Problem {
-    /// Reads and validates the package in `dir`.
+    /// Reads and validates the package in `dir`, whatever its format.
     pub fn load(dir: &Path) -> Result<Problem, PackageError> {
         Self::load_with(dir, true)
     }
 
-    /// Like [`Problem::load`], but tests may lack their `.ans` (and there may be none yet): for
+    /// Like [`Problem::load`], but tests may lack their answers (and there may be none yet): for
     /// `judge gen`, which writes them.
     pub fn load_inputs(dir: &Path) -> Result<Problem, PackageError> {
         Self::load_with(dir, false)
     }
 
     fn load_with(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
-        let toml_path = dir.join("problem.toml");
-        let text = std::fs::read_to_string(&toml_path).map_err(|e| {
-            PackageError::new(&toml_path, format!("cannot read: {e}"))
-                .hint("every package needs a problem.toml (see README.md, \"Problem packages\")")
-        })?;
-        let raw: raw::Problem =
-            toml::from_str(&text).map_err(|e| toml_error(&toml_path, &text, &e))?;
-        let slug = dir
-            .canonicalize()
-            .ok()
-            .as_deref()
-            .unwrap_or(dir)
-            .file_name()
-            .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(|| "problem".into());
-        let err = |offset: usize, msg: String| PackageError::new(&toml_path, msg).at(&text, offset);
-
-        let name = raw.name.get_ref().trim().to_string();
-        if name.is_empty() {
-            return Err(err(raw.name.span().start, "`name` is empty".into())
-                .hint("give the problem a display name"));
+        match Format::detect(dir) {
+            Some(Format::Native) | None => native::load(dir, strict),
+            Some(Format::KattisLegacy | Format::Kattis2025) => kattis::load(dir, strict),
+            Some(Format::Polygon) => polygon::load(dir, strict),
         }
-        let limits = validate_limits(raw.limits.get_ref(), &err)?;
-        let checker = validate_checker(dir, raw.checker.as_ref(), &err)?;
-        let tests = find_tests(dir, strict)?;
-        let validator = find_validator(dir)?;
-        Ok(Problem {
-            slug,
-            dir: dir.to_path_buf(),
-            name,
-            source: raw.source,
-            limits,
-            checker,
-            tests,
-            validator,
-        })
     }
 }
 
-fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> PackageError {
-    let mut message = e.message().to_string();
-    if message.starts_with("unknown field") {
-        message.push_str(" (check the spelling; README.md lists every key)");
-    }
-    let mut err = PackageError::new(path, message);
-    if let Some(span) = e.span() {
-        err = err.at(text, span.start);
-    }
-    err
-}
-
-fn validate_limits(
-    raw: &raw::Limits,
-    err: &dyn Fn(usize, String) -> PackageError,
-) -> Result<ProblemLimits, PackageError> {
-    let seconds = |v: &toml::Spanned<f64>, key: &str, max: f64| -> Result<Duration, PackageError> {
-        let x = *v.get_ref();
-        if !(x.is_finite() && x > 0.0 && x <= max) {
-            return Err(err(
-                v.span().start,
-                format!("`{key}` = {x} is not a sensible number of seconds"),
-            )
-            .hint(format!("use a positive number up to {max}, e.g. 1.0")));
-        }
-        Ok(Duration::from_secs_f64(x))
-    };
-    let mebibytes = |v: &toml::Spanned<f64>, key: &str, min: f64| -> Result<u64, PackageError> {
-        let x = *v.get_ref();
-        if !(x.is_finite() && x >= min && x <= 65536.0) {
-            return Err(
-                err(v.span().start, format!("`{key}` = {x} MiB is out of range"))
-                    .hint(format!("use a number of MiB between {min} and 65536")),
-            );
-        }
-        Ok((x * MIB as f64) as u64)
-    };
-    let time = seconds(&raw.time_limit, "time_limit", 3600.0)?;
-    let memory = mebibytes(&raw.memory, "memory", 4.0)?;
-    let wall = match &raw.wall_time_limit {
-        Some(w) => {
-            let wall = seconds(w, "wall_time_limit", 3.0 * 3600.0)?;
-            if wall < time {
-                return Err(err(w.span().start, "`wall_time_limit` is shorter than `time_limit`".into())
-                    .hint("the wall-clock limit must be at least the CPU time limit; omit it for 3 x time_limit + 1"));
-            }
-            wall
-        }
-        None => time * 3 + Duration::from_secs(1),
-    };
-    let output = match &raw.output {
-        Some(o) => mebibytes(o, "output", 1.0 / 1024.0)?,
-        None => 64 * MIB,
-    };
-    let stack = match &raw.stack {
-        Some(s) => {
-            let stack = mebibytes(s, "stack", 1.0)?;
-            if stack > memory {
-                return Err(err(s.span().start, "`stack` is larger than `memory`".into())
-                    .hint("the stack counts against the memory limit; omit it to make it equal to memory"));
-            }
-            stack
-        }
-        None => memory,
-    };
-    Ok(ProblemLimits {
-        time,
-        wall,
-        memory,
-        stack,
-        output,
-    })
-}
-
-fn validate_checker(
-    dir: &Path,
-    raw: Option<&toml::Spanned<raw::Checker>>,
-    err: &dyn Fn(usize, String) -> PackageError,
-) -> Result<CheckerSpec, PackageError> {
-    let Some(spanned) = raw else {
-        return Ok(CheckerSpec::Builtin(Builtin::Tokens));
-    };
-    let c = spanned.get_ref();
-    let kind = c
-        .kind
-        .as_ref()
-        .map_or(raw::CheckerKind::Tokens, |k| *k.get_ref());
-    let at = spanned.span().start;
-    use raw::CheckerKind as K;
-    // Each key and the kinds it applies to.
-    let keys: [(&str, Option<usize>, &[K], &str); 7] = [
-        (
-            "float_absolute_tolerance",
-            c.float_absolute_tolerance.as_ref().map(|v| v.span().start),
-            &[K::Float, K::Kattis],
-            "\"float\" or \"kattis\"",
-        ),
-        (
-            "float_relative_tolerance",
-            c.float_relative_tolerance.as_ref().map(|v| v.span().start),
-            &[K::Float, K::Kattis],
-            "\"float\" or \"kattis\"",
-        ),
-        (
-            "float_tolerance",
-            c.float_tolerance.as_ref().map(|v| v.span().start),
-            &[K::Kattis],
-            "\"kattis\"",
-        ),
-        (
-            "case_sensitive",
-            c.case_sensitive.as_ref().map(|v| v.span().start),
-            &[K::Kattis],
-            "\"kattis\"",
-        ),
-        (
-            "space_change_sensitive",
-            c.space_change_sensitive.as_ref().map(|v| v.span().start),
-            &[K::Kattis],
-            "\"kattis\"",
-        ),
-        (
-            "name",
-            c.name.as_ref().map(|v| v.span().start),
-            &[K::Testlib],
-            "\"testlib\"",
-        ),
-        (
-            "source",
-            c.source.as_ref().map(|v| v.span().start),
-            &[K::Custom],
-            "\"custom\"",
-        ),
-    ];
-    for (key, offset, kinds, names) in keys {
-        if let Some(offset) = offset.filter(|_| !kinds.contains(&kind)) {
-            return Err(
-                err(offset, format!("`{key}` only applies to kind = {names}"))
-                    .hint(format!("set kind = {names} or remove `{key}`")),
-            );
-        }
-    }
-    let tol = |v: &Option<toml::Spanned<f64>>, key: &str| -> Result<Option<f64>, PackageError> {
-        match v {
-            None => Ok(None),
-            Some(v) if v.get_ref().is_finite() && *v.get_ref() >= 0.0 && *v.get_ref() < 1e6 => {
-                Ok(Some(*v.get_ref()))
-            }
-            Some(v) => Err(err(
-                v.span().start,
-                format!("`{key}` must be a finite number >= 0"),
-            )
-            .hint("e.g. 1e-6")),
-        }
-    };
-    Ok(match kind {
-        raw::CheckerKind::Exact => CheckerSpec::Builtin(Builtin::Exact),
-        raw::CheckerKind::Lines => CheckerSpec::Builtin(Builtin::Lines),
-        raw::CheckerKind::Tokens => CheckerSpec::Builtin(Builtin::Tokens),
-        raw::CheckerKind::Float => {
-            if c.float_absolute_tolerance.is_none() && c.float_relative_tolerance.is_none() {
-                return Err(err(at, "kind = \"float\" needs a tolerance".into())
-                    .hint("add float_absolute_tolerance and/or float_relative_tolerance (accepted if within either)"));
-            }
-            CheckerSpec::Builtin(Builtin::Float {
-                absolute: tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?
-                    .unwrap_or(0.0),
-                relative: tol(&c.float_relative_tolerance, "float_relative_tolerance")?
-                    .unwrap_or(0.0),
-            })
-        }
-        raw::CheckerKind::Testlib => {
-            let Some(name) = &c.name else {
-                return Err(
-                    err(at, "kind = \"testlib\" needs `name`".into()).hint(format!(
-                        "name one of testlib's standard checkers: {}",
-                        testlib_names()
-                    )),
-                );
-            };
-            match Standard::from_name(name.get_ref()) {
-                Some(which) => CheckerSpec::Builtin(Builtin::Testlib(which)),
-                None if testlib::SCORING.contains(&testlib::bare_name(name.get_ref())) => {
-                    return Err(err(
-                        name.span().start,
-                        format!("`{}` is a testlib checker that gives points, not a verdict; the judge has no scoring yet", name.get_ref()),
-                    )
-                    .hint("use a comparing checker (e.g. \"rcmp6\"), or kind = \"custom\" with a checker that exits 0, 1 or 2"))
-                }
-                None => {
-                    return Err(err(
-                        name.span().start,
-                        format!("`{}` is not one of testlib's standard checkers", name.get_ref()),
-                    )
-                    .hint(format!(
-                        "use one of {} (with or without `std::` and `.cpp`), or kind = \"custom\" with the checker's source",
-                        testlib_names()
-                    )))
-                }
-            }
-        }
-        raw::CheckerKind::Kattis => {
-            let mut absolute = tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?;
-            let mut relative = tol(&c.float_relative_tolerance, "float_relative_tolerance")?;
-            if let Some(both) = &c.float_tolerance {
-                if absolute.is_some() || relative.is_some() {
-                    return Err(err(
-                        both.span().start,
-                        "`float_tolerance` together with `float_absolute_tolerance` or `float_relative_tolerance`".into(),
-                    )
-                    .hint("float_tolerance sets both; keep either it or the separate tolerances"));
-                }
-                absolute = tol(&c.float_tolerance, "float_tolerance")?;
-                relative = absolute;
-            }
-            let flag = |v: &Option<toml::Spanned<bool>>| v.as_ref().is_some_and(|b| *b.get_ref());
-            CheckerSpec::Builtin(Builtin::Kattis(kattis::Flags {
-                case_sensitive: flag(&c.case_sensitive),
-                space_change_sensitive: flag(&c.space_change_sensitive),
-                float_absolute_tolerance: absolute,
-                float_relative_tolerance: relative,
-            }))
-        }
-        raw::CheckerKind::Custom => {
-            let Some(source) = &c.source else {
-                return Err(err(at, "kind = \"custom\" needs `source`".into())
-                    .hint("add source = \"checker.rs\" (a file in the package)"));
-            };
-            let path = dir.join(source.get_ref());
-            if !path.is_file() {
-                return Err(err(
-                    source.span().start,
-                    format!("checker source `{}` does not exist", path.display()),
-                )
-                .hint(
-                    "write the checker there, or fix the path (relative to the package folder)",
-                ));
-            }
-            CheckerSpec::Custom(path)
-        }
-    })
+/// The directory's name, e.g. `snake`.
+fn slug_of(dir: &Path) -> String {
+    dir.canonicalize()
+        .ok()
+        .as_deref()
+        .unwrap_or(dir)
+        .file_name()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "problem".into())
 }
 
 /// "wcmp, lcmp, …" for messages.
@@ -452,97 +478,109 @@ fn testlib_names() -> String {
         .join(", ")
 }
 
-fn find_tests(dir: &Path, strict: bool) -> Result<Vec<TestCase>, PackageError> {
-    let tests_dir = dir.join("tests");
-    if !strict && !tests_dir.exists() {
-        return Ok(Vec::new());
-    }
-    let entries = std::fs::read_dir(&tests_dir).map_err(|e| {
-        PackageError::new(&tests_dir, format!("cannot read the tests folder: {e}"))
-            .hint("put tests there as NAME.in + NAME.ans pairs (or run `judge gen` to build them)")
-    })?;
-    let mut inputs = Vec::new();
-    let mut answers = std::collections::BTreeSet::new();
-    for entry in entries {
-        let entry = entry.map_err(|e| {
-            PackageError::new(&tests_dir, format!("cannot read the tests folder: {e}"))
-        })?;
-        let path = entry.path();
-        let file_name = entry.file_name().to_string_lossy().into_owned();
-        if file_name.starts_with('.') {
-            continue;
-        }
-        match file_name.rsplit_once('.') {
-            Some((stem, "in")) if !stem.is_empty() => inputs.push(stem.to_string()),
-            Some((stem, "ans")) if !stem.is_empty() => {
-                answers.insert(stem.to_string());
-            }
-            _ => {
-                return Err(PackageError::new(path, "unexpected file in tests/")
-                    .hint("tests/ holds only NAME.in and NAME.ans pairs; move other files elsewhere in the package"))
-            }
-        }
-    }
-    for stem in &answers {
-        if !inputs.contains(stem) {
-            return Err(PackageError::new(
-                tests_dir.join(format!("{stem}.ans")),
-                "answer without an input",
-            )
-            .hint(format!("add tests/{stem}.in or delete the .ans")));
-        }
-    }
-    for stem in inputs.iter().filter(|_| strict) {
-        if !answers.contains(stem) {
-            return Err(PackageError::new(
-                tests_dir.join(format!("{stem}.in")),
-                "input without an answer",
-            )
-            .hint(format!(
-                "add tests/{stem}.ans (`judge gen` writes it from the reference solution)"
-            )));
-        }
-    }
-    if inputs.is_empty() && strict {
-        return Err(PackageError::new(&tests_dir, "no tests").hint(
-            "add at least one NAME.in + NAME.ans pair (names starting with \"sample\" run first)",
-        ));
-    }
-    let mut tests: Vec<TestCase> = inputs
-        .into_iter()
-        .map(|name| TestCase {
-            input: tests_dir.join(format!("{name}.in")),
-            answer: tests_dir.join(format!("{name}.ans")),
-            sample: name.starts_with("sample"),
-            name,
-        })
-        .collect();
-    tests.sort_by(|a, b| {
-        b.sample
-            .cmp(&a.sample)
-            .then_with(|| natural_cmp(&a.name, &b.name))
-    });
-    Ok(tests)
-}
+/// Extensions of the source files a jury program folder may hold as its main file.
+const SOURCE_EXTENSIONS: &[&str] = &["cpp", "cc", "cxx", "c", "rs", "py", "java"];
 
-fn find_validator(dir: &Path) -> Result<Option<PathBuf>, PackageError> {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return Ok(None);
-    };
-    let mut found: Vec<PathBuf> = entries
+/// A program given as a single file or a folder of files: the one source file that is built, and
+/// the rest as helpers (headers, modules). In a folder of several sources the main one is named
+/// `main.*` or `__main__.*`, or after the folder. `what` names it in errors.
+pub fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Program, PackageError> {
+    if path.is_file() {
+        return Ok(Program {
+            source: path.to_path_buf(),
+            protocol,
+            helpers: Vec::new(),
+            args: Vec::new(),
+        });
+    }
+    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
+        .map_err(|e| PackageError::new(path, format!("cannot read the {what}: {e}")))?
         .filter_map(|e| e.ok())
         .map(|e| e.path())
-        .filter(|p| p.is_file() && p.file_stem().is_some_and(|s| s == "validator"))
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
         .collect();
-    found.sort();
-    match found.len() {
-        0 => Ok(None),
-        1 => Ok(found.pop()),
-        _ => Err(
-            PackageError::new(&found[1], "more than one validator in the package")
-                .hint("keep a single validator.<ext>"),
-        ),
+    files.sort();
+    for file in &files {
+        if file.is_symlink() && !file.exists() {
+            let target = std::fs::read_link(file).unwrap_or_default();
+            return Err(PackageError::new(
+                file,
+                format!(
+                    "a link to {}, which does not exist",
+                    target.display()
+                ),
+            )
+            .hint("the package refers to a file outside it (a tool's header?): copy that file into the package"));
+        }
     }
+    for script in ["build", "run"] {
+        if files
+            .iter()
+            .any(|f| f.file_name().is_some_and(|n| n == script))
+        {
+            return Err(PackageError::new(
+                path.join(script),
+                format!("the {what} comes with a `{script}` script; the judge does not run package build scripts"),
+            )
+            .hint("keep a single source file (with its headers) in the folder and remove the scripts"));
+        }
+    }
+    let is_source = |p: &PathBuf| {
+        p.is_file()
+            && p.extension()
+                .is_some_and(|e| SOURCE_EXTENSIONS.contains(&e.to_string_lossy().as_ref()))
+    };
+    let sources: Vec<&PathBuf> = files.iter().filter(|p| is_source(p)).collect();
+    let folder_name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+    let named_main = |p: &&&PathBuf| {
+        p.file_stem().is_some_and(|s| {
+            let s = s.to_string_lossy();
+            s == "main" || s == "__main__" || Some(s.as_ref()) == folder_name.as_deref()
+        })
+    };
+    let mains: Vec<&&PathBuf> = sources.iter().filter(named_main).collect();
+    let main = match sources.as_slice() {
+        [one] => (*one).clone(),
+        [_, _, ..] if mains.len() == 1 => (**mains[0]).clone(),
+        [] => {
+            return Err(
+                PackageError::new(path, format!("the {what} folder holds no source file"))
+                    .hint(format!("add the source ({})", SOURCE_EXTENSIONS.join(", "))),
+            )
+        }
+        many => {
+            let names: Vec<String> = many
+                .iter()
+                .map(|p| {
+                    p.file_name()
+                        .unwrap_or_default()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect();
+            return Err(PackageError::new(
+                path,
+                format!(
+                    "the {what} folder holds several source files ({}); the judge builds one",
+                    names.join(", ")
+                ),
+            )
+            .hint("name the main file main.<ext> (the others are built beside it), or merge them into one file"));
+        }
+    };
+    let helpers = files
+        .into_iter()
+        .filter(|f| *f != main && f.is_file())
+        .collect();
+    Ok(Program {
+        source: main,
+        protocol,
+        helpers,
+        args: Vec::new(),
+    })
 }
 
 /// Natural order: digit runs compare as numbers, so `test2` sorts before `test10`.
@@ -589,3 +627,6 @@ fn trim_zeros(d: &[u8]) -> &[u8] {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod formats_tests;

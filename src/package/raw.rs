@@ -37,6 +37,17 @@ pub struct Checker {
     /// kind = "testlib": a standard checker's name.
     pub name: Option<Spanned<String>>,
     pub source: Option<Spanned<String>>,
+    /// kind = "custom": how the judge talks to it (testlib by default).
+    pub protocol: Option<Spanned<Protocol>>,
+    /// kind = "custom": helper files built with the checker (headers).
+    pub files: Option<Vec<Spanned<String>>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Protocol {
+    Testlib,
+    Kattis,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]

@@ -137,6 +137,7 @@ mod tests {
                 input: PathBuf::from(format!("tests/{n}.in")),
                 answer: PathBuf::from(format!("tests/{n}.ans")),
                 sample: n.starts_with("sample"),
+                ..TestCase::default()
             })
             .collect()
     }

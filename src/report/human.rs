@@ -338,6 +338,7 @@ impl Reporter for RunTable {
             Event::Started { .. }
             | Event::Step { .. }
             | Event::SolutionFinished { report: None, .. }
+            | Event::SolutionSkipped { .. }
             | Event::ProblemFinished { .. }
             | Event::Generated { .. }
             | Event::StressFinished { .. }

@@ -69,6 +69,9 @@ impl RunJson {
 
 impl Reporter for RunJson {
     fn event(&mut self, e: &Event) {
+        if super::side_note(e) {
+            return;
+        }
         match e {
             Event::Started { isolation, .. } => self.isolation = *isolation,
             Event::ProblemStarted { problem, .. } => self.problem = problem.clone(),
@@ -108,6 +111,9 @@ impl VerifyJson {
 
 impl Reporter for VerifyJson {
     fn event(&mut self, e: &Event) {
+        if super::side_note(e) {
+            return;
+        }
         use serde_json::{json, Value};
         match e {
             Event::ProblemStarted {
@@ -123,19 +129,43 @@ impl Reporter for VerifyJson {
             Event::SolutionFinished {
                 solution,
                 expected,
+                allowed,
                 matches,
                 verdict,
                 error,
                 report,
                 ..
-            } => self.solutions.push(json!({
-                "solution": solution,
-                "expected": expected,
-                "verdict": verdict,
-                "matches": matches,
-                "error": error,
-                "max_time_ms": report.as_ref().map(|r| (r.max_time().as_secs_f64() * 1e4).round() / 10.0),
-            })),
+            } => {
+                let mut v = json!({
+                    "solution": solution,
+                    "expected": expected,
+                    "verdict": verdict,
+                    "matches": matches,
+                    "error": error,
+                    "max_time_ms": report.as_ref().map(|r| (r.max_time().as_secs_f64() * 1e4).round() / 10.0),
+                });
+                if !allowed.is_empty() {
+                    v["allowed"] = json!(allowed);
+                }
+                self.solutions.push(v);
+            }
+            Event::SolutionSkipped {
+                solution,
+                expected,
+                allowed,
+                reason,
+                ..
+            } => {
+                let mut v = json!({
+                    "solution": solution,
+                    "expected": expected,
+                    "skipped": reason,
+                });
+                if !allowed.is_empty() {
+                    v["allowed"] = json!(allowed);
+                }
+                self.solutions.push(v);
+            }
             Event::ProblemFinished {
                 findings,
                 advice,
@@ -145,7 +175,10 @@ impl Reporter for VerifyJson {
             } => {
                 let mut m = self.current.take().unwrap_or_default();
                 m.insert("findings".into(), json!(findings));
-                m.insert("solutions".into(), Value::from(std::mem::take(&mut self.solutions)));
+                m.insert(
+                    "solutions".into(),
+                    Value::from(std::mem::take(&mut self.solutions)),
+                );
                 m.insert("advice".into(), json!(advice));
                 m.insert("judge_errors".into(), json!(judge_errors));
                 m.insert("failures".into(), json!(failures));

@@ -214,6 +214,17 @@ pub struct NoSuchFormat {
     command: &'static str,
 }
 
+/// Warnings and notes of a document format (`json`, `junit`): on stderr, as in the human
+/// report, so that stdout holds the document alone. `true` when `event` was one.
+pub fn side_note(event: &crate::event::Event) -> bool {
+    match event {
+        crate::event::Event::Warning { message, .. } => crate::errln!("warning: {message}"),
+        crate::event::Event::Note { message, .. } => crate::errln!("note: {message}"),
+        _ => return false,
+    }
+    true
+}
+
 /// The reporter of a subcommand in a format, writing to stdout (and stderr for people).
 pub fn reporter(format: Format, command: Command) -> Result<Box<dyn Reporter>, NoSuchFormat> {
     let out = || -> human::Out { Box::new(stream::stdout_shared()) };

@@ -38,13 +38,19 @@ impl Reporter for SetterLines {
                 return;
             }
             Event::Generated { dir, summary, .. } => {
-                let mut s = format!(
-                    "{dir}: {} input(s) and {} answer(s) written, {} unchanged, {} up to date (cached)\n",
-                    summary.inputs_written.len(),
-                    summary.answers_written.len(),
-                    summary.unchanged,
-                    summary.cached
-                );
+                let mut s = match &summary.files_written {
+                    None => format!(
+                        "{dir}: {} input(s) and {} answer(s) written, {} unchanged, {} up to date (cached)\n",
+                        summary.inputs_written.len(),
+                        summary.answers_written.len(),
+                        summary.unchanged,
+                        summary.cached
+                    ),
+                    Some(files) => format!("{dir}: {} file(s) written\n", files.len()),
+                };
+                for name in summary.files_written.iter().flatten() {
+                    s.push_str(&format!("  wrote {name}\n"));
+                }
                 for name in &summary.inputs_written {
                     s.push_str(&format!("  wrote tests/{name}.in\n"));
                 }

@@ -152,17 +152,41 @@ impl Reporter for VerifyTable {
             Event::SolutionFinished {
                 solution,
                 expected,
+                allowed,
                 error,
                 report,
                 ..
             } => {
                 self.err.clear();
                 if let Some(view) = &mut self.current {
+                    let expected = expected.unwrap_or(crate::verdict::Verdict::AC);
                     view.solutions.push(SolutionCheck {
                         path: PathBuf::from(solution),
-                        expected: expected.unwrap_or(crate::verdict::Verdict::AC),
+                        expected,
+                        allowed: allowed_or(allowed, expected),
+                        skipped: None,
                         report: report.clone(),
                         error: error.clone(),
+                    });
+                }
+            }
+            Event::SolutionSkipped {
+                solution,
+                expected,
+                allowed,
+                reason,
+                ..
+            } => {
+                self.err.clear();
+                if let Some(view) = &mut self.current {
+                    let expected = expected.unwrap_or(crate::verdict::Verdict::AC);
+                    view.solutions.push(SolutionCheck {
+                        path: PathBuf::from(solution),
+                        expected,
+                        allowed: allowed_or(allowed, expected),
+                        skipped: Some(reason.clone()),
+                        report: None,
+                        error: None,
                     });
                 }
             }
@@ -177,6 +201,10 @@ impl Reporter for VerifyTable {
                 let mut view = self.current.take().unwrap_or_default();
                 view.findings = findings.clone();
                 view.advice = advice.clone();
+                if let Some(a) = advice {
+                    // A limit derived while verifying (a package that states none).
+                    view.time_limit = a.limit;
+                }
                 self.judge_errors += judge_errors;
                 self.failures += failures;
                 let block = render_problem(&view, &self.paint);
@@ -193,6 +221,18 @@ impl Reporter for VerifyTable {
             | Event::Generated { .. }
             | Event::StressFinished { .. } => {}
         }
+    }
+}
+
+/// The verdicts a solution may get: `allowed` when the event lists several, else `expected`.
+fn allowed_or(
+    allowed: &[crate::verdict::Verdict],
+    expected: crate::verdict::Verdict,
+) -> Vec<crate::verdict::Verdict> {
+    if allowed.is_empty() {
+        vec![expected]
+    } else {
+        allowed.to_vec()
     }
 }
 
@@ -223,7 +263,11 @@ fn describe_failure(s: &SolutionCheck) -> String {
             format!(
                 "{}: expected {} but got {}{at}",
                 s.path.display(),
-                s.expected.code(),
+                s.allowed
+                    .iter()
+                    .map(|v| v.code())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
                 r.verdict.code()
             )
         }
@@ -275,10 +319,24 @@ fn render_problem(c: &ProblemView, paint: &Paint) -> String {
         .max()
         .unwrap_or(8)
         .max(8);
+    let allowed = |sol: &SolutionCheck| {
+        sol.allowed
+            .iter()
+            .map(|v| v.code())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
+    let e = c
+        .solutions
+        .iter()
+        .map(|sol| allowed(sol).len())
+        .max()
+        .unwrap_or(8)
+        .max(8);
     s.push_str(&format!(
         "  {}\n",
         paint.bold(&format!(
-            "{:<w$}  {:<8}  {:<4}  {:>9}  {:>8}  {}",
+            "{:<w$}  {:<e$}  {:<4}  {:>9}  {:>8}  {}",
             "solution", "expected", "got", "slowest", "margin", "first failure"
         ))
     ));
@@ -299,6 +357,12 @@ fn render_problem(c: &ProblemView, paint: &Paint) -> String {
                     .unwrap_or_else(|| format!("all {} tests passed", r.tests.len()));
                 (r.verdict.code().to_string(), secs(t), margin, failure)
             }
+            None if sol.skipped.is_some() => (
+                "skip".into(),
+                "-".into(),
+                "-".into(),
+                format!("skipped: {}", sol.skipped.clone().unwrap_or_default()),
+            ),
             None => (
                 "JE".into(),
                 "-".into(),
@@ -312,9 +376,9 @@ fn render_problem(c: &ProblemView, paint: &Paint) -> String {
             paint.verdict(crate::verdict::Verdict::WA, &format!("{got:<4}"))
         };
         s.push_str(&format!(
-            "  {:<w$}  {:<8}  {}  {:>9}  {:>8}  {}\n",
+            "  {:<w$}  {:<e$}  {}  {:>9}  {:>8}  {}\n",
             name,
-            sol.expected.code(),
+            allowed(sol),
             got_painted,
             slowest,
             margin,

@@ -35,6 +35,10 @@ pub struct GenSummary {
     pub cached: usize,
     /// Regenerated, and identical to what was there.
     pub unchanged: usize,
+    /// Other files written, relative to the package (a Polygon package's tests and answers,
+    /// where its path patterns put them).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub files_written: Option<Vec<String>>,
 }
 
 /// Options of `gen` (and of `verify`'s regeneration).

@@ -13,6 +13,7 @@
 #[cfg(test)]
 use crate::engine::read_tail;
 use crate::engine::{Engine, Keep};
+use crate::package::Protocol;
 use crate::sandbox::{Limits, RunOutcome, Termination};
 use crate::verdict::termination_text;
 use std::path::Path;
@@ -261,18 +262,32 @@ pub fn name_source(text: &str, artifact: &crate::build::Artifact, source: &Path)
 /// The validator's protocol, in one sentence for hints (the rule is in `setter::jury`).
 pub const VALIDATOR_RULE: &str = "a validator accepts with exit 0 and rejects with another exit status (or a failed assertion), the reason on stderr; an uncaught exception, a panic or a signal is a crash";
 
-/// Runs a validator built from `source` on one input (the rule is in `setter::jury`).
+/// Runs a validator built from `source` on one input (the rule is [`VALIDATOR_RULE`]).
 pub fn validate_input(
     engine: &mut Engine,
     validator: &crate::build::Artifact,
     source: &Path,
     input: &Path,
 ) -> Result<(), NotValid> {
+    validate_input_with(engine, validator, source, input, &[], Protocol::Testlib)
+}
+
+/// [`validate_input`] with arguments (Kattis `input_validator_args`) and the validator's
+/// protocol: a Kattis validator must exit 42 for a valid input (its exit 0 is a crash).
+pub fn validate_input_with(
+    engine: &mut Engine,
+    validator: &crate::build::Artifact,
+    source: &Path,
+    input: &Path,
+    args: &[String],
+    protocol: Protocol,
+) -> Result<(), NotValid> {
     let limits = crate::engine::checker_limits();
+    let args: Vec<std::ffi::OsString> = args.iter().map(Into::into).collect();
     let run = engine
         .run_jury(
             validator,
-            &[],
+            &args,
             Some(input),
             &[],
             limits.clone(),
@@ -286,7 +301,19 @@ pub fn validate_input(
             })
         })?;
     let stderr = name_source(&run.stderr, validator, source);
-    validator_verdict(&run.outcome, &limits, &stderr)
+    let outcome = &run.outcome;
+    let limited = outcome.cpu_limit_exceeded
+        || outcome.wall_limit_exceeded
+        || outcome.memory_limit_exceeded
+        || outcome.output_limit_exceeded;
+    if protocol == Protocol::Kattis && !limited && outcome.termination == Termination::Exited(0) {
+        return Err(NotValid::Crashed(Failure {
+            what: "exited with 0, which is no answer: a Kattis input validator exits 42 for a valid input and 43 for an invalid one".into(),
+            tail: Vec::new(),
+            timed_out: false,
+        }));
+    }
+    validator_verdict(outcome, &limits, &stderr)
 }
 
 #[cfg(test)]

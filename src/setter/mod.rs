@@ -4,8 +4,10 @@
 pub mod gen;
 pub mod jury;
 pub mod new;
+pub mod rebuild;
 pub mod solutions;
 pub mod stress;
+pub mod time_limit;
 pub mod verify;
 
 use crate::build::Artifact;
@@ -71,6 +73,32 @@ pub fn reference_solution(problem_dir: &Path, slug: &str) -> Result<PathBuf, Set
             dir.join("accepted").display()
         ))
     })
+}
+
+/// The reference solution of a package in any format: Polygon's `main` solution, else the first
+/// solution that must be accepted (Kattis `submissions/accepted/`); a native package's as
+/// [`reference_solution`] says.
+pub fn reference_of(problem: &crate::package::Problem) -> Result<PathBuf, SetterError> {
+    if problem.format == crate::package::Format::Native {
+        return reference_solution(&problem.dir, &problem.slug);
+    }
+    problem
+        .rebuild
+        .main
+        .clone()
+        .or_else(|| {
+            problem
+                .solutions
+                .iter()
+                .find(|s| s.expected == [Verdict::AC])
+                .map(|s| s.path.clone())
+        })
+        .ok_or_else(|| {
+            SetterError::Other(format!(
+                "{}: no solution that must be accepted\n  hint: give --against the reference solution",
+                problem.dir.display()
+            ))
+        })
 }
 
 /// Builds each program once per session; shared by the jobs of a parallel step (a program

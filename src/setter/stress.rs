@@ -4,8 +4,8 @@
 
 use super::jury::NotValid;
 use super::{
-    generator_limits, generator_time_hint, generator_time_limit, reference_solution,
-    run_for_output, Builds, SetterError,
+    generator_limits, generator_time_hint, generator_time_limit, run_for_output, Builds,
+    SetterError,
 };
 use crate::build::Artifact;
 use crate::engine::{solution_limits, Checker, Engine};
@@ -96,7 +96,7 @@ pub fn stress(
     let builds = Builds::default();
     let reference_path = match &options.against {
         Some(p) => p.clone(),
-        None => reference_solution(&problem.dir, &problem.slug)?,
+        None => super::reference_of(problem)?,
     };
     progress(&format!("building {}", generator_path.display()));
     let generator = builds.get(engine, &generator_path, "generator")?;
@@ -279,6 +279,7 @@ impl Stress<'_> {
             input: dir.join("input"),
             answer: dir.join("answer"),
             sample: false,
+            ..TestCase::default()
         };
         let write = |p: &Path, b: &[u8]| {
             std::fs::write(p, b).map_err(|e| SetterError::Other(format!("{}: {e}", p.display())))

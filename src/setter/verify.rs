@@ -7,7 +7,7 @@ use crate::event::{Event, Reporter};
 use crate::jobs::{spread, Ordered};
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
-use crate::setter::jury::{validate_input, NotValid, VALIDATOR_RULE};
+use crate::setter::jury::{validate_input_with, NotValid, VALIDATOR_RULE};
 use crate::setter::solutions::{list_solutions, solutions_dir};
 use crate::setter::{Builds, Finding, SetterError, Severity};
 use crate::verdict::Verdict;
@@ -21,7 +21,12 @@ use std::time::Duration;
 #[derive(Debug, Clone)]
 pub struct SolutionCheck {
     pub path: PathBuf,
+    /// The first of `allowed` (the folder's verdict for a native package).
     pub expected: Verdict,
+    /// Every final verdict the package allows (Kattis and Polygon packages may allow several).
+    pub allowed: Vec<Verdict>,
+    /// Why it was not judged although nothing is wrong (no toolchain for its language here).
+    pub skipped: Option<String>,
     /// `None` when the solution could not be judged at all (see `error`).
     pub report: Option<SubmissionReport>,
     pub error: Option<String>,
@@ -37,11 +42,14 @@ impl SolutionCheck {
                 .is_some_and(|r| r.verdict == Verdict::JE)
     }
 
-    /// The expectation holds: accepted means AC everywhere; otherwise the first failing verdict.
+    /// The expectation holds: accepted means AC everywhere; otherwise the first failing verdict
+    /// is one the package allows. A skipped solution holds nothing against the package.
     pub fn holds(&self) -> bool {
-        self.report
-            .as_ref()
-            .is_some_and(|r| r.verdict == self.expected)
+        self.skipped.is_some()
+            || self
+                .report
+                .as_ref()
+                .is_some_and(|r| self.allowed.contains(&r.verdict))
     }
 }
 
@@ -161,7 +169,7 @@ pub fn verify_problem(
             memory_limit_kib: 0,
         },
     });
-    let problem = match loaded {
+    let mut problem = match loaded {
         Ok(p) => p,
         Err(e) => {
             check.findings.push(Finding::broken(e.to_string()));
@@ -169,6 +177,13 @@ pub fn verify_problem(
             return check;
         }
     };
+    // Keys and elements the loader does not read (Kattis, Polygon).
+    for warning in &problem.warnings {
+        reporter.event(&Event::Warning {
+            problem: Some(id.clone()),
+            message: warning.to_string(),
+        });
+    }
     let step = |reporter: &mut dyn Reporter, verb: &str, what: &str| {
         reporter.event(&Event::Step {
             problem: id.clone(),
@@ -176,14 +191,49 @@ pub fn verify_problem(
             what: what.to_string(),
         })
     };
-    let solutions_dir = solutions_dir(dir, &problem.slug);
-    let (solutions, misplaced) = list_solutions(&solutions_dir);
-    check
-        .findings
-        .extend(misplaced.into_iter().map(Finding::broken));
+    // Tests the package leaves out (Polygon without its full files) are made first.
+    match crate::setter::rebuild::rebuild_missing(
+        &mut *engines[0],
+        &mut problem,
+        &mut |verb, what| step(reporter, verb, what),
+    ) {
+        Ok(notes) => {
+            for message in notes {
+                reporter.event(&Event::Note {
+                    problem: Some(id.clone()),
+                    message,
+                });
+            }
+        }
+        Err(e) => {
+            check.findings.push(Finding::broken(e.to_string()));
+            finished(reporter, id, &check);
+            return check;
+        }
+    }
+    // A native package keeps its solutions in verdict folders; Kattis and Polygon packages list
+    // theirs with the verdicts they allow.
+    let solutions_dir = match problem.format {
+        crate::package::Format::Native => solutions_dir(dir, &problem.slug),
+        _ => dir.to_path_buf(),
+    };
+    let solutions: Vec<(PathBuf, Vec<Verdict>)> = match problem.format {
+        crate::package::Format::Native => {
+            let (solutions, misplaced) = list_solutions(&solutions_dir);
+            check
+                .findings
+                .extend(misplaced.into_iter().map(Finding::broken));
+            solutions.into_iter().map(|(p, v)| (p, vec![v])).collect()
+        }
+        _ => problem
+            .solutions
+            .iter()
+            .map(|s| (s.path.clone(), s.expected.clone()))
+            .collect(),
+    };
     let reference = solutions
         .iter()
-        .find(|(_, v)| *v == Verdict::AC)
+        .find(|(_, v)| *v == [Verdict::AC])
         .map(|(p, _)| p.clone());
     if reference.is_none() {
         check.findings.push(Finding::failed(format!(
@@ -249,6 +299,38 @@ pub fn verify_problem(
             .findings
             .extend(run_checker_tests(engine, &problem, checker));
     }
+    if let (Some(checker), Some(_)) = (&checker, &problem.time_rule) {
+        // No time limit in the package: the accepted solutions give it (Kattis' rule).
+        step(
+            reporter,
+            "Deriving",
+            "the time limit from the accepted solutions",
+        );
+        match crate::setter::time_limit::derive(engine, &problem, checker) {
+            Ok(derived) => {
+                for message in derived.notes {
+                    reporter.event(&Event::Note {
+                        problem: Some(id.clone()),
+                        message,
+                    });
+                }
+                if let Some((limit, why)) = derived.limit {
+                    problem.limits.time = limit;
+                    problem.limits.wall = limit * 3 + Duration::from_secs(1);
+                    problem.origin.time = why;
+                    reporter.event(&Event::Note {
+                        problem: Some(id.clone()),
+                        message: format!(
+                            "time limit {}: {}",
+                            crate::report::secs(problem.limits.time),
+                            problem.origin.time
+                        ),
+                    });
+                }
+            }
+            Err(e) => check.findings.push(Finding::broken(e.to_string())),
+        }
+    }
     if let Some(checker) = &checker {
         let ordered = Ordered::new(&mut *reporter);
         // Longest first: a solution expected to run out of time takes the longest, so it starts
@@ -256,27 +338,65 @@ pub fn verify_problem(
         // as its TLE would be judged again alone anyway. The report keeps the solutions' order.
         let mut queue: Vec<usize> = (0..solutions.len()).collect();
         if engines.len() > 1 {
-            queue.sort_by_key(|&i| solutions[i].1 != Verdict::TLE);
+            queue.sort_by_key(|&i| solutions[i].1.first() != Some(&Verdict::TLE));
         }
         let judge = |engine: &mut Engine, q: usize| {
             let i = queue[q];
-            let (path, expected) = &solutions[i];
+            let (path, allowed) = &solutions[i];
+            let expected = allowed.first().copied().unwrap_or(Verdict::AC);
+            if let Some(why) = other_dialect(path) {
+                ordered.slot(i).event(&Event::SolutionSkipped {
+                    problem: id.clone(),
+                    solution: path.display().to_string(),
+                    expected: Some(expected),
+                    allowed: if allowed.len() > 1 {
+                        allowed.clone()
+                    } else {
+                        Vec::new()
+                    },
+                    reason: why.clone(),
+                });
+                ordered.done(i);
+                let skipped = SolutionCheck {
+                    path: path.clone(),
+                    expected,
+                    allowed: allowed.clone(),
+                    skipped: Some(why),
+                    report: None,
+                    error: None,
+                };
+                return (i, skipped);
+            }
             let options = JudgeOptions {
                 all: false,
-                expected: Some(*expected),
-                alone: *expected == Verdict::TLE,
+                expected: allowed.clone(),
+                skip_unavailable: true,
+                alone: expected == Verdict::TLE,
             };
             let mut slot = ordered.slot(i);
             let (report, error) = match engine.judge(&problem, checker, path, options, &mut slot) {
                 Ok(r) => (Some(r), None),
-                Err(e) => (None, Some(e.to_string())),
+                Err(e) => (None, Some(e)),
+            };
+            // No toolchain for its language here: skipped with a note, not failed.
+            let skipped = match &error {
+                Some(crate::engine::EngineError::Build(crate::build::BuildError::Lang(e))) => {
+                    Some(e.short())
+                }
+                _ => None,
             };
             ordered.done(i);
             let judged = SolutionCheck {
                 path: path.clone(),
-                expected: *expected,
+                expected,
+                allowed: allowed.clone(),
+                skipped: skipped.clone(),
                 report,
-                error,
+                error: if skipped.is_some() {
+                    None
+                } else {
+                    error.map(|e| e.to_string())
+                },
             };
             (i, judged)
         };
@@ -293,6 +413,24 @@ pub fn verify_problem(
     check.problem = Some(problem);
     finished(reporter, id, &check);
     check
+}
+
+/// A source written for a language the table does not have although its extension matches one
+/// it has: a `.py` file whose `#!` line asks for Python 2 (Kattis packages keep such submissions).
+fn other_dialect(path: &Path) -> Option<String> {
+    if path.extension().is_none_or(|e| e != "py") {
+        return None;
+    }
+    let text = std::fs::read(path).ok()?;
+    let first = text.split(|b| *b == b'\n').next()?;
+    let first = String::from_utf8_lossy(first);
+    let python2 = first.starts_with("#!")
+        && first
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|w| w == "python2");
+    python2.then(|| {
+        "written for Python 2 (its #! line); the language table has Python 3 only".to_string()
+    })
 }
 
 fn finished(reporter: &mut dyn Reporter, problem: String, check: &ProblemCheck) {
@@ -315,15 +453,43 @@ pub fn validate_tests(
     problem: &Problem,
     progress: &(dyn Fn(&str, &str) + Sync),
 ) -> Vec<Finding> {
-    let Some(validator) = &problem.validator else {
-        return Vec::new();
-    };
+    let mut findings = Vec::new();
+    for program in &problem.validators {
+        findings.extend(validate_with(engines, builds, problem, program, progress));
+    }
+    findings
+}
+
+/// Runs one validator of the package on every test.
+fn validate_with(
+    engines: &mut [&mut Engine],
+    builds: &Builds,
+    problem: &Problem,
+    program: &crate::package::Program,
+    progress: &(dyn Fn(&str, &str) + Sync),
+) -> Vec<Finding> {
+    let validator = &program.source;
     let name = validator
         .file_name()
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    let artifact = match builds.get(engines[0], validator, "validator") {
+    // A validator with helper files (testlib.h) or a Kattis package's constants is built with
+    // them; a plain one once per session.
+    let built = if program.helpers.is_empty() && problem.constants.is_empty() {
+        builds.get(engines[0], validator, "validator")
+    } else {
+        match engines[0].build_program_with(program, &problem.constants) {
+            Ok((Some(a), _)) => Ok(a),
+            Ok((None, report)) => Err(SetterError::Other(format!(
+                "{}: the validator does not compile:\n{}",
+                validator.display(),
+                report.message
+            ))),
+            Err(e) => Err(SetterError::Other(format!("{}: {e}", validator.display()))),
+        }
+    };
+    let artifact = match built {
         Ok(a) => a,
         Err(SetterError::Other(message)) => return vec![Finding::broken(message)],
         Err(e) => return vec![Finding::broken(format!("{}: {e}", validator.display()))],
@@ -334,7 +500,14 @@ pub fn validate_tests(
     let validate = |engine: &mut Engine, i: usize| {
         let test = &problem.tests[i];
         progress("Validating", &format!("{} ({}/{count})", test.name, i + 1));
-        let result = validate_input(engine, &artifact, validator, &test.input);
+        let result = validate_input_with(
+            engine,
+            &artifact,
+            validator,
+            &test.input,
+            &test.validator_args,
+            program.protocol,
+        );
         if let Err(NotValid::Crashed(f)) = &result {
             if f.timed_out {
                 timed_out_at.fetch_min(i, Ordering::SeqCst);

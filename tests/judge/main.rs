@@ -11,6 +11,7 @@ mod harness;
 mod jobs;
 mod messages;
 mod package_errors;
+mod packages;
 mod run;
 mod sandbox;
 mod setter;

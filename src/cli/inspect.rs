@@ -1,0 +1,300 @@
+//! `judge inspect <PROBLEM> [--json]`: the problem as the judge will use it — format, limits with
+//! units and where each came from, the tests in judging order with their groups, the checker and
+//! its protocol, the validators, the package's solutions with the verdicts they must get and the
+//! rule that says so, and what the package says that the judge does not read.
+
+use super::exit;
+use crate::package::{self, CheckerSpec, Problem, Program, Protocol};
+use crate::report::{mib, secs};
+use serde_json::{json, Value};
+use std::path::Path;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Problem package: a directory (problem.toml, problem.yaml + data/, or problem.xml), or the
+    /// slug of a folder under ./problems.
+    problem: String,
+    /// Print one JSON object on stdout instead of the text.
+    #[arg(long)]
+    json: bool,
+}
+
+pub fn run(args: Args) -> anyhow::Result<i32> {
+    let dir = package::locate(&args.problem)?;
+    let mut problem = Problem::load(&dir)?;
+    if problem.format == package::Format::Native {
+        // A native package's solutions live in verdict folders beside it.
+        let folder = crate::setter::solutions::solutions_dir(&problem.dir, &problem.slug);
+        let (found, misplaced) = crate::setter::solutions::list_solutions(&folder);
+        problem.solutions = found
+            .into_iter()
+            .map(|(path, verdict)| {
+                let parent = path
+                    .parent()
+                    .and_then(Path::file_name)
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                package::Solution {
+                    path,
+                    expected: vec![verdict],
+                    permitted: None,
+                    rule: format!("folder {parent}/"),
+                    entrypoint: None,
+                }
+            })
+            .collect();
+        problem.warnings.extend(
+            misplaced
+                .into_iter()
+                .map(|m| package::PackageError::new(&folder, m)),
+        );
+    }
+    if args.json {
+        crate::outln!("{}", document(&problem));
+    } else {
+        crate::out!("{}", render(&problem));
+    }
+    Ok(exit::OK)
+}
+
+/// A path relative to the package folder, for display.
+fn rel(problem: &Problem, path: &Path) -> String {
+    path.strip_prefix(&problem.dir)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+fn protocol_text(p: Protocol, checker: bool) -> &'static str {
+    match (p, checker) {
+        (Protocol::Testlib, true) => "testlib: checker input output answer; exit 0 AC, 1 WA, 2 PE, 3 judge error",
+        (Protocol::Kattis, true) => "kattis: validator input answer feedback_dir [args] < output; exit 42 AC, 43 WA, anything else (0 too) a judge error",
+        (Protocol::Testlib, false) => "testlib: input on stdin; exit 0 = valid",
+        (Protocol::Kattis, false) => "kattis: input on stdin; exit 42 = valid, 43 = invalid",
+    }
+}
+
+fn program_json(problem: &Problem, p: &Program, checker: bool) -> Value {
+    json!({
+        "source": rel(problem, &p.source),
+        "protocol": p.protocol.name(),
+        "protocol_rule": protocol_text(p.protocol, checker),
+        "helpers": p.helpers.iter().map(|h| rel(problem, h)).collect::<Vec<_>>(),
+    })
+}
+
+/// The JSON document (schema 1).
+pub fn document(problem: &Problem) -> Value {
+    let l = &problem.limits;
+    let checker = match &problem.checker {
+        CheckerSpec::Builtin(b) => json!({
+            "kind": "builtin",
+            "name": package::builtin_name(b),
+        }),
+        CheckerSpec::Custom(p) => {
+            let mut v = program_json(problem, p, true);
+            v["kind"] = json!("custom");
+            v
+        }
+    };
+    json!({
+        "schema": 1,
+        "problem": problem.slug,
+        "name": problem.name,
+        "path": problem.dir.display().to_string(),
+        "format": problem.format.name(),
+        "limits": {
+            "time_ms": l.time.as_secs_f64() * 1000.0,
+            "time_source": problem.origin.time,
+            "wall_ms": l.wall.as_secs_f64() * 1000.0,
+            "memory_bytes": l.memory,
+            "memory_source": problem.origin.memory,
+            "stack_bytes": l.stack,
+            "output_bytes": l.output,
+            "output_source": problem.origin.output,
+        },
+        "input_file": problem.io.input,
+        "output_file": problem.io.output,
+        "checker": checker,
+        "validators": problem.validators.iter().map(|v| program_json(problem, v, false)).collect::<Vec<_>>(),
+        "groups": problem.groups.iter().map(|g| json!({
+            "name": g.name,
+            "points": g.points,
+            "points_policy": g.points_policy,
+            "dependencies": g.dependencies,
+        })).collect::<Vec<_>>(),
+        "tests": problem.tests.iter().map(|t| json!({
+            "name": t.name,
+            "group": t.group,
+            "sample": t.sample,
+            "input": rel(problem, &t.input),
+            "answer": rel(problem, &t.answer),
+            "checker_args": t.checker_args,
+            "validator_args": t.validator_args,
+            "points": t.points,
+            "generate": t.generate,
+            "answer_from_main_solution": t.answer_missing,
+        })).collect::<Vec<_>>(),
+        "solutions": problem.solutions.iter().map(|sol| json!({
+            "file": rel(problem, &sol.path),
+            "expected": sol.expected.iter().map(|v| v.code()).collect::<Vec<_>>(),
+            "permitted": sol.permitted.as_ref().map(|p| p.iter().map(|v| v.code()).collect::<Vec<_>>()),
+            "rule": sol.rule,
+        })).collect::<Vec<_>>(),
+        "warnings": problem.warnings.iter().map(|w| w.to_string()).collect::<Vec<_>>(),
+    })
+}
+
+/// The text for people.
+pub fn render(problem: &Problem) -> String {
+    let mut s = String::new();
+    let mut line = |text: String| {
+        s.push_str(&text);
+        s.push('\n');
+    };
+    let l = &problem.limits;
+    line(format!("problem    {} ({})", problem.slug, problem.name));
+    line(format!("path       {}", problem.dir.display()));
+    line(format!("format     {}", problem.format.name()));
+    line(format!(
+        "time       {}   from {}",
+        secs(l.time),
+        problem.origin.time
+    ));
+    line(format!("wall time  {}   (3 x time + 1 s)", secs(l.wall)));
+    line(format!(
+        "memory     {}   from {}",
+        mib(l.memory),
+        problem.origin.memory
+    ));
+    line(format!(
+        "output     {}   from {}",
+        mib(l.output),
+        problem.origin.output
+    ));
+    line(format!(
+        "input      {}",
+        problem
+            .io
+            .input
+            .as_ref()
+            .map_or("stdin".to_string(), |f| format!(
+                "file `{f}` in the working folder"
+            ))
+    ));
+    line(format!(
+        "output     {}",
+        problem
+            .io
+            .output
+            .as_ref()
+            .map_or("stdout".to_string(), |f| format!(
+                "file `{f}` in the working folder"
+            ))
+    ));
+    match &problem.checker {
+        CheckerSpec::Builtin(b) => {
+            line(format!("checker    built-in {}", package::builtin_name(b)))
+        }
+        CheckerSpec::Custom(p) => {
+            line(format!("checker    {}", rel(problem, &p.source)));
+            line(format!(
+                "           protocol {}",
+                protocol_text(p.protocol, true)
+            ));
+            if !p.helpers.is_empty() {
+                let h: Vec<String> = p.helpers.iter().map(|h| rel(problem, h)).collect();
+                line(format!("           built with {}", h.join(", ")));
+            }
+        }
+    }
+    if problem.validators.is_empty() {
+        line("validators none".into());
+    }
+    for (i, v) in problem.validators.iter().enumerate() {
+        let head = if i == 0 { "validators" } else { "          " };
+        line(format!(
+            "{head} {}   protocol {}",
+            rel(problem, &v.source),
+            protocol_text(v.protocol, false)
+        ));
+    }
+    if !problem.groups.is_empty() {
+        let names: Vec<String> = problem
+            .groups
+            .iter()
+            .map(|g| match g.points {
+                Some(p) => format!("{} ({p} points)", g.name),
+                None => g.name.clone(),
+            })
+            .collect();
+        line(format!("groups     {}", names.join(", ")));
+    }
+    line(format!(
+        "tests      {} in judging order:",
+        problem.tests.len()
+    ));
+    for (i, t) in problem.tests.iter().enumerate() {
+        let mut notes = Vec::new();
+        if t.sample {
+            notes.push("sample".to_string());
+        }
+        if !t.group.is_empty() {
+            notes.push(format!("group {}", t.group));
+        }
+        if let Some(p) = t.points {
+            notes.push(format!("{p} points"));
+        }
+        if let Some(cmd) = &t.generate {
+            notes.push(format!("not in the package: made by `{}`", cmd.join(" ")));
+        }
+        if t.answer_missing {
+            notes.push("answer not in the package: made by the main solution".into());
+        }
+        if !t.checker_args.is_empty() {
+            notes.push(format!("checker args: {}", t.checker_args.join(" ")));
+        }
+        if !t.validator_args.is_empty() {
+            notes.push(format!("validator args: {}", t.validator_args.join(" ")));
+        }
+        line(format!(
+            "  {:>3}  {}  {} + {}{}",
+            i + 1,
+            t.name,
+            rel(problem, &t.input),
+            rel(problem, &t.answer),
+            if notes.is_empty() {
+                String::new()
+            } else {
+                format!("   [{}]", notes.join("; "))
+            }
+        ));
+    }
+    if !problem.solutions.is_empty() {
+        line(format!(
+            "solutions  {} with their expected verdicts:",
+            problem.solutions.len()
+        ));
+        for sol in &problem.solutions {
+            let expected: Vec<&str> = sol.expected.iter().map(|v| v.code()).collect();
+            line(format!(
+                "  {}  expects {}   ({})",
+                rel(problem, &sol.path),
+                if expected.is_empty() {
+                    "nothing (no verdict satisfies the rules)".to_string()
+                } else {
+                    expected.join(" or ")
+                },
+                sol.rule
+            ));
+        }
+    }
+    if !problem.warnings.is_empty() {
+        line(format!("warnings   {}:", problem.warnings.len()));
+        for w in &problem.warnings {
+            line(format!("  {w}"));
+        }
+    }
+    s
+}

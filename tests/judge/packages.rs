@@ -1,0 +1,527 @@
+//! Kattis and Polygon packages judged unchanged: `judge run` and `judge inspect` on the packages
+//! under tests/fixtures/packages (each trap of FORMATS.md has one).
+
+use crate::harness::{judge, program, root};
+use std::path::PathBuf;
+
+fn package(name: &str) -> PathBuf {
+    root().join("tests/fixtures/packages").join(name)
+}
+
+/// `judge run PACKAGE PROGRAM --json --all`: the document.
+fn run(name: &str, prog: &str, verdict: &str) -> serde_json::Value {
+    judge()
+        .arg("run")
+        .arg(package(name))
+        .arg(program(prog))
+        .args(["--json", "--all"])
+        .output()
+        .expect_verdict(verdict)
+}
+
+fn verdicts(doc: &serde_json::Value) -> Vec<(String, String)> {
+    doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["name"].as_str().unwrap().to_string(),
+                t["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn kattis_default_validator_ignores_case_unless_case_sensitive() {
+    let doc = run("kattis-legacy", "parity-lowercase.py", "AC");
+    let names: Vec<String> = verdicts(&doc).into_iter().map(|(n, _)| n).collect();
+    assert_eq!(
+        names,
+        [
+            "sample/1",
+            "secret/a",
+            "secret/b",
+            "secret/group1/01",
+            "secret/group1/02"
+        ]
+    );
+    let doc = run("kattis-legacy-case", "parity-lowercase.py", "WA");
+    assert!(
+        doc["tests"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("letter case counts: case_sensitive"),
+        "{doc}"
+    );
+    run("kattis-legacy-case", "parity-ac.py", "AC");
+}
+
+#[test]
+fn run_says_which_time_limit_it_used_and_why() {
+    judge()
+        .arg("run")
+        .arg(package("kattis-legacy-case"))
+        .arg(program("parity-ac.py"))
+        .arg("--json")
+        .output()
+        .expect_stderr_contains(
+            "no time limit: a legacy package keeps its time limit outside problem.yaml",
+        )
+        .expect_stderr_contains("using the default 1 s");
+}
+
+#[test]
+fn kattis_2025_group_args_apply_to_their_group_and_out_is_not_the_answer() {
+    // data/sample/1.out is not EVEN: were it the answer, the right solution would fail.
+    run("kattis-2025", "parity-ac.py", "AC");
+    let doc = run("kattis-2025", "parity-lowercase.py", "WA");
+    assert_eq!(
+        verdicts(&doc),
+        [
+            ("sample/1".into(), "AC".into()),
+            ("secret/1".into(), "WA".into())
+        ]
+    );
+}
+
+#[test]
+fn kattis_custom_validator_with_a_header_and_group_args() {
+    run("kattis-custom", "parity-ac.py", "AC");
+    let doc = run("kattis-custom", "parity-lowercase.py", "WA");
+    assert_eq!(
+        verdicts(&doc),
+        [
+            ("sample/1".into(), "AC".into()),
+            ("secret/1".into(), "WA".into())
+        ]
+    );
+    // The message comes from feedback_dir/judgemessage.txt; `strict` came from test_group.yaml.
+    assert_eq!(
+        doc["tests"][1]["message"], "expected ODD, got odd (strict)",
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_kattis_validator_exiting_0_is_a_judge_error() {
+    let doc = run("kattis-exit0", "parity-ac.py", "JE");
+    let message = doc["tests"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("the output validator exited with 0, which is not a verdict (42 accepts, 43 rejects): looks fine to me"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn polygon_wcmp_is_case_sensitive() {
+    run("polygon-wcmp", "parity-ac.py", "AC");
+    let doc = run("polygon-wcmp", "parity-lowercase.py", "WA");
+    assert!(
+        doc["tests"][0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected `EVEN`, found `even`"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn polygon_input_and_output_files_and_a_custom_checker_built_with_files() {
+    run("polygon-files", "parity-file.py", "AC");
+    // Reading stdin finds nothing: the input is in input.txt.
+    run("polygon-files", "parity-ac.py", "RE");
+    // Right answers in lower case: the custom checker's exit 2 (testlib's PE).
+    let doc = run("polygon-files", "parity-file-lowercase.py", "PE");
+    assert_eq!(
+        doc["tests"][0]["message"], "letter case differs: even vs EVEN",
+        "{doc}"
+    );
+}
+
+#[test]
+fn inspect_shows_format_units_sources_tests_and_checker() {
+    let out = judge()
+        .arg("inspect")
+        .arg(package("polygon-files"))
+        .arg("--json")
+        .output();
+    out.expect_code(0);
+    let doc = out.json();
+    assert_eq!(doc["format"], "polygon");
+    assert_eq!(doc["limits"]["time_ms"], 2500.0);
+    assert_eq!(doc["limits"]["memory_bytes"], 67108864);
+    assert_eq!(
+        doc["limits"]["time_source"],
+        "problem.xml <time-limit> 2500 ms"
+    );
+    assert_eq!(doc["input_file"], "input.txt");
+    assert_eq!(doc["checker"]["kind"], "custom");
+    assert_eq!(doc["checker"]["protocol"], "testlib");
+    assert_eq!(doc["checker"]["helpers"][0], "files/verdicts.h");
+    assert_eq!(doc["validators"][0]["source"], "files/val.cpp");
+    assert_eq!(doc["tests"][1]["group"], "1");
+    assert_eq!(doc["tests"][1]["points"], 5.0);
+    assert_eq!(doc["solutions"][1]["file"], "solutions/lowercase.py");
+    assert_eq!(
+        doc["solutions"][1]["expected"],
+        serde_json::json!(["WA", "PE"])
+    );
+    assert_eq!(
+        doc["solutions"][1]["rule"],
+        "Polygon tag `presentation-error`"
+    );
+
+    let out = judge().arg("inspect").arg(package("kattis-2025")).output();
+    out.expect_code(0)
+        .expect_stdout_contains("format     kattis-2025-09")
+        .expect_stdout_contains("time       1.500 s   from problem.yaml limits.time_limit = 1.5 s")
+        .expect_stdout_contains("checker    built-in kattis default validator (case-insensitive)")
+        .expect_stdout_contains("secret/1  data/secret/1.in + data/secret/1.ans   [group secret; checker args: case_sensitive]")
+        .expect_stdout_contains("protocol kattis: input on stdin; exit 42 = valid")
+        .expect_stdout_contains("submissions/brute_force/slow.py  expects TLE   (submissions.yaml `brute_force`");
+}
+
+#[test]
+fn package_errors_name_file_line_and_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("problem.yaml"), "name: x\nlimits: [\n").unwrap();
+    std::fs::create_dir(dir.path().join("data")).unwrap();
+    let out = judge().arg("inspect").arg(dir.path()).output();
+    out.expect_code(2)
+        .expect_stderr_contains("problem.yaml:3:1: not valid YAML")
+        .expect_stderr_contains("hint: fix the YAML syntax");
+}
+
+#[test]
+fn a_folder_is_one_multi_file_solution() {
+    let doc = judge()
+        .arg("run")
+        .arg(package("kattis-2025"))
+        .arg(package("kattis-2025").join("submissions/rejected/multi"))
+        .args(["--json", "--all"])
+        .output()
+        .expect_verdict("WA");
+    // main.py imports answer.py from the same folder: it ran, and passed the sample.
+    assert_eq!(
+        verdicts(&doc),
+        [
+            ("sample/1".into(), "AC".into()),
+            ("secret/1".into(), "WA".into())
+        ]
+    );
+}
+
+#[test]
+fn run_derives_a_missing_time_limit_from_the_accepted_submissions() {
+    let out = judge()
+        .arg("run")
+        .arg(package("kattis-derive"))
+        .arg(program("parity-ac.py"))
+        .arg("--json")
+        .output();
+    out.expect_verdict("AC");
+    out.expect_stderr_contains("note: submissions/accepted/wrong.py: not measured: it got WA")
+        .expect_stderr_contains("note: submissions/accepted/Parity.scala: not measured:")
+        .expect_stderr_contains(
+            "note: time limit 1.000 s: derived: slowest accepted submission submissions/accepted/parity.py took",
+        )
+        .expect_stderr_contains("x 3 (limits.time_multiplier) rounded up to 1 s = 1 s");
+}
+
+#[test]
+fn verify_judges_kattis_and_polygon_solutions_by_their_expectations() {
+    for name in ["kattis-legacy", "kattis-2025", "polygon-files"] {
+        judge()
+            .arg("verify")
+            .arg(package(name))
+            .output()
+            .expect_code(0)
+            .expect_stdout_contains("every expectation holds");
+    }
+}
+
+#[test]
+fn verify_skips_a_solution_without_a_toolchain_and_fails_a_wrong_accepted_one() {
+    let out = judge().arg("verify").arg(package("kattis-derive")).output();
+    out.expect_code(1)
+        .expect_stdout_contains("accepted/Parity.scala  AC        skip")
+        .expect_stdout_contains("skipped: ")
+        .expect_stdout_contains(
+            "submissions/accepted/wrong.py: expected AC but got WA on test secret/1",
+        );
+}
+
+#[test]
+fn verify_runs_kattis_input_validators_with_their_args() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
+    );
+    write("data/sample/1.in", "4\n");
+    write("data/sample/1.ans", "EVEN\n");
+    write(
+        "data/secret/test_group.yaml",
+        "input_validator_args: [--max, '5']\n",
+    );
+    write("data/secret/1.in", "7\n");
+    write("data/secret/1.ans", "ODD\n");
+    write(
+        "input_validators/bounded.py",
+        "import sys\nn = int(sys.stdin.read())\nlimit = int(sys.argv[2]) if len(sys.argv) > 2 else 100\nif n > limit:\n    print(f'{n} is over {limit}', file=sys.stderr)\n    sys.exit(43)\nsys.exit(42)\n",
+    );
+    std::fs::create_dir_all(dir.path().join("submissions/accepted")).unwrap();
+    std::fs::copy(
+        program("parity-ac.py"),
+        dir.path().join("submissions/accepted/a.py"),
+    )
+    .unwrap();
+    judge()
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .expect_code(1)
+        .expect_stdout_contains("secret/1.in: invalid test (rejected by bounded.py): 7 is over 5");
+    // Exit 0 is no answer in the Kattis protocol: the validator is broken (a judge error).
+    write("input_validators/bounded.py", "import sys\nsys.exit(0)\n");
+    judge()
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .expect_code(2)
+        .expect_stdout_contains(
+            "exited with 0, which is no answer: a Kattis input validator exits 42",
+        );
+}
+
+#[test]
+fn kattis_included_files_and_constants_reach_the_package_programs() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\nconstants:\n  offset: 3\n  word: {value: ODD, lower: odd}\n",
+    );
+    write("data/sample/1.in", "4\n");
+    write("data/sample/1.ans", "7\n");
+    // Included into every Python submission, constants replaced.
+    write("include/python3/helper.py", "OFFSET = {{offset}}\n");
+    write(
+        "submissions/accepted/a.py",
+        "from helper import OFFSET\n\nprint(int(input()) + OFFSET)\n",
+    );
+    // The package's own submissions see the constants too.
+    write(
+        "submissions/accepted/b.py",
+        "print(int(input()) + {{offset}})\n",
+    );
+    judge()
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("every expectation holds");
+}
+
+#[test]
+fn polygon_tests_and_answers_the_package_lacks_are_made_first() {
+    let out = judge()
+        .arg("run")
+        .arg(package("polygon-generated"))
+        .arg(program("parity-ac.py"))
+        .args(["--json", "--all"])
+        .output();
+    let doc = out.expect_verdict("AC");
+    assert_eq!(verdicts(&doc).len(), 3, "{doc}");
+    out.expect_stderr_contains(
+        "note: the package lacks tests: made 2 input(s) with the generator(s) gen and 3 answer(s) with the main solution solutions/main.py",
+    );
+    // Nothing is written into the package.
+    assert!(!package("polygon-generated").join("tests/02").exists());
+    assert!(!package("polygon-generated").join("tests/01.a").exists());
+    let doc = run("polygon-generated", "parity-lowercase.py", "WA");
+    assert_eq!(doc["tests"][2]["verdict"], "WA", "{doc}");
+    judge()
+        .arg("verify")
+        .arg(package("polygon-generated"))
+        .output()
+        .expect_code(0);
+}
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn gen_writes_the_tests_a_polygon_package_lacks_where_its_patterns_say() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("parity");
+    copy_tree(&package("polygon-generated"), &pkg);
+    judge()
+        .arg("gen")
+        .arg(&pkg)
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("5 file(s) written")
+        .expect_stdout_contains("wrote tests/02\n");
+    assert_eq!(
+        std::fs::read_to_string(pkg.join("tests/03")).unwrap(),
+        "10\n"
+    );
+    assert_eq!(
+        std::fs::read_to_string(pkg.join("tests/03.a")).unwrap(),
+        "EVEN\n"
+    );
+    judge()
+        .arg("gen")
+        .arg(&pkg)
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("0 file(s) written");
+}
+
+#[test]
+fn stress_uses_a_polygon_package_main_solution_and_checker() {
+    let gen = format!("{} {{seed}}", program("parity-gen.py").display());
+    judge()
+        .arg("stress")
+        .arg(package("polygon-generated"))
+        .arg(program("parity-lowercase.py"))
+        .args(["--gen", &gen, "--seconds", "20"])
+        .output()
+        .expect_code(1)
+        .expect_stdout_contains("WA");
+}
+
+#[test]
+fn inspect_lists_a_native_package_solutions_by_their_folders() {
+    judge()
+        .arg("inspect")
+        .arg(root().join("tests/fixtures/problems/sum"))
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("format     native")
+        .expect_stdout_contains("time       ");
+}
+
+#[test]
+fn submissions_yaml_entrypoint_names_the_main_file_of_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
+    );
+    write("data/sample/1.in", "4\n");
+    write("data/sample/1.ans", "EVEN\n");
+    // main.py would be picked by its name; the package says run.py.
+    write("submissions/accepted/multi/main.py", "print('wrong')\n");
+    write(
+        "submissions/accepted/multi/run.py",
+        "from words import word\n\nprint(word(int(input())))\n",
+    );
+    write(
+        "submissions/accepted/multi/words.py",
+        "def word(n):\n    return 'ODD' if n % 2 else 'EVEN'\n",
+    );
+    write(
+        "submissions/submissions.yaml",
+        "accepted/multi:\n  entrypoint: run.py\n",
+    );
+    judge()
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("every expectation holds");
+}
+
+/// `judge verify --format jsonl` of a package, as parsed events.
+fn verify_events(name: &str) -> Vec<serde_json::Value> {
+    let f = judge()
+        .arg("verify")
+        .arg(package(name))
+        .args(["--format", "jsonl"])
+        .output();
+    f.stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
+
+#[test]
+fn verify_events_carry_every_allowed_verdict_and_skipped_solutions() {
+    let events = verify_events("kattis-2025");
+    let multi = events
+        .iter()
+        .find(|e| {
+            e["event"] == "solution_finished"
+                && e["solution"].as_str().unwrap().ends_with("rejected/multi")
+        })
+        .unwrap_or_else(|| panic!("no solution_finished of rejected/multi: {events:?}"));
+    let allowed = multi["allowed"].as_array().expect("allowed verdicts");
+    assert!(allowed.len() > 1, "{multi}");
+    assert!(allowed.contains(&multi["verdict"]), "{multi}");
+    assert_eq!(multi["matches"], true, "{multi}");
+
+    let events = verify_events("kattis-derive");
+    let skipped: Vec<&serde_json::Value> = events
+        .iter()
+        .filter(|e| e["event"] == "solution_skipped")
+        .collect();
+    assert_eq!(skipped.len(), 1, "{events:?}");
+    let scala = skipped[0];
+    assert!(
+        scala["solution"]
+            .as_str()
+            .unwrap()
+            .ends_with("Parity.scala"),
+        "{scala}"
+    );
+    assert_eq!(scala["expected"], "AC", "{scala}");
+    assert!(!scala["reason"].as_str().unwrap().is_empty(), "{scala}");
+    // Skipped, so neither judged nor counted.
+    assert!(
+        !events.iter().any(|e| e["event"] == "solution_finished"
+            && e["solution"].as_str().unwrap().ends_with("Parity.scala")),
+        "{events:?}"
+    );
+    let wrong = events
+        .iter()
+        .find(|e| {
+            e["event"] == "solution_finished"
+                && e["solution"].as_str().unwrap().ends_with("wrong.py")
+        })
+        .expect("wrong.py judged");
+    assert_eq!(wrong["matches"], false, "{wrong}");
+    let done = events
+        .iter()
+        .find(|e| e["event"] == "problem_finished")
+        .unwrap();
+    assert_eq!(done["judge_errors"], 0, "{done}");
+    assert_eq!(done["failures"], 1, "{done}");
+}
