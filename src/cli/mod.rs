@@ -335,7 +335,8 @@ impl Drop for Session {
 /// `--jobs N` / `-j N`, for the subcommands that judge in parallel.
 #[derive(Debug, clap::Args)]
 pub struct JobsArgs {
-    /// Judge N runs at a time, each job with its own sandbox (default: the number of CPUs). A
+    /// Judge N runs at a time, each job with its own sandbox (default: the number of CPUs; for
+    /// `run` without --all, 1). A
     /// verdict within a factor 1.5 of the time limit (or TLE) judged beside other jobs is
     /// judged again alone; -j 1 runs everything alone.
     #[arg(long, short = 'j', value_name = "N", value_parser = parse_jobs)]
@@ -345,6 +346,11 @@ pub struct JobsArgs {
 impl JobsArgs {
     pub fn count(&self) -> usize {
         self.jobs.unwrap_or_else(crate::jobs::default_jobs)
+    }
+
+    /// The number given with --jobs, if any.
+    pub fn given(&self) -> Option<usize> {
+        self.jobs
     }
 }
 

@@ -43,8 +43,16 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         );
     }
     let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
-    // More jobs than tests would only start idle workers.
-    let jobs = args.jobs.count().min(selected.len()).max(1);
+    // Without --all, one job unless asked: the run stops at the first failure, so tests judged
+    // ahead would mostly be thrown away, and a TLE judged beside them would be judged again
+    // alone (the verdict comes at the limit, not at twice the limit). More jobs than tests
+    // would only start idle workers.
+    let wanted = if args.all {
+        args.jobs.count()
+    } else {
+        args.jobs.given().unwrap_or(1)
+    };
+    let jobs = wanted.min(selected.len()).max(1);
     let mut session = Session::with_jobs(languages, jobs)?;
     super::started(&mut *reporter, "run", &session.engine.sandbox);
     let engine = &mut session.engine;
