@@ -407,16 +407,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             validators.push(program_from(&folder, Protocol::Kattis, "input validator")?);
             continue;
         }
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .map_err(|e| PackageError::new(&folder, format!("cannot read: {e}")))?
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| {
-                !p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-            })
-            .collect();
-        entries.sort();
+        let entries: Vec<PathBuf> = super::visible_entries(&folder, "cannot read")?;
         for entry in entries {
             let is_source = entry.is_dir()
                 || entry.extension().is_some_and(|e| {
@@ -528,15 +519,7 @@ fn one_program(folder: &Path, what: &str) -> Result<Program, PackageError> {
     if folder.is_file() {
         return program_from(folder, Protocol::Kattis, what);
     }
-    let entries: Vec<PathBuf> = std::fs::read_dir(folder)
-        .map_err(|e| PackageError::new(folder, format!("cannot read: {e}")))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            !p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-        })
-        .collect();
+    let entries: Vec<PathBuf> = super::visible_entries(folder, "cannot read")?;
     let dirs: Vec<&PathBuf> = entries.iter().filter(|p| p.is_dir()).collect();
     let files = entries.len() - dirs.len();
     match (dirs.as_slice(), files) {
@@ -1144,16 +1127,7 @@ fn read_submissions(
             ));
             continue;
         }
-        let mut items: Vec<PathBuf> = std::fs::read_dir(&folder)
-            .map_err(|e| PackageError::new(&folder, format!("cannot read: {e}")))?
-            .filter_map(|e| e.ok())
-            .map(|e| e.path())
-            .filter(|p| {
-                !p.file_name()
-                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-            })
-            .collect();
-        items.sort();
+        let items: Vec<PathBuf> = super::visible_entries(&folder, "cannot read")?;
         for item in items {
             let rel = format!(
                 "{name}/{}",

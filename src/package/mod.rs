@@ -493,16 +493,7 @@ pub fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Progr
             args: Vec::new(),
         });
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(path)
-        .map_err(|e| PackageError::new(path, format!("cannot read the {what}: {e}")))?
-        .filter_map(|e| e.ok())
-        .map(|e| e.path())
-        .filter(|p| {
-            !p.file_name()
-                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
-        })
-        .collect();
-    files.sort();
+    let files = visible_entries(path, &format!("cannot read the {what}"))?;
     for file in &files {
         if file.is_symlink() && !file.exists() {
             let target = std::fs::read_link(file).unwrap_or_default();
@@ -630,3 +621,19 @@ mod tests;
 
 #[cfg(test)]
 mod formats_tests;
+
+/// The entries of `dir` whose names do not start with a dot, in name order; an unreadable folder
+/// is an error naming it (`doing`: "cannot read", "cannot read the checker", …).
+pub(crate) fn visible_entries(dir: &Path, doing: &str) -> Result<Vec<PathBuf>, PackageError> {
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| PackageError::new(dir, format!("{doing}: {e}")))?
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| {
+            !p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        })
+        .collect();
+    entries.sort();
+    Ok(entries)
+}
