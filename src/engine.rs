@@ -53,6 +53,17 @@ impl SubmissionReport {
         self.tests.iter().find(|t| t.verdict != Verdict::AC)
     }
 
+    /// Adds a test's result (the first failure decides the verdict); false when judging stops
+    /// here (a failure, without `all`).
+    pub fn record(&mut self, result: TestResult, all: bool) -> bool {
+        let failed = result.verdict != Verdict::AC;
+        if failed && self.verdict == Verdict::AC {
+            self.verdict = result.verdict;
+        }
+        self.tests.push(result);
+        all || !failed
+    }
+
     /// The slowest CPU time over the tests.
     pub fn max_time(&self) -> Duration {
         self.tests.iter().map(|t| t.time).max().unwrap_or_default()
@@ -528,8 +539,11 @@ impl Engine {
                 tests: Vec::new(),
             });
         };
-        let mut tests = Vec::new();
-        let mut verdict = Verdict::AC;
+        let mut report = SubmissionReport {
+            verdict: Verdict::AC,
+            compile,
+            tests: Vec::new(),
+        };
         let of = problem.tests.len();
         let gate = self.gate.clone().filter(|_| options.alone);
         for (i, test) in problem.tests.iter().enumerate() {
@@ -545,20 +559,11 @@ impl Engine {
             );
             self.exclusive = false;
             drop(alone);
-            let failed = result.verdict != Verdict::AC;
-            if failed && verdict == Verdict::AC {
-                verdict = result.verdict;
-            }
-            tests.push(result);
-            if failed && !options.all {
+            if !report.record(result, options.all) {
                 break;
             }
         }
-        Ok(SubmissionReport {
-            verdict,
-            compile,
-            tests,
-        })
+        Ok(report)
     }
 
     /// One test of a judging, between `test_started` and `test_finished`. A verdict near the

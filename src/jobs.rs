@@ -311,23 +311,17 @@ pub fn judge_spread(
             };
             let results = spread(engines, of, &stop, &work);
             drop(ordered);
-            let mut tests = Vec::new();
-            let mut verdict = Verdict::AC;
+            let mut report = SubmissionReport {
+                verdict: Verdict::AC,
+                compile,
+                tests: Vec::new(),
+            };
             for r in results.into_iter().flatten() {
-                let failed = r.verdict != Verdict::AC;
-                if failed && verdict == Verdict::AC {
-                    verdict = r.verdict;
-                }
-                tests.push(r);
-                if failed && !options.all {
+                if !report.record(r, options.all) {
                     break;
                 }
             }
-            Ok(SubmissionReport {
-                verdict,
-                compile,
-                tests,
-            })
+            Ok(report)
         }
     };
     crate::engine::solution_finished(ids, &options, &result, reporter);
