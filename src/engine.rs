@@ -197,6 +197,18 @@ impl Engine {
         self.gate = Some(gate);
     }
 
+    /// Runs `f` with no other job running (the gate held exclusively) when this engine is one of
+    /// several jobs; without other jobs, just runs it.
+    pub fn alone<T>(&mut self, f: impl FnOnce(&mut Engine) -> T) -> T {
+        let gate = self.gate.clone();
+        let guard = gate.as_deref().map(Gate::alone);
+        self.exclusive = guard.is_some();
+        let result = f(self);
+        self.exclusive = false;
+        drop(guard);
+        result
+    }
+
     /// Hands a run's output files back for reuse; their contents are gone after the next run.
     pub fn recycle(&mut self, stdout: PathBuf, stderr: PathBuf) {
         self.spare_io.push((stdout, stderr));
@@ -545,20 +557,22 @@ impl Engine {
             tests: Vec::new(),
         };
         let of = problem.tests.len();
-        let gate = self.gate.clone().filter(|_| options.alone);
         for (i, test) in problem.tests.iter().enumerate() {
             let test_id = TestId {
                 index: i + 1,
                 name: test.name.clone(),
             };
+            let judge = |engine: &mut Engine| {
+                engine.judge_test(
+                    problem, checker, &artifact, test, test_id, of, ids, reporter,
+                )
+            };
             // Between tests the others run; each test waits until they are out of the way.
-            let alone = gate.as_deref().map(Gate::alone);
-            self.exclusive = alone.is_some();
-            let result = self.judge_test(
-                problem, checker, &artifact, test, test_id, of, ids, reporter,
-            );
-            self.exclusive = false;
-            drop(alone);
+            let result = if options.alone {
+                self.alone(judge)
+            } else {
+                judge(self)
+            };
             if !report.record(result, options.all) {
                 break;
             }

@@ -4,7 +4,7 @@
 
 use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
 use crate::event::{Event, Reporter};
-use crate::jobs::{spread, Ordered};
+use crate::jobs::{judge_solutions, spread, Entry};
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input_with, NotValid, VALIDATOR_RULE};
@@ -332,20 +332,14 @@ pub fn verify_problem(
         }
     }
     if let Some(checker) = &checker {
-        let ordered = Ordered::new(&mut *reporter);
-        // Longest first: a solution expected to run out of time takes the longest, so it starts
-        // first and no job waits for it at the end; its tests run alone (`JudgeOptions::alone`),
-        // as its TLE would be judged again alone anyway. The report keeps the solutions' order.
-        let mut queue: Vec<usize> = (0..solutions.len()).collect();
-        if engines.len() > 1 {
-            queue.sort_by_key(|&i| solutions[i].1.first() != Some(&Verdict::TLE));
-        }
-        let judge = |engine: &mut Engine, q: usize| {
-            let i = queue[q];
-            let (path, allowed) = &solutions[i];
-            let expected = allowed.first().copied().unwrap_or(Verdict::AC);
-            if let Some(why) = other_dialect(path) {
-                ordered.slot(i).event(&Event::SolutionSkipped {
+        // Every test of every solution is a piece of work for whichever job is free
+        // (`crate::jobs::judge_solutions`). A solution expected to run out of time runs each
+        // test alone (`JudgeOptions::alone`), as its TLE would be judged again alone anyway.
+        let entries: Vec<Entry> = solutions
+            .iter()
+            .map(|(path, allowed)| {
+                let expected = allowed.first().copied().unwrap_or(Verdict::AC);
+                let skip = other_dialect(path).map(|why| Event::SolutionSkipped {
                     problem: id.clone(),
                     solution: path.display().to_string(),
                     expected: Some(expected),
@@ -354,39 +348,37 @@ pub fn verify_problem(
                     } else {
                         Vec::new()
                     },
-                    reason: why.clone(),
+                    reason: why,
                 });
-                ordered.done(i);
-                let skipped = SolutionCheck {
-                    path: path.clone(),
-                    expected,
-                    allowed: allowed.clone(),
-                    skipped: Some(why),
-                    report: None,
-                    error: None,
-                };
-                return (i, skipped);
-            }
-            let options = JudgeOptions {
-                all: false,
-                expected: allowed.clone(),
-                skip_unavailable: true,
-                alone: expected == Verdict::TLE,
-            };
-            let mut slot = ordered.slot(i);
-            let (report, error) = match engine.judge(&problem, checker, path, options, &mut slot) {
-                Ok(r) => (Some(r), None),
-                Err(e) => (None, Some(e)),
+                Entry {
+                    source: path.clone(),
+                    options: JudgeOptions {
+                        all: false,
+                        expected: allowed.clone(),
+                        skip_unavailable: true,
+                        alone: expected == Verdict::TLE,
+                    },
+                    skip,
+                }
+            })
+            .collect();
+        let outcomes = judge_solutions(engines, &problem, checker, &entries, &mut *reporter);
+        for (((path, allowed), entry), outcome) in solutions.iter().zip(&entries).zip(outcomes) {
+            let expected = allowed.first().copied().unwrap_or(Verdict::AC);
+            let (report, error) = match outcome {
+                None => (None, None),
+                Some(Ok(r)) => (Some(r), None),
+                Some(Err(e)) => (None, Some(e)),
             };
             // No toolchain for its language here: skipped with a note, not failed.
-            let skipped = match &error {
-                Some(crate::engine::EngineError::Build(crate::build::BuildError::Lang(e))) => {
+            let skipped = match (&entry.skip, &error) {
+                (Some(Event::SolutionSkipped { reason, .. }), _) => Some(reason.clone()),
+                (_, Some(crate::engine::EngineError::Build(crate::build::BuildError::Lang(e)))) => {
                     Some(e.short())
                 }
                 _ => None,
             };
-            ordered.done(i);
-            let judged = SolutionCheck {
+            check.solutions.push(SolutionCheck {
                 path: path.clone(),
                 expected,
                 allowed: allowed.clone(),
@@ -397,17 +389,8 @@ pub fn verify_problem(
                 } else {
                     error.map(|e| e.to_string())
                 },
-            };
-            (i, judged)
-        };
-        let mut judged: Vec<(usize, SolutionCheck)> =
-            spread(engines, solutions.len(), &|_| false, &judge)
-                .into_iter()
-                .flatten()
-                .collect();
-        drop(ordered);
-        judged.sort_by_key(|(i, _)| *i);
-        check.solutions.extend(judged.into_iter().map(|(_, s)| s));
+            });
+        }
     }
     check.advice = Some(time_advice(&problem, &check.solutions));
     check.problem = Some(problem);

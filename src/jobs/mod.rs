@@ -9,12 +9,14 @@
 //! (`rejudged` event). With one job the engine never shares the CPU with another run, so
 //! `--jobs 1` is the exclusive mode.
 
-use crate::engine::{Checker, Engine, EngineError, JudgeOptions, SubmissionReport, TestResult};
-use crate::event::{Event, Reporter, RunId, TestId};
-use crate::package::Problem;
+mod judge;
+mod ordered;
+
+pub use judge::{judge_solutions, judge_spread, Entry, Outcome};
+pub use ordered::{Ordered, Slot};
+
+use crate::engine::{Engine, TestResult};
 use crate::verdict::Verdict;
-use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
 use std::time::Duration;
@@ -91,111 +93,6 @@ pub fn near_limit(result: &TestResult, limit: Duration) -> bool {
     t >= l / 1.5 && t <= l * 1.5
 }
 
-/// Several jobs' events into one reporter in a fixed order: each piece of work has a slot
-/// (its position in the sequential order); the first unfinished slot's events pass at once (so
-/// the progress line stays live), later slots' events wait until the slots before are done.
-/// [`Ordered::cut`] drops every slot from one on, with its events (tests judged ahead of the
-/// first failure). Every format gets the events in the order one job would emit them.
-pub struct Ordered<'r> {
-    state: Mutex<OrderedState<'r>>,
-}
-
-struct OrderedState<'r> {
-    reporter: &'r mut dyn Reporter,
-    /// The first slot not yet released.
-    next: usize,
-    /// Slots from here on are dropped.
-    cut: usize,
-    /// Events of slots after `next`, and whether the slot is done.
-    held: BTreeMap<usize, (Vec<Event>, bool)>,
-}
-
-impl<'r> Ordered<'r> {
-    pub fn new(reporter: &'r mut dyn Reporter) -> Ordered<'r> {
-        Ordered {
-            state: Mutex::new(OrderedState {
-                reporter,
-                next: 0,
-                cut: usize::MAX,
-                held: BTreeMap::new(),
-            }),
-        }
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, OrderedState<'r>> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// A reporter for slot `slot`.
-    pub fn slot(&self, slot: usize) -> Slot<'_, 'r> {
-        Slot {
-            ordered: self,
-            slot,
-        }
-    }
-
-    /// Slot `slot` has emitted everything.
-    pub fn done(&self, slot: usize) {
-        let mut s = self.lock();
-        if slot >= s.cut {
-            return;
-        }
-        if slot == s.next {
-            s.next += 1;
-        } else {
-            s.held.entry(slot).or_default().1 = true;
-        }
-        s.release();
-    }
-
-    /// Drops slot `from` and every later one: their events are never shown.
-    pub fn cut(&self, from: usize) {
-        let mut s = self.lock();
-        s.cut = s.cut.min(from);
-        let cut = s.cut;
-        s.held.retain(|&k, _| k < cut);
-    }
-}
-
-impl OrderedState<'_> {
-    /// Shows the held events of the slots that are next in turn.
-    fn release(&mut self) {
-        while self.next < self.cut {
-            let Some((events, done)) = self.held.remove(&self.next) else {
-                return;
-            };
-            for e in &events {
-                self.reporter.event(e);
-            }
-            if !done {
-                // Still running: it is the live slot now.
-                return;
-            }
-            self.next += 1;
-        }
-    }
-}
-
-/// The reporter of one slot of an [`Ordered`].
-pub struct Slot<'o, 'r> {
-    ordered: &'o Ordered<'r>,
-    slot: usize,
-}
-
-impl Reporter for Slot<'_, '_> {
-    fn event(&mut self, event: &Event) {
-        let mut s = self.ordered.lock();
-        if self.slot >= s.cut {
-            return;
-        }
-        if s.next == self.slot {
-            s.reporter.event(event);
-        } else {
-            s.held.entry(self.slot).or_default().0.push(event.clone());
-        }
-    }
-}
-
 /// Runs `work(engine, i)` for i in 0..count, spread over the engines (one thread each), taking
 /// work in order from a shared counter; returns the results in order. `stop(i)` tells a job not
 /// to start item i (it is then `None`). A job whose sandbox failed (its worker may be gone)
@@ -261,77 +158,9 @@ pub fn spread<T: Send>(
     results.into_inner().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Judges one solution with its tests spread over the engines (`run`): built once by the first
-/// engine, each test run by whichever job is free. Events reach `reporter` in test order and,
-/// without `options.all`, only up to the first failing test: the report is the one a single job
-/// would give.
-pub fn judge_spread(
-    engines: &mut [&mut Engine],
-    problem: &Problem,
-    checker: &Checker,
-    source: &Path,
-    options: JudgeOptions,
-    reporter: &mut dyn Reporter,
-) -> Result<SubmissionReport, EngineError> {
-    let ids = crate::engine::Ids {
-        problem: problem.slug.clone(),
-        solution: source.display().to_string(),
-        run: RunId::next(),
-    };
-    let (first, _) = engines.split_first_mut().expect("at least one engine");
-    let built = first.compile_for(problem, &ids, source, reporter);
-    let result = match built {
-        Err(e) => Err(e),
-        Ok((None, compile)) => Ok(SubmissionReport {
-            verdict: Verdict::CE,
-            compile,
-            tests: Vec::new(),
-        }),
-        Ok((Some(artifact), compile)) => {
-            let ordered = Ordered::new(&mut *reporter);
-            // The first failing test so far: later tests are not started.
-            let failed_at = AtomicUsize::new(usize::MAX);
-            let of = problem.tests.len();
-            let stop = |i: usize| !options.all && i > failed_at.load(Ordering::SeqCst);
-            let work = |engine: &mut Engine, i: usize| {
-                let test = &problem.tests[i];
-                let id = TestId {
-                    index: i + 1,
-                    name: test.name.clone(),
-                };
-                let mut slot = ordered.slot(i);
-                let r =
-                    engine.judge_test(problem, checker, &artifact, test, id, of, &ids, &mut slot);
-                if r.verdict != Verdict::AC && !options.all {
-                    failed_at.fetch_min(i, Ordering::SeqCst);
-                    ordered.cut(i + 1);
-                }
-                ordered.done(i);
-                r
-            };
-            let results = spread(engines, of, &stop, &work);
-            drop(ordered);
-            let mut report = SubmissionReport {
-                verdict: Verdict::AC,
-                compile,
-                tests: Vec::new(),
-            };
-            for r in results.into_iter().flatten() {
-                if !report.record(r, options.all) {
-                    break;
-                }
-            }
-            Ok(report)
-        }
-    };
-    crate::engine::solution_finished(ids, &options, &result, reporter);
-    result
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::Collect;
 
     fn result(verdict: Verdict, ms: u64) -> TestResult {
         TestResult {
@@ -374,49 +203,5 @@ mod tests {
         assert!(d.alone());
         drop(d);
         drop(guard);
-    }
-
-    fn finished(exit: i32) -> Event {
-        Event::Finished { exit }
-    }
-
-    fn exits(c: &Collect) -> Vec<i32> {
-        c.0.iter()
-            .map(|e| match e {
-                Event::Finished { exit } => *exit,
-                _ => -1,
-            })
-            .collect()
-    }
-
-    #[test]
-    fn ordered_slots_come_out_in_order_and_the_first_one_live() {
-        let mut c = Collect::default();
-        {
-            let o = Ordered::new(&mut c);
-            o.slot(2).event(&finished(20));
-            o.slot(1).event(&finished(10));
-            o.slot(0).event(&finished(0));
-            o.slot(3).event(&finished(30));
-            o.done(2);
-            o.cut(3);
-            o.done(3);
-            o.done(0);
-            o.slot(1).event(&finished(11));
-            o.done(1);
-            o.slot(4).event(&finished(40));
-        }
-        assert_eq!(exits(&c), [0, 10, 11, 20]);
-    }
-
-    #[test]
-    fn the_live_slot_passes_at_once() {
-        let mut c = Collect::default();
-        let o = Ordered::new(&mut c);
-        o.slot(0).event(&finished(0));
-        o.done(0);
-        o.slot(1).event(&finished(1));
-        drop(o);
-        assert_eq!(exits(&c), [0, 1]);
     }
 }
