@@ -564,7 +564,15 @@ impl Engine {
             };
             let judge = |engine: &mut Engine| {
                 engine.judge_test(
-                    problem, checker, &artifact, test, test_id, of, ids, reporter,
+                    problem,
+                    checker,
+                    &artifact,
+                    test,
+                    test_id,
+                    of,
+                    ids,
+                    &|| true,
+                    reporter,
                 )
             };
             // Between tests the others run; each test waits until they are out of the way.
@@ -596,6 +604,7 @@ impl Engine {
         id: TestId,
         of: usize,
         ids: &Ids,
+        needed: &dyn Fn() -> bool,
         reporter: &mut dyn Reporter,
     ) -> TestResult {
         reporter.event(&Event::TestStarted {
@@ -605,7 +614,7 @@ impl Engine {
             test: id.clone(),
             of,
         });
-        let (result, beside) = self.run_test_honestly(problem, checker, artifact, test);
+        let (result, beside) = self.run_test_honestly(problem, checker, artifact, test, needed);
         if let Some(beside) = beside {
             reporter.event(&Event::Rejudged {
                 problem: ids.problem.clone(),
@@ -628,19 +637,22 @@ impl Engine {
 
     /// [`Engine::run_test`], and again with no other job running when the verdict is near the
     /// time limit and the run shared the CPUs with another job (`crate::jobs`): the result that
-    /// counts, and the one judged beside others when it was judged again.
+    /// counts, and the one judged beside others when it was judged again. `needed()` false: the
+    /// result will not be used (a job ran ahead of a failure found meanwhile), so it is not
+    /// judged again.
     pub fn run_test_honestly(
         &mut self,
         problem: &Problem,
         checker: &Checker,
         artifact: &Artifact,
         test: &TestCase,
+        needed: &dyn Fn() -> bool,
     ) -> (TestResult, Option<TestResult>) {
         let result = self.run_test(problem, checker, artifact, test);
         let Some(gate) = self.gate.clone() else {
             return (result, None);
         };
-        if self.last_alone || !crate::jobs::near_limit(&result, problem.limits.time) {
+        if self.last_alone || !crate::jobs::near_limit(&result, problem.limits.time) || !needed() {
             return (result, None);
         }
         let _alone = gate.alone();

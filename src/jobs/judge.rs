@@ -10,6 +10,7 @@ use crate::engine::{Checker, Engine, EngineError, Ids, JudgeOptions, SubmissionR
 use crate::event::{Event, Reporter, RunId, TestId};
 use crate::package::Problem;
 use crate::verdict::Verdict;
+use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -108,15 +109,24 @@ pub fn judge_solutions(
     };
     let built = spread(engines, entries.len(), &|_| false, &build);
 
-    // Tests: every test of every built entry, the entries to run alone first.
+    // Tests: every test of every built entry is a piece of work, except that the tests of an
+    // entry run alone are one piece, in order: each holds every job anyway, and in order none
+    // runs after the first failure (a TLE test run ahead would cost its whole limit). Those
+    // pieces go first.
     let built: Vec<_> = built.into_iter().map(Option::flatten).collect();
     let mut order: Vec<usize> = (0..entries.len()).filter(|&i| built[i].is_some()).collect();
     if engines.len() > 1 {
         order.sort_by_key(|&i| !entries[i].options.alone);
     }
-    let items: Vec<(usize, usize)> = order
+    let items: Vec<(usize, Range<usize>)> = order
         .iter()
-        .flat_map(|&i| (0..tests).map(move |t| (i, t)))
+        .flat_map(|&i| {
+            // One piece of all the tests, or one piece per test.
+            let step = if entries[i].options.alone { tests.max(1) } else { 1 };
+            (0..tests)
+                .step_by(step)
+                .map(move |t| (i, t..(t + step).min(tests)))
+        })
         .collect();
     let results: Vec<Mutex<Vec<Option<crate::engine::TestResult>>>> = entries
         .iter()
@@ -130,54 +140,67 @@ pub fn judge_solutions(
         .collect();
     let remaining: Vec<AtomicUsize> = entries.iter().map(|_| AtomicUsize::new(tests)).collect();
     let work = |engine: &mut Engine, k: usize| {
-        let (i, t) = items[k];
+        let (i, range) = &items[k];
+        let i = *i;
         let options = &entries[i].options;
         let (artifact, _) = built[i].as_ref().expect("only built entries have tests");
-        let test = &problem.tests[t];
-        let run = |engine: &mut Engine| {
-            // Checked again after waiting for the others (`alone`).
-            if !options.all && failed_at[i].load(Ordering::SeqCst) < t {
-                return None;
-            }
-            let id = TestId {
-                index: t + 1,
-                name: test.name.clone(),
-            };
-            let mut slot = ordered.slot(test_slot(i, t));
-            let r = engine.judge_test(
-                problem, checker, artifact, test, id, tests, &ids[i], &mut slot,
-            );
-            if r.verdict != Verdict::AC && !options.all {
-                failed_at[i].fetch_min(t, Ordering::SeqCst);
-                // Before this slot is done, so none of the dropped ones is being released.
-                ordered.drop_range(test_slot(i, t + 1)..finish_slot(i));
-            }
-            Some(r)
-        };
-        let result = if options.alone {
-            engine.alone(run)
-        } else {
-            run(engine)
-        };
-        if let Some(r) = result {
-            results[i].lock().unwrap_or_else(|e| e.into_inner())[t] = Some(r);
-        }
-        ordered.done(test_slot(i, t));
-        if remaining[i].fetch_sub(1, Ordering::SeqCst) == 1 {
-            // The entry's last test: its report, as one job would have made it.
-            let (_, compile) = built[i].as_ref().expect("built");
-            let mut report = SubmissionReport {
-                verdict: Verdict::AC,
-                compile: compile.clone(),
-                tests: Vec::new(),
-            };
-            let done = std::mem::take(&mut *results[i].lock().unwrap_or_else(|e| e.into_inner()));
-            for r in done.into_iter().map_while(|r| r) {
-                if !report.record(r, options.all) {
-                    break;
+        let needed = |t: usize| options.all || failed_at[i].load(Ordering::SeqCst) > t;
+        for t in range.clone() {
+            let test = &problem.tests[t];
+            let run = |engine: &mut Engine| {
+                // Checked again after waiting for the others (`alone`).
+                if !needed(t) {
+                    return None;
                 }
+                let id = TestId {
+                    index: t + 1,
+                    name: test.name.clone(),
+                };
+                let mut slot = ordered.slot(test_slot(i, t));
+                let r = engine.judge_test(
+                    problem,
+                    checker,
+                    artifact,
+                    test,
+                    id,
+                    tests,
+                    &ids[i],
+                    &|| needed(t),
+                    &mut slot,
+                );
+                if r.verdict != Verdict::AC && !options.all {
+                    failed_at[i].fetch_min(t, Ordering::SeqCst);
+                    // Before this slot is done, so none of the dropped ones is being released.
+                    ordered.drop_range(test_slot(i, t + 1)..finish_slot(i));
+                }
+                Some(r)
+            };
+            let result = if options.alone {
+                engine.alone(run)
+            } else {
+                run(engine)
+            };
+            if let Some(r) = &result {
+                results[i].lock().unwrap_or_else(|e| e.into_inner())[t] = Some(r.clone());
             }
-            finish(i, Ok(report));
+            ordered.done(test_slot(i, t));
+            if remaining[i].fetch_sub(1, Ordering::SeqCst) == 1 {
+                // The entry's last test: its report, as one job would have made it.
+                let (_, compile) = built[i].as_ref().expect("built");
+                let mut report = SubmissionReport {
+                    verdict: Verdict::AC,
+                    compile: compile.clone(),
+                    tests: Vec::new(),
+                };
+                let done =
+                    std::mem::take(&mut *results[i].lock().unwrap_or_else(|e| e.into_inner()));
+                for r in done.into_iter().map_while(|r| r) {
+                    if !report.record(r, options.all) {
+                        break;
+                    }
+                }
+                finish(i, Ok(report));
+            }
         }
     };
     spread(engines, items.len(), &|_| false, &work);
