@@ -122,7 +122,11 @@ pub fn judge_solutions(
         .iter()
         .flat_map(|&i| {
             // One piece of all the tests, or one piece per test.
-            let step = if entries[i].options.alone { tests.max(1) } else { 1 };
+            let step = if entries[i].options.alone {
+                tests.max(1)
+            } else {
+                1
+            };
             (0..tests)
                 .step_by(step)
                 .map(move |t| (i, t..(t + step).min(tests)))
