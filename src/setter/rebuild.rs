@@ -2,6 +2,9 @@
 //! tests, and often no answers. The generated inputs come from the package's generators (each
 //! test's `cmd`, testlib generators seed themselves from their arguments, so the inputs are
 //! Polygon's), the answers from its main solution; both go to the engine's work folder.
+//! Polygon writes a package's text files with the line endings of the system it is made for: a
+//! package made for Windows has CRLF tests, which a testlib validator built here rejects
+//! ("Expected EOLN"); such tests are judged from LF copies, as the Linux package has them.
 
 use super::jury::{self, Failure};
 use super::SetterError;
@@ -15,6 +18,81 @@ use std::path::{Path, PathBuf};
 /// Makes every input and answer the package lacks, and points its tests at them. Returns a note
 /// saying what was made (empty when nothing was missing).
 pub fn rebuild_missing(
+    engine: &mut Engine,
+    problem: &mut Problem,
+    progress: &mut dyn FnMut(&str, &str),
+) -> Result<Vec<String>, SetterError> {
+    let mut notes = Vec::new();
+    if problem.format == crate::package::Format::Polygon {
+        let converted = unix_line_endings(engine, problem)?;
+        if converted > 0 {
+            notes.push(format!(
+                "{converted} test file(s) have Windows line endings (CRLF, a package made for \
+                 Windows): judged from copies with LF line endings, as in Polygon's Linux package"
+            ));
+        }
+    }
+    notes.extend(make_missing(engine, problem, progress)?);
+    Ok(notes)
+}
+
+/// Points every CRLF test file of the problem at a copy with LF line endings in the work
+/// folder; returns how many files were converted.
+fn unix_line_endings(engine: &mut Engine, problem: &mut Problem) -> Result<usize, SetterError> {
+    let mut converted = 0;
+    let mut dir: Option<PathBuf> = None;
+    for i in 0..problem.tests.len() {
+        for answer in [false, true] {
+            let test = &problem.tests[i];
+            let (path, missing) = if answer {
+                (&test.answer, test.answer_missing)
+            } else {
+                (&test.input, test.generate.is_some())
+            };
+            if missing {
+                continue;
+            }
+            let Ok(bytes) = std::fs::read(path) else {
+                // A missing file is the loader's or the judging's error to report.
+                continue;
+            };
+            if !bytes.windows(2).any(|w| w == b"\r\n") {
+                continue;
+            }
+            let dir = match &dir {
+                Some(d) => d.clone(),
+                None => dir.insert(engine.fresh_dir("lf")?).clone(),
+            };
+            let name = format!("{}{}", test.name, if answer { ".a" } else { "" });
+            let copy = dir.join(name);
+            std::fs::write(&copy, crlf_to_lf(&bytes))
+                .map_err(|e| SetterError::Other(format!("cannot write {}: {e}", copy.display())))?;
+            let test = &mut problem.tests[i];
+            if answer {
+                test.answer = copy;
+            } else {
+                test.input = copy;
+            }
+            converted += 1;
+        }
+    }
+    Ok(converted)
+}
+
+/// Every CR that ends a line removed; a lone CR is kept.
+fn crlf_to_lf(bytes: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len());
+    for (i, &b) in bytes.iter().enumerate() {
+        if b == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+            continue;
+        }
+        out.push(b);
+    }
+    out
+}
+
+/// The inputs and answers the package lacks (see [`rebuild_missing`]).
+fn make_missing(
     engine: &mut Engine,
     problem: &mut Problem,
     progress: &mut dyn FnMut(&str, &str),
@@ -245,4 +323,16 @@ pub fn write_missing(
         }
     }
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::crlf_to_lf;
+
+    #[test]
+    fn crlf_line_ends_become_lf_and_a_lone_cr_stays() {
+        assert_eq!(crlf_to_lf(b"3\r\n1 2\r\n"), b"3\n1 2\n");
+        assert_eq!(crlf_to_lf(b"a\rb\r\r\n"), b"a\rb\r\n");
+        assert_eq!(crlf_to_lf(b"no newline"), b"no newline");
+    }
 }

@@ -243,6 +243,40 @@ fn verify_judges_kattis_and_polygon_solutions_by_their_expectations() {
 }
 
 #[test]
+fn a_polygon_package_made_for_windows_is_judged_from_lf_copies_of_its_crlf_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("parity");
+    copy_tree(&package("polygon-files"), &pkg);
+    // A validator that rejects a CR, as testlib's readEoln does on Linux.
+    std::fs::write(
+        pkg.join("files/val.cpp"),
+        "#include <cstdio>\nint main() { int c; while ((c = getchar()) != EOF) if (c == '\\r') return 1; return 0; }\n",
+    )
+    .unwrap();
+    let mut converted = 0;
+    for entry in std::fs::read_dir(pkg.join("tests")).unwrap() {
+        let path = entry.unwrap().path();
+        let text = std::fs::read_to_string(&path).unwrap();
+        std::fs::write(&path, text.replace('\n', "\r\n")).unwrap();
+        converted += 1;
+    }
+    judge()
+        .arg("verify")
+        .arg(&pkg)
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("every expectation holds")
+        .expect_stderr_contains(&format!(
+            "{converted} test file(s) have Windows line endings"
+        ));
+    // The package itself is not written.
+    assert!(std::fs::read(pkg.join("tests/1.txt"))
+        .unwrap()
+        .windows(2)
+        .any(|w| w == b"\r\n"));
+}
+
+#[test]
 fn verify_skips_a_solution_without_a_toolchain_and_fails_a_wrong_accepted_one() {
     let out = judge().arg("verify").arg(package("kattis-derive")).output();
     out.expect_code(1)
