@@ -480,7 +480,11 @@ fn kattis_submissions_folders_submissions_yaml_and_expected_results() {
     let e = expectations(&p);
     let get = |name: &str| e.iter().find(|(n, _)| n == name).unwrap().1.clone();
     assert_eq!(get("submissions/accepted/parity.py"), ["AC"]);
-    assert_eq!(get("submissions/time_limit_exceeded/spin.py"), ["TLE"]);
+    // Output past the limit: a time limit for DOMjudge, a run-time error for problemtools.
+    assert_eq!(
+        get("submissions/time_limit_exceeded/spin.py"),
+        ["TLE", "OLE"]
+    );
     // Kattis counts running out of memory or output as a run-time error.
     assert_eq!(
         get("submissions/run_time_error/crash.py"),
@@ -505,7 +509,7 @@ fn kattis_submissions_folders_submissions_yaml_and_expected_results() {
     let e = expectations(&p);
     let get = |name: &str| e.iter().find(|(n, _)| n == name).unwrap().1.clone();
     // submissions.yaml replaces a folder's `permitted` when keyed by the folder's name.
-    assert_eq!(get("submissions/brute_force/slow.py"), ["TLE"]);
+    assert_eq!(get("submissions/brute_force/slow.py"), ["TLE", "OLE"]);
     // A folder is one multi-file submission; rejected = any rejection.
     assert_eq!(
         get("submissions/rejected/multi"),
@@ -570,7 +574,7 @@ fn kattis_submissions_folders_submissions_yaml_and_expected_results() {
     let p = Problem::load(dir.path()).unwrap();
     assert_eq!(
         expectations(&p),
-        [("submissions/y/c.py".to_string(), vec!["AC", "TLE"])]
+        [("submissions/y/c.py".to_string(), vec!["AC", "TLE", "OLE"])]
     );
     assert!(
         p.warnings

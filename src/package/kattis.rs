@@ -890,13 +890,15 @@ use Verdict::{AC, CE, MLE, OLE, PE, RE, TLE, WA};
 
 /// The verdicts a Kattis name stands for (the spec's `AC`/`WA`/`TLE`/`RTE`, the folder names, and
 /// the `@EXPECTED_RESULTS@` names of BAPCtools and DOMjudge). Kattis has no PE, MLE or OLE: a
-/// wrong format is a WA, a program out of memory or output a run-time error.
+/// wrong format is a WA, a program out of memory a run-time error. Output past the limit is a
+/// run-time error for problemtools (the write fails) and a time limit for DOMjudge (it cuts the
+/// output and lets the program run on): packages expect either, so OLE stands for both.
 fn kattis_verdicts(name: &str) -> Option<&'static [Verdict]> {
     let name = name.trim().to_ascii_uppercase().replace('-', "_");
     Some(match name.as_str() {
         "AC" | "ACCEPTED" | "CORRECT" => &[AC],
         "WA" | "WRONG_ANSWER" | "NO_OUTPUT" => &[WA],
-        "TLE" | "TIME_LIMIT_EXCEEDED" | "TIMELIMIT" => &[TLE],
+        "TLE" | "TIME_LIMIT_EXCEEDED" | "TIMELIMIT" => &[TLE, OLE],
         "RTE" | "RUN_TIME_ERROR" | "RUN_ERROR" | "RUNTIME_ERROR" => &[RE, MLE, OLE],
         "OUTPUT_LIMIT" | "OUTPUT_LIMIT_EXCEEDED" => &[OLE],
         "MEMORY_LIMIT_EXCEEDED" => &[MLE],

@@ -180,7 +180,7 @@ fn inspect_shows_format_units_sources_tests_and_checker() {
         .expect_stdout_contains("checker    built-in kattis default validator (case-insensitive)")
         .expect_stdout_contains("secret/1  data/secret/1.in + data/secret/1.ans   [group secret; checker args: case_sensitive]")
         .expect_stdout_contains("protocol kattis: input on stdin; exit 42 = valid")
-        .expect_stdout_contains("submissions/brute_force/slow.py  expects TLE   (submissions.yaml `brute_force`");
+        .expect_stdout_contains("submissions/brute_force/slow.py  expects TLE or OLE   (submissions.yaml `brute_force`");
 }
 
 #[test]
