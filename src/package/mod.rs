@@ -414,7 +414,13 @@ pub fn locate(arg: &str) -> Result<PathBuf, PackageError> {
     let base = if direct.is_dir() { direct } else { &under };
     let mut err = PackageError::new(base, format!("no problem package `{arg}` found"));
     if base.join("problem.yaml").is_file() {
-        err.message = format!("{arg}: problem.yaml without a data/ folder");
+        err.message = "problem.yaml without a data/ folder".to_string();
+        if base.join("generators/generators.yaml").is_file() {
+            // BAPCtools writes data/ from generators/generators.yaml.
+            return Err(err.hint(
+                "its tests are described by generators/generators.yaml (BAPCtools): run `bt generate` there first, then judge the package with its data/",
+            ));
+        }
         return Err(err.hint("a Kattis package keeps its tests in data/sample and data/secret"));
     }
     Err(err.hint(
