@@ -122,6 +122,11 @@ pub fn kattis_exit(code: Option<i32>, message: &str) -> Result<Outcome, String> 
         }
         None => return Err(format!("the output validator was killed: {message}")),
     };
+    let message = if message.is_empty() && judgement == Judgement::WrongAnswer {
+        "the output validator rejected the output (exit 43) without a message".to_string()
+    } else {
+        message
+    };
     Ok(Outcome {
         judgement,
         message,

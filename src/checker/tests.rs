@@ -215,3 +215,16 @@ fn testlib_exit_codes() {
     assert!(testlib_exit(Some(101), "panicked").is_err());
     assert!(testlib_exit(None, "").is_err());
 }
+
+#[test]
+fn a_kattis_rejection_without_a_message_says_so() {
+    let o = kattis_exit(Some(43), "").unwrap();
+    assert_eq!(o.judgement, WA);
+    assert!(o.message.contains("without a message"), "{}", o.message);
+    assert_eq!(
+        kattis_exit(Some(43), "too short").unwrap().message,
+        "too short"
+    );
+    assert_eq!(kattis_exit(Some(42), "").unwrap().message, "");
+    assert!(kattis_exit(Some(0), "").is_err());
+}
