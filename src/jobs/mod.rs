@@ -64,6 +64,20 @@ impl Gate {
         }
     }
 
+    /// [`Gate::enter`] without waiting: `None` when a job holds the gate exclusively (or waits
+    /// for it). The fake executor's neighbour run (`crate::executor::fake`).
+    pub fn try_enter(&self) -> Option<Ticket<'_>> {
+        let shared = self.lock.try_read().ok()?;
+        let before = self.active.fetch_add(1, Ordering::SeqCst);
+        let started = self.started.fetch_add(1, Ordering::SeqCst) + 1;
+        Some(Ticket {
+            gate: self,
+            _shared: Some(shared),
+            alone_at_start: before == 0,
+            started,
+        })
+    }
+
     /// Waits until no other run is under way and keeps others from starting until dropped.
     pub fn alone(&self) -> RwLockWriteGuard<'_, ()> {
         self.lock.write().unwrap_or_else(|e| e.into_inner())
