@@ -1012,3 +1012,6 @@ pub fn read_tail(path: &Path, cap: u64) -> String {
         _ => text,
     }
 }
+
+#[cfg(test)]
+mod tests;

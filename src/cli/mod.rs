@@ -388,7 +388,11 @@ impl FormatArgs {
 }
 
 /// The first events of a subcommand: `started`, and a warning when runs are not fully isolated.
-pub fn started(reporter: &mut dyn Reporter, command: &str, sandbox: &dyn crate::executor::Executor) {
+pub fn started(
+    reporter: &mut dyn Reporter,
+    command: &str,
+    sandbox: &dyn crate::executor::Executor,
+) {
     reporter.event(&Event::Started {
         command: command.to_string(),
         isolation: sandbox.level(),

@@ -235,9 +235,15 @@ impl FakeExecutor {
         self
     }
 
-    /// An engine over a clone of this executor with the fake language table, working in `work`.
+    /// An engine over a clone of this executor with the fake language table, working in a
+    /// fresh folder inside `work` (so that engines may share one).
     pub fn engine(&self, work: &Path) -> Engine {
-        Engine::new(self.clone(), languages(), work.to_path_buf())
+        let dir = tempfile::Builder::new()
+            .prefix("engine-")
+            .tempdir_in(work)
+            .expect("a work folder for the engine")
+            .keep();
+        Engine::new(self.clone(), languages(), dir)
     }
 
     /// Every run so far, in order.
@@ -255,7 +261,9 @@ impl FakeExecutor {
 
     fn lookup(&self, name: &str) -> &Program {
         self.programs.get(name).unwrap_or_else(|| {
-            panic!("the fake executor has no program `{name}`: register it with FakeExecutor::program")
+            panic!(
+                "the fake executor has no program `{name}`: register it with FakeExecutor::program"
+            )
         })
     }
 
@@ -488,7 +496,9 @@ mod tests {
         assert!(artifact.is_none() && !report.ok);
         // The compiler's message names the user's file, not the build folder's copy.
         assert!(
-            report.message.contains(&format!("{}: error: expected `;`", src.display())),
+            report
+                .message
+                .contains(&format!("{}: error: expected `;`", src.display())),
             "{}",
             report.message
         );
