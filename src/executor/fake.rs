@@ -307,7 +307,7 @@ impl Executor for FakeExecutor {
         // Another job's run starts (and ends) while this one runs, unless this one holds the
         // gate exclusively (a re-judge, or `JudgeOptions::alone`).
         let alone = match &self.gate {
-            Some(gate) => gate.try_enter().is_none(),
+            Some(gate) => !gate.neighbour(),
             None => true,
         };
         let input = spec
