@@ -508,3 +508,6 @@ fn resolve_generator(
         problem.dir.display()
     )))
 }
+
+#[cfg(test)]
+mod tests;
