@@ -565,3 +565,48 @@ fn one_job_alone_never_judges_again() {
     assert!(!events.iter().any(|e| matches!(e, Event::Rejudged { .. })));
     assert_eq!(fake.runs_of("sol").len(), 1);
 }
+
+#[test]
+fn a_polygon_solution_with_files_reads_and_writes_them_in_its_own_folder() {
+    let pkg = tempfile::tempdir().unwrap();
+    fake::file(pkg.path(), "tests/01", "3\n");
+    fake::file(pkg.path(), "tests/01.a", "6\n");
+    fake::file(
+        pkg.path(),
+        "problem.xml",
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<problem revision="1" short-name="double-files">
+  <names><name language="english" value="Double"/></names>
+  <judging input-file="double.in" output-file="double.out">
+    <testset name="tests">
+      <time-limit>1000</time-limit>
+      <memory-limit>67108864</memory-limit>
+      <test-count>1</test-count>
+      <input-path-pattern>tests/%02d</input-path-pattern>
+      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
+      <tests><test method="manual"/></tests>
+    </testset>
+  </judging>
+  <assets><checker name="std::wcmp.cpp" type="testlib"/></assets>
+</problem>
+"#,
+    );
+    let case = Case {
+        pkg,
+        work: tempfile::tempdir().unwrap(),
+    };
+    let fake = FakeExecutor::new()
+        .program("files", |run| {
+            // No stdin: the input is a file in the working folder.
+            assert!(run.input().is_empty());
+            let n: u64 = run.workdir_file("double.in").trim().parse().unwrap();
+            Act::ok().file("double.out", format!("{}\n", 2 * n))
+        })
+        .always("stdout", Act::prints("6\n"));
+    let (report, _) = case.judge(&fake, "files", JudgeOptions::default());
+    assert_eq!(report.verdict, Verdict::AC);
+    // The answer on stdout is no output file.
+    let (report, _) = case.judge(&fake, "stdout", JudgeOptions::default());
+    assert_eq!(report.verdict, Verdict::WA);
+    assert_eq!(report.tests[0].message, "no output file `double.out`");
+}

@@ -165,6 +165,12 @@ impl Run<'_> {
         String::from_utf8_lossy(&self.input).into_owned()
     }
 
+    /// The contents of a file in the working folder (a Polygon solution's input file).
+    pub fn workdir_file(&self, name: &str) -> String {
+        let bytes = std::fs::read(self.spec.workdir.join(name)).unwrap_or_default();
+        String::from_utf8_lossy(&bytes).into_owned()
+    }
+
     /// The contents of the file named by argument `i` (a checker's input, output or answer).
     pub fn arg_file(&self, i: usize) -> String {
         let path = self.args.get(i).map(PathBuf::from).unwrap_or_default();

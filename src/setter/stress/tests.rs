@@ -259,3 +259,23 @@ fn a_generator_that_fails_or_a_gen_without_seed_is_an_error() {
         .to_string();
     assert!(err.starts_with("--gen \"gen.py 5\" has no {seed}"), "{err}");
 }
+
+#[test]
+fn without_a_reference_there_is_nothing_to_stress_against() {
+    let pkg = package();
+    std::fs::remove_dir_all(pkg.path().join("solutions")).unwrap();
+    let err = stress_with(&programs(), pkg.path(), "buggy", &options(30.0), 1)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("no reference solution"), "{err}");
+    assert!(
+        err.contains("hint: put the intended solution in accepted/"),
+        "{err}"
+    );
+    // --against names one.
+    let brute = fake::source(pkg.path(), "elsewhere/brute.py", "brute");
+    let mut against = options(30.0);
+    against.against = Some(brute);
+    let found = stress_with(&programs(), pkg.path(), "buggy", &against, 1).unwrap();
+    assert_eq!(found.unwrap().verdict, Verdict::WA);
+}

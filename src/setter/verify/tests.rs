@@ -373,11 +373,16 @@ fn an_accepted_solution_near_the_limit_gets_a_warning_and_kattis_advice() {
 /// A Kattis 2025-09 package: samples and secret tests (n → 2n), an input validator, and
 /// submissions at these paths.
 fn kattis(submissions: &[(&str, &str)], yaml: &str) -> tempfile::TempDir {
+    kattis_limits("  time_limit: 1.0\n", submissions, yaml)
+}
+
+/// [`kattis`] with these lines under `limits:` in problem.yaml (besides the memory).
+fn kattis_limits(limits: &str, submissions: &[(&str, &str)], yaml: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     fake::file(
         dir.path(),
         "problem.yaml",
-        "problem_format_version: 2025-09\ntype: pass-fail\nname:\n  en: Double\nlimits:\n  time_limit: 1.0\n  memory: 64\n",
+        &format!("problem_format_version: 2025-09\ntype: pass-fail\nname:\n  en: Double\nlimits:\n{limits}  memory: 64\n"),
     );
     fake::file(dir.path(), "data/sample/1.in", "1\n");
     fake::file(dir.path(), "data/sample/1.ans", "2\n");
@@ -566,4 +571,69 @@ fn polygon_tags_allow_their_verdicts() {
     ];
     assert_eq!(got, want.map(|(p, v, h)| (p.to_string(), Some(v), h)));
     assert_eq!((check.failures(), check.judge_errors()), (2, 0));
+}
+
+#[test]
+fn a_kattis_time_limit_comes_from_the_slowest_accepted_submission() {
+    // No time_limit: the slowest accepted submission x 2 (ac_to_time_limit), rounded up to the
+    // resolution (1 s): 0.45 s gives 1 s, against which the TLE submission is judged.
+    let dir = kattis_limits(
+        "",
+        &[
+            ("accepted/a.py", "ref"),
+            ("accepted/b.py", "steady"),
+            ("time_limit_exceeded/slow.py", "too-slow"),
+        ],
+        "",
+    );
+    let fake = kattis_programs()
+        .program("steady", |run| {
+            Act::prints(format!("{}\n", 2 * number(run))).cpu_ms(450)
+        })
+        .program("too-slow", |run| {
+            Act::prints(format!("{}\n", 2 * number(run))).cpu_ms(1100)
+        });
+    let (check, events) = verify(&fake, dir.path());
+    assert!(check.ok(), "{:?} {:?}", check.findings, outcomes(&check));
+    let problem = check.problem.as_ref().unwrap();
+    assert_eq!(problem.limits.time, Duration::from_secs(1));
+    assert!(
+        problem.origin.time.starts_with(
+            "derived: slowest accepted submission submissions/accepted/b.py took 0.450 s; x 2"
+        ),
+        "{}",
+        problem.origin.time
+    );
+    let noted = events
+        .iter()
+        .any(|e| matches!(e, Event::Note { message, .. } if message.starts_with("time limit 1")));
+    assert!(noted);
+    let slow = check
+        .solutions
+        .iter()
+        .find(|s| s.path.ends_with("slow.py"))
+        .unwrap();
+    assert_eq!(slow.report.as_ref().unwrap().verdict, Verdict::TLE);
+}
+
+#[test]
+fn a_polygon_validator_rejecting_a_test_fails_the_package() {
+    let dir = polygon(&[("main.cpp", "ref", "main")]);
+    let xml = std::fs::read_to_string(dir.path().join("problem.xml")).unwrap();
+    let xml = xml.replace(
+        "<solutions>",
+        "<validators><validator><source path=\"files/val.cpp\" type=\"cpp.g++17\"/></validator></validators><solutions>",
+    );
+    fake::file(dir.path(), "problem.xml", &xml);
+    fake::source(dir.path(), "files/val.cpp", "validator");
+    fake::file(dir.path(), "tests/03", "30\n");
+    fake::file(dir.path(), "tests/03.a", "60\n");
+    let (check, _) = verify(&programs(), dir.path());
+    let failed = messages(&check, Severity::Failed);
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0].ends_with("tests/03: invalid test (rejected by val.cpp): n = 30 is over 3"),
+        "{}",
+        failed[0]
+    );
 }
