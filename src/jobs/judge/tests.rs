@@ -212,3 +212,40 @@ fn tests_after_the_first_failure_leave_no_events_with_several_jobs() {
         ]
     );
 }
+
+/// `jobs` engines over `fakes` (engine k over `fakes[k]`), each running the program `p` once per
+/// item of `spread`: which items ran well.
+fn spread_over(fakes: &[FakeExecutor], items: usize) -> Vec<Option<bool>> {
+    let work = tempfile::tempdir().unwrap();
+    let mut engines: Vec<Engine> = fakes.iter().map(|f| f.engine(work.path())).collect();
+    let source = fake::source(work.path(), "p.py", "p");
+    let artifact = FakeExecutor::new()
+        .always("p", Act::ok())
+        .engine(work.path())
+        .build(&source)
+        .unwrap()
+        .0
+        .unwrap();
+    let mut refs: Vec<&mut Engine> = engines.iter_mut().collect();
+    let limits = crate::engine::checker_limits();
+    crate::jobs::spread(&mut refs, items, &|_| false, &|engine, _| {
+        engine
+            .execute(&artifact, &[], None, &[], limits.clone())
+            .is_ok()
+    })
+}
+
+#[test]
+fn a_job_whose_executor_fails_takes_no_more_work_while_another_can() {
+    let bad = FakeExecutor::new().always("p", Act::executor_fails("worker gone"));
+    let good = FakeExecutor::new().always("p", Act::ok());
+    let results = spread_over(&[bad.clone(), good.clone()], 20);
+    assert!(results.iter().all(Option::is_some), "every item is done");
+    let failed = results.iter().filter(|r| **r == Some(false)).count();
+    assert!(bad.runs_of("p").len() <= 1, "{:?}", bad.runs_of("p"));
+    assert_eq!(failed, bad.runs_of("p").len());
+    assert_eq!(good.runs_of("p").len(), 20 - failed);
+    // When every job's executor fails, the last one left still takes every item.
+    let results = spread_over(&[bad.clone(), bad], 5);
+    assert_eq!(results, [Some(false); 5]);
+}
