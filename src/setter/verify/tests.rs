@@ -637,3 +637,65 @@ fn a_polygon_validator_rejecting_a_test_fails_the_package() {
         failed[0]
     );
 }
+
+#[test]
+fn a_kattis_output_validator_gets_its_groups_arguments_and_decides_by_42_or_43() {
+    let dir = kattis(
+        &[
+            ("accepted/ref.py", "ref"),
+            ("wrong_answer/off.py", "off-by-one"),
+        ],
+        "",
+    );
+    fake::source(
+        dir.path(),
+        "output_validator/validate.py",
+        "output-validator",
+    );
+    fake::file(
+        dir.path(),
+        "data/secret/test_group.yaml",
+        "output_validator_args: [mode, strict]\n",
+    );
+    let fake = kattis_programs()
+        .program("off-by-one", |run| {
+            Act::prints(format!("{}\n", 2 * number(run) + 1))
+        })
+        .program("output-validator", |run| {
+            // input answer feedback_dir/ [the group's arguments] < output
+            let extra: Vec<&str> = run.args[3..].iter().map(String::as_str).collect();
+            let secret = run.arg_file(0) == "2\n";
+            assert_eq!(
+                extra,
+                if secret {
+                    vec!["mode", "strict"]
+                } else {
+                    vec![]
+                }
+            );
+            if run.input_text() == run.arg_file(1) {
+                Act::exits(42)
+            } else {
+                Act::exits(43).file("judgemessage.txt", "off by one\n")
+            }
+        });
+    let (check, _) = verify(&fake, dir.path());
+    assert!(check.ok(), "{:?} {:?}", check.findings, outcomes(&check));
+    let off = check
+        .solutions
+        .iter()
+        .find(|s| s.path.ends_with("off.py"))
+        .unwrap();
+    let failure = off.report.as_ref().unwrap().first_failure().unwrap();
+    assert_eq!(
+        (failure.verdict, failure.message.as_str()),
+        (Verdict::WA, "off by one")
+    );
+    // Samples first, then the secret test, for the accepted one.
+    let tests: Vec<String> = fake
+        .runs_of("output-validator")
+        .into_iter()
+        .map(|c| c.args[3..].join(" "))
+        .collect();
+    assert_eq!(tests, ["", "mode strict", ""]);
+}
