@@ -699,3 +699,68 @@ fn a_kattis_output_validator_gets_its_groups_arguments_and_decides_by_42_or_43()
         .collect();
     assert_eq!(tests, ["", "mode strict", ""]);
 }
+
+#[test]
+fn a_polygon_package_without_its_generated_tests_gets_them_from_its_generator_and_main() {
+    let dir = tempfile::tempdir().unwrap();
+    fake::file(dir.path(), "tests/01", "1\n");
+    fake::source(dir.path(), "files/gen.cpp", "gen");
+    fake::source(dir.path(), "solutions/main.py", "ref");
+    fake::source(dir.path(), "solutions/small.py", "small-only");
+    fake::file(
+        dir.path(),
+        "problem.xml",
+        r#"<?xml version="1.0" encoding="utf-8"?>
+<problem revision="1" short-name="double-generated">
+  <names><name language="english" value="Double"/></names>
+  <judging input-file="" output-file="">
+    <testset name="tests">
+      <time-limit>1000</time-limit>
+      <memory-limit>67108864</memory-limit>
+      <test-count>3</test-count>
+      <input-path-pattern>tests/%02d</input-path-pattern>
+      <answer-path-pattern>tests/%02d.a</answer-path-pattern>
+      <tests>
+        <test method="manual" sample="true"/>
+        <test cmd="gen 2" method="generated"/>
+        <test cmd="gen 7" method="generated"/>
+      </tests>
+    </testset>
+  </judging>
+  <files><executables><executable><source path="files/gen.cpp" type="cpp.g++17"/></executable></executables></files>
+  <assets>
+    <checker name="std::wcmp.cpp" type="testlib"/>
+    <solutions>
+      <solution tag="main"><source path="solutions/main.py" type="python.3"/></solution>
+      <solution tag="wrong-answer"><source path="solutions/small.py" type="python.3"/></solution>
+    </solutions>
+  </assets>
+</problem>
+"#,
+    );
+    // Right up to 3 only: the generated test 03 (n = 7) shows it.
+    let fake = programs().program("small-only", |run| match number(run) {
+        n if n <= 3 => Act::prints(format!("{}\n", 2 * n)),
+        _ => Act::prints("0\n"),
+    });
+    let (check, events) = verify(&fake, dir.path());
+    assert!(check.ok(), "{:?} {:?}", check.findings, outcomes(&check));
+    let small = check
+        .solutions
+        .iter()
+        .find(|s| s.path.ends_with("small.py"))
+        .unwrap();
+    let failure = small.report.as_ref().unwrap().first_failure().unwrap();
+    assert_eq!(
+        (failure.name.as_str(), failure.verdict),
+        ("03", Verdict::WA)
+    );
+    // Made in the work folder, not in the package.
+    assert!(!dir.path().join("tests/02").exists() && !dir.path().join("tests/01.a").exists());
+    let gen_args: Vec<Vec<String>> = fake.runs_of("gen").into_iter().map(|c| c.args).collect();
+    assert_eq!(gen_args, [["2"], ["7"]]);
+    let noted = events.iter().any(|e| {
+        matches!(e, Event::Note { message, .. } if message.contains("made 2 input(s) with the generator(s) gen and 3 answer(s) with the main solution solutions/main.py"))
+    });
+    assert!(noted, "{events:?}");
+}
