@@ -610,3 +610,37 @@ fn a_polygon_solution_with_files_reads_and_writes_them_in_its_own_folder() {
     assert_eq!(report.verdict, Verdict::WA);
     assert_eq!(report.tests[0].message, "no output file `double.out`");
 }
+
+/// The folders left in the work folders under `root`, by kind (`run`, `io`, `build`, …).
+fn left_in(root: &Path) -> Vec<String> {
+    let mut kinds: Vec<String> = std::fs::read_dir(root)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with("engine-"))
+        .flat_map(|engine| std::fs::read_dir(engine.path()).unwrap().flatten())
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.rsplit_once('-')
+                .map_or(name.clone(), |(kind, _)| kind.to_string())
+        })
+        .collect();
+    kinds.sort();
+    kinds
+}
+
+#[test]
+fn runs_reuse_one_scratch_folder_and_one_pair_of_output_files() {
+    // With private scratch folders (the sandbox) one host folder name serves every run; without
+    // (plain processes) each run gets its own, removed after it.
+    let case = Case::new(3, "");
+    let fake = FakeExecutor::new().program("sol", |run| doubles(run).file("junk", "x"));
+    case.judge(&fake, "sol", JudgeOptions::default());
+    assert_eq!(left_in(case.work.path()), ["build", "io", "run"]);
+    let case = Case::new(3, "");
+    let fake = FakeExecutor::new()
+        .program("sol", |run| doubles(run).file("junk", "x"))
+        .plain();
+    let (report, _) = case.judge(&fake, "sol", JudgeOptions::default());
+    assert_eq!(report.verdict, Verdict::AC);
+    assert_eq!(left_in(case.work.path()), ["build", "io"]);
+}

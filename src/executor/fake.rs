@@ -26,7 +26,7 @@ use super::Executor;
 use crate::engine::Engine;
 use crate::jobs::Gate;
 use crate::lang::Languages;
-use crate::sandbox::{IsolationLevel, Layer, RunOutcome, RunSpec, SandboxError, Termination};
+use crate::sandbox::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -197,6 +197,8 @@ pub struct FakeExecutor {
     programs: Arc<HashMap<String, Program>>,
     calls: Arc<Mutex<Vec<Call>>>,
     gate: Option<Arc<Gate>>,
+    /// Runs work in the host folder itself, as plain processes do (no private scratch folder).
+    plain: bool,
 }
 
 impl FakeExecutor {
@@ -238,6 +240,14 @@ impl FakeExecutor {
     /// Every run that does not hold `gate` exclusively sees another job's run beside it.
     pub fn crowded(mut self, gate: Arc<Gate>) -> FakeExecutor {
         self.gate = Some(gate);
+        self
+    }
+
+    /// Runs asked for a scratch folder get the host folder itself, as without namespaces
+    /// ([`Executor::private_scratch`] false): what the act writes there stays until the engine
+    /// removes it.
+    pub fn plain(mut self) -> FakeExecutor {
+        self.plain = true;
         self
     }
 
@@ -300,7 +310,7 @@ impl FakeExecutor {
                 Act::ok().cpu_ms(50)
             }
         };
-        Ok(play(spec, act))
+        Ok(play(spec, act, self.private_scratch()))
     }
 }
 
@@ -350,11 +360,11 @@ impl Executor for FakeExecutor {
         if let Some(why) = act.error {
             return Err(SandboxError::Setup(why));
         }
-        Ok(play(spec, act))
+        Ok(play(spec, act, self.private_scratch()))
     }
 
     fn private_scratch(&self) -> bool {
-        true
+        !self.plain
     }
 
     fn layers(&self) -> Vec<Layer> {
@@ -364,10 +374,6 @@ impl Executor for FakeExecutor {
             detail: "nothing runs: outcomes are scripted (unit tests)".into(),
             hint: None,
         }]
-    }
-
-    fn level(&self) -> IsolationLevel {
-        IsolationLevel::None
     }
 }
 
@@ -389,7 +395,7 @@ fn write(path: &Path, bytes: &[u8]) {
 
 /// Writes what `act` wrote and measures it under the spec's limits, by the sandbox's rules: CPU
 /// time over the limit (strictly) is a kill at the limit, as is wall time, memory and output.
-fn play(spec: &RunSpec, act: Act) -> RunOutcome {
+fn play(spec: &RunSpec, act: Act, private_scratch: bool) -> RunOutcome {
     let limits = &spec.limits;
     let wall = act.wall.unwrap_or(act.cpu + Duration::from_millis(1));
     let cpu_limit_exceeded = act.cpu > limits.cpu;
@@ -400,7 +406,7 @@ fn play(spec: &RunSpec, act: Act) -> RunOutcome {
     let stderr = &act.stderr[..act.stderr.len().min(limits.stderr as usize)];
     write(&spec.stdout, stdout);
     write(&spec.stderr, stderr);
-    if !spec.scratch_workdir {
+    if !spec.scratch_workdir || !private_scratch {
         for (name, bytes) in &act.files {
             write(&spec.workdir.join(name), bytes);
         }
@@ -532,14 +538,14 @@ mod tests {
         limits.cpu = Duration::from_secs(1);
         limits.wall = Duration::from_secs(3);
         limits.output = 4;
-        let at = play(&spec(limits.clone()), Act::ok().cpu_ms(1000));
+        let at = play(&spec(limits.clone()), Act::ok().cpu_ms(1000), true);
         assert!(!at.cpu_limit_exceeded && at.termination == Termination::Exited(0));
-        let over = play(&spec(limits.clone()), Act::ok().cpu_ms(1001));
+        let over = play(&spec(limits.clone()), Act::ok().cpu_ms(1001), true);
         assert!(over.cpu_limit_exceeded && over.termination == Termination::Signaled(9));
-        let asleep = play(&spec(limits.clone()), Act::ok().wall_ms(10_000));
+        let asleep = play(&spec(limits.clone()), Act::ok().wall_ms(10_000), true);
         assert!(asleep.wall_limit_exceeded && !asleep.cpu_limit_exceeded);
         assert_eq!(asleep.wall_time, Duration::from_secs(3));
-        let loud = play(&spec(limits), Act::prints("123456"));
+        let loud = play(&spec(limits), Act::prints("123456"), true);
         assert!(loud.output_limit_exceeded && loud.stdout_bytes == 4);
         assert_eq!(std::fs::read(work.path().join("out")).unwrap(), b"1234");
     }
