@@ -441,6 +441,12 @@ fn a_kattis_validator_exiting_other_than_42_or_43_is_a_judge_error() {
         message.contains("the output validator was killed"),
         "{message}"
     );
+    // Over its own limits, even with 42: never accepted.
+    let (v, message) = checked(&case, |_| Act::exits(42).memory_mib(4096));
+    assert_eq!(
+        (v, message.as_str()),
+        (Verdict::JE, "the output validator exceeded its limits")
+    );
 }
 
 #[test]
