@@ -249,3 +249,66 @@ fn a_job_whose_executor_fails_takes_no_more_work_while_another_can() {
     let results = spread_over(&[bad.clone(), bad], 5);
     assert_eq!(results, [Some(false); 5]);
 }
+
+#[test]
+fn run_with_all_spreads_one_solution_and_keeps_every_test_in_order() {
+    let pkg = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let tests: Vec<(String, String, String)> = (1..=6)
+        .map(|i| (i.to_string(), format!("{i}\n"), format!("{}\n", 2 * i)))
+        .collect();
+    let refs: Vec<(&str, &str, &str)> = tests
+        .iter()
+        .map(|(a, b, c)| (a.as_str(), b.as_str(), c.as_str()))
+        .collect();
+    fake::native(pkg.path(), 1.0, 64, "", &refs);
+    let problem = Problem::load(pkg.path()).unwrap();
+    let fake = programs().program("mixed", |run| match run.test.as_str() {
+        "2" => Act::prints("0\n"),
+        "4" => Act::exits(1),
+        _ => doubles(run),
+    });
+    let verdicts = |jobs: usize| {
+        let gate = Arc::new(Gate::default());
+        let mut engines: Vec<Engine> = (0..jobs)
+            .map(|_| {
+                let mut engine = fake.engine(work.path());
+                if jobs > 1 {
+                    engine.join(gate.clone());
+                }
+                engine
+            })
+            .collect();
+        let mut refs: Vec<&mut Engine> = engines.iter_mut().collect();
+        let checker = refs[0].prepare_checker(&problem).unwrap();
+        let source = fake::source(work.path(), "mixed.py", "mixed");
+        let options = JudgeOptions {
+            all: true,
+            ..JudgeOptions::default()
+        };
+        let report = judge_spread(
+            &mut refs,
+            &problem,
+            &checker,
+            &source,
+            options,
+            &mut Collect::default(),
+        )
+        .unwrap();
+        let tests: Vec<(String, Verdict)> = report
+            .tests
+            .iter()
+            .map(|t| (t.name.clone(), t.verdict))
+            .collect();
+        (report.verdict, tests)
+    };
+    let one = verdicts(1);
+    use Verdict::*;
+    let want: Vec<(String, Verdict)> = [AC, WA, AC, RE, AC, AC]
+        .iter()
+        .enumerate()
+        .map(|(i, v)| ((i + 1).to_string(), *v))
+        .collect();
+    assert_eq!(one, (WA, want));
+    assert_eq!(verdicts(3), one);
+}
