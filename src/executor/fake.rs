@@ -20,7 +20,8 @@
 //! Every run is logged ([`FakeExecutor::calls`]). [`FakeExecutor::crowded`] makes every run
 //! that may share the CPUs (a job not holding the gate exclusively) see another job's run
 //! start beside it, so the re-judge rule of `crate::jobs` can be driven without threads racing;
-//! a script tells the two apart by [`Run::alone`].
+//! a script tells the two apart by [`Run::alone`]. [`FakeExecutor::plain`] gives runs no private
+//! scratch folder, as the sandbox without namespaces.
 
 use super::Executor;
 use crate::engine::Engine;
