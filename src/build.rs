@@ -3,8 +3,9 @@
 
 pub mod cache;
 
+use crate::executor::Executor;
 use crate::lang::{self, LangError, Languages, Step};
-use crate::sandbox::{Limits, RunSpec, Sandbox, SandboxError, Termination};
+use crate::sandbox::{Limits, RunSpec, SandboxError, Termination};
 use crate::verdict::termination_text;
 use serde::Serialize;
 use std::ffi::OsString;
@@ -87,7 +88,7 @@ pub fn base_env(home: &Path) -> Vec<(OsString, OsString)> {
 /// With a cache installed ([`cache::install`]) an unchanged program is not compiled again: its
 /// files are copied from the cache into `dir` and the report says `cached`.
 pub fn build(
-    sandbox: &mut Sandbox,
+    sandbox: &mut dyn Executor,
     languages: &Languages,
     source: &Path,
     dir: &Path,
@@ -209,7 +210,7 @@ pub fn build(
 /// the same source would always get the same outcome (not when a limit or a signal stopped the
 /// compiler: that depends on the machine's load), i.e. whether it may be cached.
 fn compile(
-    sandbox: &mut Sandbox,
+    sandbox: &mut dyn Executor,
     spec: &RunSpec,
     language: &lang::Language,
     src: &Path,

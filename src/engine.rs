@@ -4,10 +4,11 @@
 use crate::build::{self, Artifact, BuildError, CompileReport};
 use crate::checker::{self, Judgement, Mismatch};
 use crate::event::{Event, Reporter, RunId, TestId};
+use crate::executor::Executor;
 use crate::jobs::Gate;
 use crate::lang::Languages;
 use crate::package::{CheckerSpec, Problem, Program, Protocol, TestCase};
-use crate::sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxError};
+use crate::sandbox::{Limits, RunOutcome, RunSpec, SandboxError};
 use crate::verdict::{classify_run, termination_text, Verdict};
 use serde::Serialize;
 use std::ffi::OsString;
@@ -152,9 +153,11 @@ pub(crate) struct Ids {
     pub run: RunId,
 }
 
-/// Owns the sandbox, the language table and a private work folder.
+/// Owns the executor, the language table and a private work folder.
 pub struct Engine {
-    pub sandbox: Sandbox,
+    /// What runs the programs: the [`crate::sandbox::Sandbox`], or a fake in unit tests
+    /// (`crate::executor`).
+    pub sandbox: Box<dyn Executor>,
     pub languages: Languages,
     work: PathBuf,
     counter: u64,
@@ -177,9 +180,9 @@ pub struct Engine {
 
 impl Engine {
     /// `work` is an empty folder that the engine may fill (the caller removes it afterwards).
-    pub fn new(sandbox: Sandbox, languages: Languages, work: PathBuf) -> Engine {
+    pub fn new(sandbox: impl Executor + 'static, languages: Languages, work: PathBuf) -> Engine {
         Engine {
-            sandbox,
+            sandbox: Box::new(sandbox),
             languages,
             work,
             counter: 0,
@@ -1021,3 +1024,6 @@ pub fn read_tail(path: &Path, cap: u64) -> String {
         _ => text,
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,7 @@ pub mod checker;
 pub mod cli;
 pub mod engine;
 pub mod event;
+pub mod executor;
 pub mod interrupt;
 pub mod jobs;
 pub mod lang;

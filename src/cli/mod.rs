@@ -388,7 +388,11 @@ impl FormatArgs {
 }
 
 /// The first events of a subcommand: `started`, and a warning when runs are not fully isolated.
-pub fn started(reporter: &mut dyn Reporter, command: &str, sandbox: &Sandbox) {
+pub fn started(
+    reporter: &mut dyn Reporter,
+    command: &str,
+    sandbox: &dyn crate::executor::Executor,
+) {
     reporter.event(&Event::Started {
         command: command.to_string(),
         isolation: sandbox.level(),
@@ -402,14 +406,14 @@ pub fn started(reporter: &mut dyn Reporter, command: &str, sandbox: &Sandbox) {
 }
 
 /// Warns on stderr when runs are not fully isolated, and whether measurements are exact.
-pub fn warn_isolation(sandbox: &Sandbox) {
+pub fn warn_isolation(sandbox: &dyn crate::executor::Executor) {
     if let Some(message) = isolation_warning(sandbox) {
         crate::errln!("warning: {message}");
     }
 }
 
 /// Whether runs are not fully isolated, and whether measurements are exact.
-pub fn isolation_warning(sandbox: &Sandbox) -> Option<String> {
+pub fn isolation_warning(sandbox: &dyn crate::executor::Executor) -> Option<String> {
     let layers = sandbox.layers();
     let missing: Vec<&str> = layers
         .iter()

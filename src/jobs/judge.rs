@@ -231,3 +231,6 @@ pub fn judge_spread(
         .flatten()
         .expect("an entry that is not skipped has an outcome")
 }
+
+#[cfg(test)]
+mod tests;

@@ -36,6 +36,21 @@ pub struct Gate {
     /// Runs started so far: a run ran alone if none started while it ran and none was running
     /// when it began.
     started: AtomicUsize,
+    /// A job holds the gate exclusively ([`Gate::alone`]).
+    exclusive: AtomicBool,
+}
+
+/// The gate held exclusively (see [`Gate::alone`]) until dropped.
+pub struct Alone<'a> {
+    gate: &'a Gate,
+    _guard: RwLockWriteGuard<'a, ()>,
+}
+
+impl Drop for Alone<'_> {
+    fn drop(&mut self) {
+        // Before the lock is released (fields drop after this).
+        self.gate.exclusive.store(false, Ordering::SeqCst);
+    }
 }
 
 /// A run under way (see [`Gate::enter`]); [`Ticket::alone`] says whether it had the CPUs to itself.
@@ -64,9 +79,26 @@ impl Gate {
         }
     }
 
+    /// Another job's run starts and ends now, unless a job holds the gate exclusively (then
+    /// no other run is under way, and nothing happens): whether it did. The fake executor's
+    /// neighbour (`crate::executor::fake`).
+    #[cfg(test)]
+    pub fn neighbour(&self) -> bool {
+        if self.exclusive.load(Ordering::SeqCst) {
+            return false;
+        }
+        self.started.fetch_add(1, Ordering::SeqCst);
+        true
+    }
+
     /// Waits until no other run is under way and keeps others from starting until dropped.
-    pub fn alone(&self) -> RwLockWriteGuard<'_, ()> {
-        self.lock.write().unwrap_or_else(|e| e.into_inner())
+    pub fn alone(&self) -> Alone<'_> {
+        let guard = self.lock.write().unwrap_or_else(|e| e.into_inner());
+        self.exclusive.store(true, Ordering::SeqCst);
+        Alone {
+            gate: self,
+            _guard: guard,
+        }
     }
 }
 

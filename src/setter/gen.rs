@@ -557,3 +557,6 @@ fn write_if_changed(
     written.push(name.to_string());
     Ok(())
 }
+
+#[cfg(test)]
+mod tests;

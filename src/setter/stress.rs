@@ -513,3 +513,6 @@ fn resolve_generator(
         problem.dir.display()
     )))
 }
+
+#[cfg(test)]
+mod tests;

@@ -644,3 +644,6 @@ fn time_advice(problem: &Problem, solutions: &[SolutionCheck]) -> TimeAdvice {
     }
     advice
 }
+
+#[cfg(test)]
+mod tests;
