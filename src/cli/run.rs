@@ -146,6 +146,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         advice: None,
         judge_errors: usize::from(report.verdict == Verdict::JE),
         failures: usize::from(rejected),
+        package: None,
     });
     reporter.event(&Event::Finished { exit: code });
     Ok(code)
