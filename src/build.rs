@@ -130,10 +130,11 @@ pub fn build(
         let env = base_env(Path::new("/tmp"));
         let compile_readable = readable(Step::Compile)?;
         // Helper files already in the build folder (testlib.h, a multi-file program's other
-        // files, Kattis include/) are not in the key, and a failed restore empties the folder:
-        // such builds are not cached.
-        let helpers = std::fs::read_dir(dir).map_or(true, |mut rd| rd.next().is_some());
-        let cache = if helpers { None } else { cache::installed() };
+        // files, Kattis include/) are part of the key, name and bytes; a folder holding anything
+        // else is not cached.
+        let helpers = helper_files(dir);
+        let cache = helpers.as_ref().and(cache::installed());
+        let helpers = helpers.unwrap_or_default();
         let key = cache.as_ref().and_then(|c| {
             // Paths inside the build folder change with every build; they are the source's.
             let paths: Vec<PathBuf> = compile_readable
@@ -147,12 +148,17 @@ pub fn build(
                 compiler: &program,
                 compile_paths: &paths,
                 settings: &format!("{limits:?} {env:?}"),
+                helpers: &helpers,
             })
         });
         let hit = match (&cache, &key) {
             (Some(c), Some(k)) => c.fetch(k, dir),
             _ => None,
         };
+        if hit.is_none() && !helpers.is_empty() {
+            // A damaged entry's restore empties the folder: the helpers go back in.
+            restore_helpers(dir, &helpers).map_err(folder_err)?;
+        }
         let outcome = match hit {
             Some(outcome) => {
                 report.cached = true;
@@ -175,7 +181,7 @@ pub fn build(
                 let (outcome, time, deterministic) = compile(sandbox, &spec, language, &src, &exe)?;
                 report.time = time;
                 if let (Some(c), Some(k), true) = (&cache, &key, deterministic) {
-                    c.store(k, dir, &outcome);
+                    c.store(k, dir, &outcome, &helpers);
                 }
                 outcome
             }
@@ -203,6 +209,35 @@ pub fn build(
         }),
         report,
     ))
+}
+
+/// The files in the build folder before the compiler runs (the helpers copied beside the source),
+/// by name with their bytes, in name order; `None` when it holds anything but plain files (then
+/// the build is not cached).
+fn helper_files(dir: &Path) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).ok()? {
+        let entry = entry.ok()?;
+        let meta = std::fs::symlink_metadata(entry.path()).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let name = entry.file_name().into_string().ok()?;
+        files.push((name, std::fs::read(entry.path()).ok()?));
+    }
+    files.sort();
+    Some(files)
+}
+
+/// Writes back each helper that is missing from the build folder or differs.
+fn restore_helpers(dir: &Path, helpers: &[(String, Vec<u8>)]) -> std::io::Result<()> {
+    for (name, bytes) in helpers {
+        let path = dir.join(name);
+        if std::fs::read(&path).ok().as_ref() != Some(bytes) {
+            std::fs::write(&path, bytes)?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs the compiler of `spec`. Returns what it left with the CPU time it took, and whether

@@ -64,7 +64,10 @@ pub struct TimeAdvice {
     #[serde(serialize_with = "ser_timed")]
     pub fastest_tle: Option<(Duration, PathBuf)>,
     /// The Kattis rule: slowest accepted x 2, rounded up to 0.1 s.
-    #[serde(rename = "kattis_limit_ms", serialize_with = "crate::report::ser_opt_ms")]
+    #[serde(
+        rename = "kattis_limit_ms",
+        serialize_with = "crate::report::ser_opt_ms"
+    )]
     pub kattis_limit: Option<Duration>,
     /// Solutions whose verdict would change within a factor 1.5 of the limit, with the evidence.
     pub warnings: Vec<String>,
