@@ -36,6 +36,9 @@ pub struct Artifact {
     pub args: Vec<OsString>,
     /// Paths the program must be able to read (the build folder, a runtime's folder).
     pub readable: Vec<PathBuf>,
+    /// Stderr text of a failed run that means the runtime ran out of memory (the language's
+    /// `out_of_memory`): MLE, not RE.
+    pub out_of_memory: Option<String>,
 }
 
 /// How compilation went.
@@ -102,10 +105,55 @@ pub fn build(
         source: e,
     };
     std::fs::create_dir_all(dir).map_err(folder_err)?;
-    let src = dir.join(&language.source_name);
+    // Java: the class the program starts from names the copy and the program to run.
+    let (class, main_class) = if language.wants_main_class() {
+        let found = lang::java::main_class(&String::from_utf8_lossy(&bytes));
+        let stem = source
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .unwrap_or_else(|| "Main".to_string());
+        match found {
+            Some(m) => (m.class.clone(), m.qualified()),
+            None => (stem.clone(), stem),
+        }
+    } else {
+        (String::new(), String::new())
+    };
+    let with_class = |word: &str| {
+        word.replace("{class}", &class)
+            .replace("{main_class}", &main_class)
+    };
+    let src = dir.join(with_class(&language.source_name));
     let exe = dir.join("prog");
+    // The files beside the source in the build folder (helpers), for `{sources}`.
+    let beside: Vec<PathBuf> = {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(folder_err)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                *p != src
+                    && p.extension().is_some_and(|e| {
+                        let e = e.to_string_lossy().to_lowercase();
+                        language.extensions.contains(&e)
+                    })
+            })
+            .collect();
+        found.sort();
+        found
+    };
     let expand_all = |words: &[String]| -> Result<Vec<String>, LangError> {
-        words.iter().map(|w| lang::expand(w, &src, &exe)).collect()
+        let mut out = Vec::new();
+        for w in words {
+            if w == "{sources}" {
+                // The source, then every file of its language beside it (a multi-file program).
+                out.push(src.to_string_lossy().into_owned());
+                out.extend(beside.iter().map(|p| p.to_string_lossy().into_owned()));
+            } else {
+                out.push(lang::expand(&with_class(w), &src, &exe)?);
+            }
+        }
+        Ok(out)
     };
     // The build folder and the language's paths for each step (compile and run see their own).
     let readable = |step| -> Result<Vec<PathBuf>, LangError> {
@@ -206,6 +254,7 @@ pub fn build(
             program,
             args: run[1..].iter().map(OsString::from).collect(),
             readable: readable(Step::Run)?,
+            out_of_memory: language.out_of_memory.clone(),
         }),
         report,
     ))

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub struct Args {
     /// Problem package: a directory, or the slug of a folder under ./problems.
     problem: String,
-    /// The solution's source file (.cpp .cc .c .rs .py), or a folder holding a multi-file one.
+    /// The solution's source file (.cpp .cc .c .rs .py .java), or a folder holding a multi-file one.
     source: PathBuf,
     /// Run every test instead of stopping at the first failure.
     #[arg(long)]

@@ -533,9 +533,27 @@ pub fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Progr
         })
     };
     let mains: Vec<&&PathBuf> = sources.iter().filter(named_main).collect();
+    // Java files name no main file: the one declaring `static void main` is (as on Kattis).
+    let java_mains: Vec<&&PathBuf> = if sources
+        .iter()
+        .all(|p| p.extension().is_some_and(|e| e == "java"))
+    {
+        sources
+            .iter()
+            .filter(|p| {
+                std::fs::read(p).is_ok_and(|b| {
+                    crate::lang::java::main_class(&String::from_utf8_lossy(&b))
+                        .is_some_and(|m| m.has_main)
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let main = match sources.as_slice() {
         [one] => (*one).clone(),
         [_, _, ..] if mains.len() == 1 => (**mains[0]).clone(),
+        [_, _, ..] if java_mains.len() == 1 => (**java_mains[0]).clone(),
         [] => {
             return Err(
                 PackageError::new(path, format!("the {what} folder holds no source file"))
