@@ -116,13 +116,21 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// The main file the package names for the multi-file solution in folder `source`.
+    /// The main file the package names for the multi-file solution in folder `source`. For
+    /// Java the entrypoint may be the main class (`Main`, `contest.Main`): its file.
     pub fn entrypoint_of(&self, source: &Path) -> Option<PathBuf> {
-        self.solutions
+        let entry = self
+            .solutions
             .iter()
             .find(|s| s.path == source)
-            .and_then(|s| s.entrypoint.as_ref())
-            .map(|e| source.join(e))
+            .and_then(|s| s.entrypoint.as_ref())?;
+        let file = source.join(entry);
+        if file.is_file() {
+            return Some(file);
+        }
+        let class = entry.rsplit('.').next().unwrap_or(entry);
+        let java = source.join(format!("{class}.java"));
+        Some(if java.is_file() { java } else { file })
     }
 
     /// The files to build along with the submission `source` (Kattis `include/`).

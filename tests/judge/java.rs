@@ -192,12 +192,30 @@ fn a_kattis_package_with_java_submissions_verifies() {
         "submissions/time_limit_exceeded/loop.java",
         &fixture("tle-loop.java"),
     );
+    // include/java/ is built with every Java submission; a folder whose two files both declare
+    // main runs the class submissions.yaml names as its entrypoint.
+    write(
+        "include/java/Twice.java",
+        b"class Twice {\n    static long of(long x) {\n        return 2 * x;\n    }\n}\n",
+    );
+    write(
+        "submissions/accepted/entry/Run.java",
+        b"import java.util.*;\n\npublic class Run {\n    public static void main(String[] a) {\n        Scanner in = new Scanner(System.in);\n        int n = in.nextInt();\n        long s = 0;\n        for (int i = 0; i < n; i++) s += in.nextLong();\n        System.out.println(Twice.of(s) / 2);\n    }\n}\n",
+    );
+    write(
+        "submissions/accepted/entry/Other.java",
+        b"public class Other {\n    public static void main(String[] a) {\n        System.out.println(\"wrong\");\n    }\n}\n",
+    );
+    write(
+        "submissions/submissions.yaml",
+        b"accepted/entry:\n  entrypoint: Run\n",
+    );
     let f = judge().arg("verify").arg(&p).arg("--json").output();
     f.expect_code(0);
     let doc = f.json();
     assert_eq!(doc["ok"], true, "{doc}");
     let solutions = doc["problems"][0]["solutions"].as_array().unwrap();
-    assert_eq!(solutions.len(), 6, "{doc}");
+    assert_eq!(solutions.len(), 7, "{doc}");
     for s in solutions {
         assert_eq!(s["language"], "Java", "{s}");
         assert_eq!(s["ok"], true, "{s}");
@@ -210,6 +228,7 @@ fn a_kattis_package_with_java_submissions_verifies() {
             .clone()
     };
     assert_eq!(verdict("submissions/accepted/multi"), "AC");
+    assert_eq!(verdict("submissions/accepted/entry"), "AC");
     assert_eq!(verdict("submissions/run_time_error/crash.java"), "RE");
     assert_eq!(verdict("submissions/run_time_error/hoard.java"), "MLE");
 }
