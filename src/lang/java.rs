@@ -46,9 +46,11 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
             i += body.find("*/").map_or(rest.len(), |e| e + 4);
         } else if rest.starts_with("\"\"\"") {
             // A text block ends at the next unescaped `"""`.
+            // (Bytes: a step may land inside a character; only ASCII bytes matter here.)
+            let b = rest.as_bytes();
             let mut j = 3;
-            while j < rest.len() && !rest[j..].starts_with("\"\"\"") {
-                j += if rest.as_bytes()[j] == b'\\' { 2 } else { 1 };
+            while j < b.len() && !b[j..].starts_with(b"\"\"\"") {
+                j += if b[j] == b'\\' { 2 } else { 1 };
             }
             i += (j + 3).min(rest.len());
         } else if c == b'"' || c == b'\'' {
@@ -57,7 +59,11 @@ fn tokens(text: &str) -> Vec<Token<'_>> {
                 j += if rest.as_bytes()[j] == b'\\' { 2 } else { 1 };
             }
             i += (j + 1).min(rest.len());
-        } else if c.is_ascii_alphabetic() || c == b'_' || c == b'$' || c >= 0x80 {
+        } else if rest
+            .chars()
+            .next()
+            .is_some_and(|ch| ch.is_alphabetic() || ch == '_' || ch == '$')
+        {
             let len = rest
                 .char_indices()
                 .find(|(_, ch)| !(ch.is_alphanumeric() || *ch == '_' || *ch == '$'))
@@ -230,6 +236,22 @@ public class Real {
             class("class X {} interface Run { static void main(String[] a) {} }"),
             Some(("Run".into(), true))
         );
+        // Non-ASCII text in strings and text blocks, after escapes too.
+        assert_eq!(
+            class("class A { String s = \"\\é\"; String t = \"\"\"\n  \\é ☃ \"\"\"; }\npublic class B { static void main(String[] a) {} }"),
+            Some(("B".into(), true))
+        );
+        // A byte-order mark, other non-ASCII text: no hang, names still found.
+        assert_eq!(
+            class("\u{feff}public class Ünïcode { public static void main(String[] a) {} } // ☃"),
+            Some(("Ünïcode".into(), true))
+        );
+        // Every prefix of a source full of traps (cut anywhere): no panic, no hang.
+        let tricky = "package p;\u{feff}/* é */ class A { char c = '\\''; String s = \"\\\"é\\\\\"; String t = \"\"\"\n\\\"\"\"é☃\"\"\"; // ☃\n public static void main(String[] a) {} }";
+        for (at, _) in tricky.char_indices() {
+            let _ = main_class(&tricky[..at]);
+        }
+        assert_eq!(class(tricky), Some(("p.A".into(), true)));
         // Broken source: whatever is found, no panic.
         assert_eq!(class("public class"), None);
         assert_eq!(class("class A { \"unterminated"), Some(("A".into(), false)));
