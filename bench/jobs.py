@@ -52,7 +52,7 @@ def verify(judge, problems, jobs):
     found = [
         (
             os.path.basename(p["problem"]),
-            [(s["solution"], s["verdict"], s["matches"]) for s in p["solutions"]],
+            [(s["file"], s.get("verdict", "skipped"), s.get("ok")) for s in p["solutions"]],
             sorted(f["message"] for f in p["findings"]),
         )
         for p in doc["problems"]

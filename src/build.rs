@@ -37,6 +37,9 @@ pub struct Artifact {
     pub args: Vec<OsString>,
     /// Paths the program must be able to read (the build folder, a runtime's folder).
     pub readable: Vec<PathBuf>,
+    /// Stderr text of a failed run that means the runtime ran out of memory (the language's
+    /// `out_of_memory`): MLE, not RE.
+    pub out_of_memory: Option<String>,
 }
 
 /// How compilation went.
@@ -103,10 +106,55 @@ pub fn build(
         source: e,
     };
     std::fs::create_dir_all(dir).map_err(folder_err)?;
-    let src = dir.join(&language.source_name);
+    // Java: the class the program starts from names the copy and the program to run.
+    let (class, main_class) = if language.wants_main_class() {
+        let found = lang::java::main_class(&String::from_utf8_lossy(&bytes));
+        let stem = source
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .unwrap_or_else(|| "Main".to_string());
+        match found {
+            Some(m) => (m.class.clone(), m.qualified()),
+            None => (stem.clone(), stem),
+        }
+    } else {
+        (String::new(), String::new())
+    };
+    let with_class = |word: &str| {
+        word.replace("{class}", &class)
+            .replace("{main_class}", &main_class)
+    };
+    let src = dir.join(with_class(&language.source_name));
     let exe = dir.join("prog");
+    // The files beside the source in the build folder (helpers), for `{sources}`.
+    let beside: Vec<PathBuf> = {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(folder_err)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                *p != src
+                    && p.extension().is_some_and(|e| {
+                        let e = e.to_string_lossy().to_lowercase();
+                        language.extensions.contains(&e)
+                    })
+            })
+            .collect();
+        found.sort();
+        found
+    };
     let expand_all = |words: &[String]| -> Result<Vec<String>, LangError> {
-        words.iter().map(|w| lang::expand(w, &src, &exe)).collect()
+        let mut out = Vec::new();
+        for w in words {
+            if w == "{sources}" {
+                // The source, then every file of its language beside it (a multi-file program).
+                out.push(src.to_string_lossy().into_owned());
+                out.extend(beside.iter().map(|p| p.to_string_lossy().into_owned()));
+            } else {
+                out.push(lang::expand(&with_class(w), &src, &exe)?);
+            }
+        }
+        Ok(out)
     };
     // The build folder and the language's paths for each step (compile and run see their own).
     let readable = |step| -> Result<Vec<PathBuf>, LangError> {
@@ -131,10 +179,11 @@ pub fn build(
         let env = base_env(Path::new("/tmp"));
         let compile_readable = readable(Step::Compile)?;
         // Helper files already in the build folder (testlib.h, a multi-file program's other
-        // files, Kattis include/) are not in the key, and a failed restore empties the folder:
-        // such builds are not cached.
-        let helpers = std::fs::read_dir(dir).map_or(true, |mut rd| rd.next().is_some());
-        let cache = if helpers { None } else { cache::installed() };
+        // files, Kattis include/) are part of the key, name and bytes; a folder holding anything
+        // else is not cached.
+        let helpers = helper_files(dir);
+        let cache = helpers.as_ref().and(cache::installed());
+        let helpers = helpers.unwrap_or_default();
         let key = cache.as_ref().and_then(|c| {
             // Paths inside the build folder change with every build; they are the source's.
             let paths: Vec<PathBuf> = compile_readable
@@ -148,12 +197,17 @@ pub fn build(
                 compiler: &program,
                 compile_paths: &paths,
                 settings: &format!("{limits:?} {env:?}"),
+                helpers: &helpers,
             })
         });
         let hit = match (&cache, &key) {
             (Some(c), Some(k)) => c.fetch(k, dir),
             _ => None,
         };
+        if hit.is_none() && !helpers.is_empty() {
+            // A damaged entry's restore empties the folder: the helpers go back in.
+            restore_helpers(dir, &helpers).map_err(folder_err)?;
+        }
         let outcome = match hit {
             Some(outcome) => {
                 report.cached = true;
@@ -176,7 +230,7 @@ pub fn build(
                 let (outcome, time, deterministic) = compile(sandbox, &spec, language, &src, &exe)?;
                 report.time = time;
                 if let (Some(c), Some(k), true) = (&cache, &key, deterministic) {
-                    c.store(k, dir, &outcome);
+                    c.store(k, dir, &outcome, &helpers);
                 }
                 outcome
             }
@@ -201,9 +255,39 @@ pub fn build(
             program,
             args: run[1..].iter().map(OsString::from).collect(),
             readable: readable(Step::Run)?,
+            out_of_memory: language.out_of_memory.clone(),
         }),
         report,
     ))
+}
+
+/// The files in the build folder before the compiler runs (the helpers copied beside the source),
+/// by name with their bytes, in name order; `None` when it holds anything but plain files (then
+/// the build is not cached).
+fn helper_files(dir: &Path) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).ok()? {
+        let entry = entry.ok()?;
+        let meta = std::fs::symlink_metadata(entry.path()).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let name = entry.file_name().into_string().ok()?;
+        files.push((name, std::fs::read(entry.path()).ok()?));
+    }
+    files.sort();
+    Some(files)
+}
+
+/// Writes back each helper that is missing from the build folder or differs.
+fn restore_helpers(dir: &Path, helpers: &[(String, Vec<u8>)]) -> std::io::Result<()> {
+    for (name, bytes) in helpers {
+        let path = dir.join(name);
+        if std::fs::read(&path).ok().as_ref() != Some(bytes) {
+            std::fs::write(&path, bytes)?;
+        }
+    }
+    Ok(())
 }
 
 /// Runs the compiler of `spec`. Returns what it left with the CPU time it took, and whether

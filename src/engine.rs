@@ -393,7 +393,15 @@ impl Engine {
                 (io.join("stdout"), io.join("stderr"))
             }
         };
-        let mut args = artifact.args.clone();
+        // `{memory_mib}`, `{stack_mib}` (a JVM's heap and stack) come from this run's limits.
+        let mut args: Vec<OsString> = artifact
+            .args
+            .iter()
+            .map(|a| match a.to_str() {
+                Some(w) => crate::lang::expand_for_run(w, limits.memory, limits.stack).into(),
+                None => a.clone(),
+            })
+            .collect();
         args.extend_from_slice(extra_args);
         let mut all_readable = artifact.readable.clone();
         all_readable.extend(readable.iter().map(|p| absolute(p)));
@@ -734,13 +742,25 @@ impl Engine {
             result.verdict = verdict;
             result.message = message;
             if verdict == Verdict::RE {
-                let err = build::read_capped(&stderr, 300);
-                // The last line says most (Python's exception, C++'s abort message), except for
-                // Rust's hint about backtraces.
-                let useful = |l: &&str| {
-                    !l.trim().is_empty() && !l.starts_with("note: run with `RUST_BACKTRACE")
+                // A JVM's exception heads its trace; other runtimes end theirs with it.
+                let head = build::read_capped(&stderr, 2048);
+                let err = if head.contains("Exception in thread ") {
+                    head
+                } else {
+                    read_tail(&stderr, 2048)
                 };
-                if let Some(line) = err.lines().rev().find(useful) {
+                let line = crash_line(&err);
+                // A runtime that stopped at its own heap limit (the JVM's OutOfMemoryError).
+                let marker = artifact.out_of_memory.as_deref().filter(|m| !m.is_empty());
+                if let Some(line) = line.filter(|l| marker.is_some_and(|m| l.contains(m))) {
+                    result.verdict = Verdict::MLE;
+                    result.message = format!(
+                        "ran out of memory (limit {}; peak {}): {}",
+                        crate::report::mib(memory_limit),
+                        crate::report::mib(run.peak_memory),
+                        line.trim()
+                    );
+                } else if let Some(line) = line {
                     result
                         .message
                         .push_str(&format!("; stderr: {}", line.trim()));
@@ -990,6 +1010,34 @@ pub fn solution_limits(problem: &Problem) -> Limits {
         stderr: STDERR_CAP,
         processes: 64,
     }
+}
+
+/// The line of a crashed program's stderr (its head or tail, as read) that says most: a JVM's uncaught
+/// exception (`Exception in thread "main" java.lang.…`, the first line of its trace; a later
+/// `Caused by:` line is the root cause), else the last line (Python's exception, C++'s abort
+/// message), leaving out Rust's hint about backtraces, stack frames and the cut marker.
+pub fn crash_line(stderr: &str) -> Option<&str> {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with("[… cut]"))
+        .collect();
+    if let Some(i) = lines
+        .iter()
+        .position(|l| l.starts_with("Exception in thread "))
+    {
+        let cause = lines[i..]
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("Caused by: "));
+        return Some(cause.copied().unwrap_or(lines[i]));
+    }
+    lines.into_iter().rev().find(|l| {
+        let t = l.trim_start();
+        let rust_hint = l.starts_with("note: run with `RUST_BACKTRACE");
+        let frame = l.starts_with(char::is_whitespace) && t.starts_with("at ");
+        let elided = t.starts_with("... ") && t.ends_with(" more");
+        !(rust_hint || frame || elided)
+    })
 }
 
 /// Limits for the jury's own programs (checkers, validators, generators).

@@ -158,6 +158,9 @@ pub enum Event {
         advice: Option<crate::setter::verify::TimeAdvice>,
         judge_errors: usize,
         failures: usize,
+        /// `verify`: the package's format and the time limit its solutions were judged with.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        package: Option<PackageInfo>,
     },
     /// `judge gen` is done: which files it wrote.
     Generated {
@@ -211,6 +214,19 @@ impl Event {
             | Event::StressFinished { problem, .. } => Some(problem),
         }
     }
+}
+
+/// What `verify` says of a package besides its findings: its format and the time limit its
+/// solutions were judged with, and where that limit came from (`None` when the package did not
+/// load).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PackageInfo {
+    /// `native`, `kattis-legacy`, `kattis-2025-09`, `polygon` (`None`: not a package).
+    pub format: Option<String>,
+    #[serde(serialize_with = "crate::report::ser_opt_ms")]
+    pub time_limit_ms: Option<std::time::Duration>,
+    /// "problem.xml <time-limit> 2000 ms", "derived: …".
+    pub time_limit_source: Option<String>,
 }
 
 /// Renders events. `Send`, so a reporter can live on another thread than the engines feeding it.

@@ -2,7 +2,8 @@
 //! so an unchanged program is never compiled twice.
 //!
 //! An entry is keyed by a SHA-256 of everything that shapes a build: the source's bytes, the
-//! language entry (commands, paths, source name), the compiler's identity (its resolved file:
+//! files given beside it (helpers such as `testlib.h`, by name and bytes; not kept in the entry),
+//! the language entry (commands, paths, source name), the compiler's identity (its resolved file:
 //! path, device, inode, size, modification and change times) and that of each path the compile
 //! step may read, the compile limits and environment, and the judge's version. A changed
 //! compiler is a new key, so an old entry is never trusted across it.
@@ -188,6 +189,9 @@ pub struct KeyInputs<'a> {
     pub compile_paths: &'a [PathBuf],
     /// Anything else that shapes the build (limits, environment), as text.
     pub settings: &'a str,
+    /// The files beside the source in the build folder (headers such as `testlib.h`, a
+    /// multi-file program's other files, a Kattis `include/`), by name with their bytes.
+    pub helpers: &'a [(String, Vec<u8>)],
 }
 
 impl Cache {
@@ -242,6 +246,11 @@ impl Cache {
             field(self.identity(p)?.as_bytes());
         }
         field(inputs.source);
+        field(&(inputs.helpers.len() as u64).to_le_bytes());
+        for (name, bytes) in inputs.helpers {
+            field(name.as_bytes());
+            field(bytes);
+        }
         Some(hex(&h.finalize()))
     }
 
@@ -282,9 +291,10 @@ impl Cache {
         Some(meta.outcome)
     }
 
-    /// Stores what the build in `dir` left (every regular file; none for a failed build) under
-    /// `key`, then evicts what exceeds the size bound. Best effort: a failure stores nothing.
-    pub fn store(&self, key: &str, dir: &Path, outcome: &Outcome) {
+    /// Stores what the build in `dir` left (every regular file but the `helpers` it was given,
+    /// unchanged; none for a failed build) under `key`, then evicts what exceeds the size bound.
+    /// Best effort: a failure stores nothing.
+    pub fn store(&self, key: &str, dir: &Path, outcome: &Outcome, helpers: &[(String, Vec<u8>)]) {
         let mut files = Vec::new();
         if outcome.ok && list_files(dir, Path::new(""), &mut files).is_err() {
             return;
@@ -293,7 +303,7 @@ impl Cache {
             return;
         };
         crate::interrupt::register(staging.clone());
-        let written = write_entry(&staging, key, dir, &files, outcome, self.max_bytes);
+        let written = write_entry(&staging, key, dir, &files, helpers, outcome, self.max_bytes);
         let placed = written.is_ok() && std::fs::rename(&staging, self.entries().join(key)).is_ok();
         if !placed {
             // Not written, or another judge placed the same entry first.
@@ -488,6 +498,7 @@ fn write_entry(
     key: &str,
     dir: &Path,
     files: &[PathBuf],
+    helpers: &[(String, Vec<u8>)],
     outcome: &Outcome,
     max_bytes: u64,
 ) -> std::io::Result<()> {
@@ -506,6 +517,13 @@ fn write_entry(
         }
         let mut bytes = Vec::new();
         f.read_to_end(&mut bytes)?;
+        // The helpers are the build's input, already in a restored build's folder.
+        if helpers
+            .iter()
+            .any(|(name, given)| Path::new(name) == rel && *given == bytes)
+        {
+            continue;
+        }
         // Reused, the files sit in another build folder: a text file that names this one (a
         // wrapper script) would lead the program to a folder that is gone. (Compiled programs
         // name it too, in panic messages, harmlessly: they are not text.)
@@ -612,7 +630,11 @@ mod tests {
             compiler: &compiler,
             compile_paths: &[],
             settings: "limits",
+            helpers: &[],
         };
+        let header_h = [("testlib.h".to_string(), b"// v1".to_vec())];
+        let header_h2 = [("testlib.h".to_string(), b"// v2".to_vec())];
+        let other_name = [("other.h".to_string(), b"// v1".to_vec())];
         let key = c.key(&base).unwrap();
         assert_eq!(key.len(), 64);
         assert_eq!(c.key(&base).unwrap(), key, "the same inputs, the same key");
@@ -637,7 +659,16 @@ mod tests {
                 settings: "other limits",
                 ..base
             },
+            KeyInputs {
+                helpers: &header_h,
+                ..base
+            },
         ];
+        // A helper's bytes and its name are in the key.
+        let with = |helpers| c.key(&KeyInputs { helpers, ..base }).unwrap();
+        assert_ne!(with(&header_h), with(&header_h2));
+        assert_ne!(with(&header_h), with(&other_name));
+        assert_eq!(with(&header_h), with(&header_h));
         for v in &variants {
             assert_ne!(c.key(v).unwrap(), key);
         }
@@ -712,7 +743,7 @@ mod tests {
         let (_d, c) = cache(DEFAULT_MAX_BYTES);
         let from = built(1000);
         let key = "a".repeat(64);
-        c.store(&key, from.path(), &outcome(true));
+        c.store(&key, from.path(), &outcome(true), &[]);
         let to = tempfile::tempdir().unwrap();
         assert_eq!(c.fetch(&key, to.path()), Some(outcome(true)));
         assert_eq!(
@@ -724,11 +755,37 @@ mod tests {
         assert_eq!(mode & 0o022, 0, "writable by nobody else: {mode:o}");
         // A failed build keeps no files.
         let key2 = "b".repeat(64);
-        c.store(&key2, from.path(), &outcome(false));
+        c.store(&key2, from.path(), &outcome(false), &[]);
         let to = tempfile::tempdir().unwrap();
         assert_eq!(c.fetch(&key2, to.path()), Some(outcome(false)));
         assert_eq!(std::fs::read_dir(to.path()).unwrap().count(), 0);
         assert!(c.fetch(&"c".repeat(64), to.path()).is_none());
+    }
+
+    /// A build with helper files keeps what the compiler made, not the helpers it was given
+    /// (unchanged): restored into a folder that holds them again, nothing collides.
+    #[test]
+    fn the_helpers_given_are_not_stored_and_a_restore_goes_beside_them() {
+        let (_d, c) = cache(DEFAULT_MAX_BYTES);
+        let from = built(100);
+        std::fs::write(from.path().join("testlib.h"), "// header").unwrap();
+        let helpers = [("testlib.h".to_string(), b"// header".to_vec())];
+        let key = "a".repeat(64);
+        c.store(&key, from.path(), &outcome(true), &helpers);
+        assert!(!c.entries().join(&key).join("testlib.h").exists());
+        assert!(c.entries().join(&key).join("prog").exists());
+        let to = tempfile::tempdir().unwrap();
+        std::fs::write(to.path().join("testlib.h"), "// header").unwrap();
+        assert_eq!(c.fetch(&key, to.path()), Some(outcome(true)));
+        assert_eq!(
+            std::fs::read(to.path().join("prog")).unwrap(),
+            vec![7u8; 100]
+        );
+        // A helper the compiler changed is the build's own file: kept.
+        std::fs::write(from.path().join("testlib.h"), "// rewritten").unwrap();
+        let key = "b".repeat(64);
+        c.store(&key, from.path(), &outcome(true), &helpers);
+        assert!(c.entries().join(&key).join("testlib.h").exists());
     }
 
     #[test]
@@ -740,7 +797,7 @@ mod tests {
             for _ in 0..4 {
                 s.spawn(|| {
                     for _ in 0..5 {
-                        c.store(&key, from.path(), &outcome(true));
+                        c.store(&key, from.path(), &outcome(true), &[]);
                         let to = tempfile::tempdir().unwrap();
                         // Whenever an entry is there, it is whole.
                         if let Some(o) = c.fetch(&key, to.path()) {
@@ -763,7 +820,7 @@ mod tests {
         let (_d, c) = cache(DEFAULT_MAX_BYTES);
         let from = built(1000);
         let key = "a".repeat(64);
-        c.store(&key, from.path(), &outcome(true));
+        c.store(&key, from.path(), &outcome(true), &[]);
         std::fs::write(c.entries().join(&key).join("prog"), vec![8u8; 1000]).unwrap();
         let to = tempfile::tempdir().unwrap();
         assert!(c.fetch(&key, to.path()).is_none());
@@ -776,10 +833,10 @@ mod tests {
         let (_d, c) = cache(DEFAULT_MAX_BYTES);
         let from = built(10);
         std::os::unix::fs::symlink("/etc/passwd", from.path().join("leak")).unwrap();
-        c.store(&"a".repeat(64), from.path(), &outcome(true));
+        c.store(&"a".repeat(64), from.path(), &outcome(true), &[]);
         let from = built(10);
         std::fs::hard_link(from.path().join("prog"), from.path().join("prog2")).unwrap();
-        c.store(&"b".repeat(64), from.path(), &outcome(true));
+        c.store(&"b".repeat(64), from.path(), &outcome(true), &[]);
         assert_eq!(std::fs::read_dir(c.entries()).unwrap().count(), 0);
     }
 
@@ -792,14 +849,14 @@ mod tests {
             from.path().display()
         );
         std::fs::write(from.path().join("prog"), script).unwrap();
-        c.store(&"a".repeat(64), from.path(), &outcome(true));
+        c.store(&"a".repeat(64), from.path(), &outcome(true), &[]);
         assert_eq!(std::fs::read_dir(c.entries()).unwrap().count(), 0);
         // A program (not text) that names it, as Rust's panic locations do, is kept.
         let from = built(10);
         let mut program = b"\x7fELF\0".to_vec();
         program.extend_from_slice(from.path().join("main.rs").as_os_str().as_encoded_bytes());
         std::fs::write(from.path().join("prog"), program).unwrap();
-        c.store(&"b".repeat(64), from.path(), &outcome(true));
+        c.store(&"b".repeat(64), from.path(), &outcome(true), &[]);
         assert_eq!(std::fs::read_dir(c.entries()).unwrap().count(), 1);
     }
 
@@ -811,7 +868,7 @@ mod tests {
         let meta = |k: &str| c.entries().join(k).join("meta.json");
         let past = |secs| SystemTime::now() - Duration::from_secs(secs);
         for (i, k) in keys.iter().enumerate() {
-            c.store(k, from.path(), &outcome(true));
+            c.store(k, from.path(), &outcome(true), &[]);
             // Stored one after the other, the first the oldest.
             let f = std::fs::OpenOptions::new()
                 .append(true)
@@ -824,7 +881,7 @@ mod tests {
         assert!(c.fetch(&keys[0], to.path()).is_some());
         // A fourth entry does not fit: the least recently used one (keys[1]) goes.
         let key = "x".repeat(64);
-        c.store(&key, from.path(), &outcome(true));
+        c.store(&key, from.path(), &outcome(true), &[]);
         let mut left: Vec<String> = std::fs::read_dir(c.entries())
             .unwrap()
             .flatten()
@@ -836,7 +893,7 @@ mod tests {
         assert_eq!(left, want);
         // An entry too large for the cache is not kept at all.
         let big = built(6000);
-        c.store(&"y".repeat(64), big.path(), &outcome(true));
+        c.store(&"y".repeat(64), big.path(), &outcome(true), &[]);
         assert!(!c.entries().join("y".repeat(64)).exists());
     }
 

@@ -11,7 +11,7 @@ use std::path::PathBuf;
 pub struct Args {
     /// Problem package: a directory, or the slug of a folder under ./problems.
     problem: String,
-    /// The solution's source file (.cpp .cc .c .rs .py), or a folder holding a multi-file one.
+    /// The solution's source file (.cpp .cc .c .rs .py .java), or a folder holding a multi-file one.
     source: PathBuf,
     /// Run every test instead of stopping at the first failure.
     #[arg(long)]
@@ -146,6 +146,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         advice: None,
         judge_errors: usize::from(report.verdict == Verdict::JE),
         failures: usize::from(rejected),
+        package: None,
     });
     reporter.event(&Event::Finished { exit: code });
     Ok(code)

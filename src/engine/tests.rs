@@ -650,3 +650,30 @@ fn runs_reuse_one_scratch_folder_and_one_pair_of_output_files() {
     assert_eq!(report.verdict, Verdict::AC);
     assert_eq!(left_in(case.work.path()), ["build", "io"]);
 }
+
+#[test]
+fn the_crash_line_is_the_exception() {
+    let java = "Exception in thread \"main\" java.lang.ArithmeticException: / by zero\n\tat Main.f(Main.java:3)\n\tat Main.main(Main.java:5)\n";
+    assert_eq!(
+        crash_line(java),
+        Some("Exception in thread \"main\" java.lang.ArithmeticException: / by zero")
+    );
+    let wrapped = "Exception in thread \"main\" java.lang.RuntimeException: boom\n\tat A.main(A.java:1)\nCaused by: java.io.IOException: disk\n\tat A.f(A.java:2)\n\t... 1 more\n";
+    assert_eq!(
+        crash_line(wrapped),
+        Some("Caused by: java.io.IOException: disk")
+    );
+    let python = "Traceback (most recent call last):\n  File \"main.py\", line 1, in <module>\nZeroDivisionError: division by zero\n";
+    assert_eq!(
+        crash_line(python),
+        Some("ZeroDivisionError: division by zero")
+    );
+    let rust = "thread 'main' panicked at main.rs:1:5:\nboom\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+    assert_eq!(crash_line(rust), Some("boom"));
+    // A head cut short: the marker is not the message.
+    assert_eq!(
+        crash_line("Traceback (most recent call last):\n  File \"x\"\n[… cut]"),
+        Some("  File \"x\"")
+    );
+    assert_eq!(crash_line(""), None);
+}

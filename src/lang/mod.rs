@@ -4,6 +4,8 @@
 //! Each entry also names the paths its toolchain needs besides the system folders (the sandbox
 //! shows nothing else of the host): for both steps, or for the compile or the run step alone.
 
+pub mod java;
+
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -30,6 +32,11 @@ pub struct Language {
     /// Paths only the program may read.
     #[serde(default)]
     pub run_readable: Vec<String>,
+    /// Text whose presence in the stderr of a program that failed means it ran out of memory
+    /// (MLE, not RE): a runtime that stops at its own heap limit (the JVM's
+    /// `java.lang.OutOfMemoryError`) before the sandbox sees the limit.
+    #[serde(default)]
+    pub out_of_memory: Option<String>,
 }
 
 /// A step of building and running a program: each sees its own paths of the language.
@@ -39,7 +46,30 @@ pub enum Step {
     Run,
 }
 
+/// Placeholders a run command may hold that are filled in when the program runs, from the
+/// limits of that run: the memory limit and the stack limit in MiB (the stack at most 1024 MiB,
+/// the largest a JVM thread may have).
+pub const RUN_PLACEHOLDERS: [&str; 2] = ["{memory_mib}", "{stack_mib}"];
+
+/// Fills in [`RUN_PLACEHOLDERS`] in one word of a run command.
+pub fn expand_for_run(word: &str, memory: u64, stack: u64) -> String {
+    if !word.contains('{') {
+        return word.to_string();
+    }
+    word.replace("{memory_mib}", &(memory >> 20).max(1).to_string())
+        .replace("{stack_mib}", &(stack >> 20).clamp(1, 1024).to_string())
+}
+
 impl Language {
+    /// Whether the entry names the class a Java source starts from (`{class}`, `{main_class}`):
+    /// the build then reads it from the source ([`java::main_class`]).
+    pub fn wants_main_class(&self) -> bool {
+        std::iter::once(&self.source_name)
+            .chain(&self.compile)
+            .chain(&self.run)
+            .any(|w| w.contains("{class}") || w.contains("{main_class}"))
+    }
+
     /// The paths listed for `step`, placeholders expanded, as written (before `*` expansion).
     pub fn listed_paths(
         &self,
@@ -300,7 +330,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn builtin_table_covers_the_four_languages() {
+    fn builtin_table_covers_the_five_languages() {
         let l = Languages::load(None).unwrap();
         for (file, name) in [
             ("a.cpp", "C++"),
@@ -308,11 +338,40 @@ mod tests {
             ("a.c", "C"),
             ("a.rs", "Rust"),
             ("a.py", "Python 3"),
+            ("a.java", "Java"),
         ] {
             assert_eq!(l.for_source(Path::new(file)).unwrap().name, name);
         }
-        let err = l.for_source(Path::new("a.java")).unwrap_err().to_string();
-        assert!(err.contains("a.java: unsupported file type"), "{err}");
+        let err = l.for_source(Path::new("a.scala")).unwrap_err().to_string();
+        assert!(err.contains("a.scala: unsupported file type"), "{err}");
+    }
+
+    /// The Java entry: the copy and the program named after the main class, the heap and the
+    /// stack from each run's limits, an OutOfMemoryError an MLE.
+    #[test]
+    fn the_java_entry_takes_its_class_and_limits_from_the_run() {
+        let l = Languages::load(None).unwrap();
+        let java = l.for_source(Path::new("a.java")).unwrap();
+        assert!(java.wants_main_class());
+        assert_eq!(java.source_name, "{class}.java");
+        assert!(java.run.iter().any(|w| w == "-Xmx{memory_mib}m"));
+        assert!(java.run.iter().any(|w| w == "-Xss{stack_mib}m"));
+        assert_eq!(java.run.last().unwrap(), "{main_class}");
+        assert_eq!(
+            java.out_of_memory.as_deref(),
+            Some("java.lang.OutOfMemoryError")
+        );
+        assert!(!l.for_source(Path::new("a.cpp")).unwrap().wants_main_class());
+        let (mib, gib) = (1u64 << 20, 1u64 << 30);
+        assert_eq!(
+            expand_for_run("-Xmx{memory_mib}m", 256 * mib, 0),
+            "-Xmx256m"
+        );
+        assert_eq!(expand_for_run("-Xss{stack_mib}m", 0, 64 * mib), "-Xss64m");
+        // The stack at most 1 GiB (the JVM refuses more), never 0.
+        assert_eq!(expand_for_run("-Xss{stack_mib}m", 0, 4 * gib), "-Xss1024m");
+        assert_eq!(expand_for_run("{stack_mib}/{memory_mib}", 1, 1), "1/1");
+        assert_eq!(expand_for_run("plain", 1, 1), "plain");
     }
 
     #[test]

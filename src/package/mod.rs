@@ -116,13 +116,21 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// The main file the package names for the multi-file solution in folder `source`.
+    /// The main file the package names for the multi-file solution in folder `source`. For
+    /// Java the entrypoint may be the main class (`Main`, `contest.Main`): its file.
     pub fn entrypoint_of(&self, source: &Path) -> Option<PathBuf> {
-        self.solutions
+        let entry = self
+            .solutions
             .iter()
             .find(|s| s.path == source)
-            .and_then(|s| s.entrypoint.as_ref())
-            .map(|e| source.join(e))
+            .and_then(|s| s.entrypoint.as_ref())?;
+        let file = source.join(entry);
+        if file.is_file() {
+            return Some(file);
+        }
+        let class = entry.rsplit('.').next().unwrap_or(entry);
+        let java = source.join(format!("{class}.java"));
+        Some(if java.is_file() { java } else { file })
     }
 
     /// The files to build along with the submission `source` (Kattis `include/`).
@@ -539,9 +547,27 @@ pub fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Progr
         })
     };
     let mains: Vec<&&PathBuf> = sources.iter().filter(named_main).collect();
+    // Java files name no main file: the one declaring `static void main` is (as on Kattis).
+    let java_mains: Vec<&&PathBuf> = if sources
+        .iter()
+        .all(|p| p.extension().is_some_and(|e| e == "java"))
+    {
+        sources
+            .iter()
+            .filter(|p| {
+                std::fs::read(p).is_ok_and(|b| {
+                    crate::lang::java::main_class(&String::from_utf8_lossy(&b))
+                        .is_some_and(|m| m.has_main)
+                })
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let main = match sources.as_slice() {
         [one] => (*one).clone(),
         [_, _, ..] if mains.len() == 1 => (**mains[0]).clone(),
+        [_, _, ..] if java_mains.len() == 1 => (**java_mains[0]).clone(),
         [] => {
             return Err(
                 PackageError::new(path, format!("the {what} folder holds no source file"))

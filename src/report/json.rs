@@ -89,13 +89,72 @@ impl Reporter for RunJson {
     }
 }
 
-/// `--format json` of `judge verify` (a later issue specifies it in full): one object with the
-/// findings, the verdict of every solution and the advice of every problem.
+/// `--format json` of `judge verify`: one object, the contract of issue #11 (schema 1; fields
+/// are only ever added):
+/// `{"schema", "ok", "problems": [{"problem", "path", "format", "ok", "time_limit_ms",
+/// "time_limit_source", "solutions": [{"file", "language", "expected", "verdict", "ok",
+/// "max_time_ms", "tests"} | {"file", "skipped"}], …}], …}`. Beside those, each problem keeps
+/// its `name`, `findings`, `advice`, `judge_errors` and `failures`, each solution an `error`
+/// when it could not be judged, and the document the exit status (`exit`).
 pub struct VerifyJson {
     out: super::human::Out,
-    problems: Vec<serde_json::Value>,
-    current: Option<serde_json::Map<String, serde_json::Value>>,
-    solutions: Vec<serde_json::Value>,
+    problems: Vec<VerifyProblem>,
+    current: Option<VerifyProblem>,
+}
+
+/// One problem of the document.
+#[derive(Serialize)]
+struct VerifyProblem {
+    problem: String,
+    /// The package folder as given or found.
+    path: String,
+    /// `native`, `kattis-legacy`, `kattis-2025-09`, `polygon`; null when no package was found.
+    format: Option<String>,
+    ok: bool,
+    #[serde(serialize_with = "super::ser_opt_ms")]
+    time_limit_ms: Option<std::time::Duration>,
+    time_limit_source: Option<String>,
+    solutions: Vec<VerifySolution>,
+    name: String,
+    findings: Vec<crate::setter::Finding>,
+    advice: Option<crate::setter::verify::TimeAdvice>,
+    judge_errors: usize,
+    failures: usize,
+}
+
+/// A solution of the document: judged (or not judgeable: `verdict` JE with an `error`), or
+/// skipped (no toolchain here).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum VerifySolution {
+    Judged {
+        file: String,
+        /// The language table's name for it (null when it was not built).
+        language: Option<String>,
+        /// Every final verdict the package allows.
+        expected: Vec<crate::verdict::Verdict>,
+        verdict: crate::verdict::Verdict,
+        ok: bool,
+        /// The slowest test's CPU time (null when no test ran).
+        max_time_ms: Option<f64>,
+        /// Tests judged (a rejected solution stops at its first failing test).
+        tests: usize,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        error: Option<String>,
+    },
+    Skipped {
+        file: String,
+        skipped: String,
+        expected: Vec<crate::verdict::Verdict>,
+    },
+}
+
+#[derive(Serialize)]
+struct VerifyDocument<'a> {
+    schema: u32,
+    ok: bool,
+    problems: &'a [VerifyProblem],
+    exit: i32,
 }
 
 impl VerifyJson {
@@ -104,8 +163,34 @@ impl VerifyJson {
             out,
             problems: Vec::new(),
             current: None,
-            solutions: Vec::new(),
         }
+    }
+
+    /// A solution's path relative to the package root when it lies inside the package (Kattis
+    /// and Polygon), else as found (a native package's `solutions/<slug>/…`).
+    fn file(&self, solution: &str) -> String {
+        let Some(p) = &self.current else {
+            return solution.to_string();
+        };
+        std::path::Path::new(solution)
+            .strip_prefix(&p.path)
+            .ok()
+            .filter(|r| !r.as_os_str().is_empty())
+            .map(|r| r.display().to_string())
+            .unwrap_or_else(|| solution.to_string())
+    }
+}
+
+/// The verdicts a solution may end with: `allowed` when the package gives several, else the one
+/// `expected`.
+fn expected_set(
+    expected: Option<crate::verdict::Verdict>,
+    allowed: &[crate::verdict::Verdict],
+) -> Vec<crate::verdict::Verdict> {
+    if allowed.is_empty() {
+        expected.into_iter().collect()
+    } else {
+        allowed.to_vec()
     }
 }
 
@@ -114,17 +199,24 @@ impl Reporter for VerifyJson {
         if super::side_note(e) {
             return;
         }
-        use serde_json::{json, Value};
         match e {
             Event::ProblemStarted {
                 problem, dir, name, ..
             } => {
-                let mut m = serde_json::Map::new();
-                m.insert("problem".into(), json!(problem));
-                m.insert("dir".into(), json!(dir));
-                m.insert("name".into(), json!(name));
-                self.current = Some(m);
-                self.solutions.clear();
+                self.current = Some(VerifyProblem {
+                    problem: problem.clone(),
+                    path: dir.clone(),
+                    format: None,
+                    ok: false,
+                    time_limit_ms: None,
+                    time_limit_source: None,
+                    solutions: Vec::new(),
+                    name: name.clone(),
+                    findings: Vec::new(),
+                    advice: None,
+                    judge_errors: 0,
+                    failures: 0,
+                });
             }
             Event::SolutionFinished {
                 solution,
@@ -136,18 +228,22 @@ impl Reporter for VerifyJson {
                 report,
                 ..
             } => {
-                let mut v = json!({
-                    "solution": solution,
-                    "expected": expected,
-                    "verdict": verdict,
-                    "matches": matches,
-                    "error": error,
-                    "max_time_ms": report.as_ref().map(|r| (r.max_time().as_secs_f64() * 1e4).round() / 10.0),
-                });
-                if !allowed.is_empty() {
-                    v["allowed"] = json!(allowed);
+                let s = VerifySolution::Judged {
+                    file: self.file(solution),
+                    language: report.as_ref().map(|r| r.compile.language.clone()),
+                    expected: expected_set(*expected, allowed),
+                    verdict: *verdict,
+                    ok: matches.unwrap_or(false),
+                    max_time_ms: report
+                        .as_ref()
+                        .filter(|r| !r.tests.is_empty())
+                        .map(|r| (r.max_time().as_secs_f64() * 1e4).round() / 10.0),
+                    tests: report.as_ref().map_or(0, |r| r.tests.len()),
+                    error: error.clone(),
+                };
+                if let Some(p) = &mut self.current {
+                    p.solutions.push(s);
                 }
-                self.solutions.push(v);
             }
             Event::SolutionSkipped {
                 solution,
@@ -156,41 +252,45 @@ impl Reporter for VerifyJson {
                 reason,
                 ..
             } => {
-                let mut v = json!({
-                    "solution": solution,
-                    "expected": expected,
-                    "skipped": reason,
-                });
-                if !allowed.is_empty() {
-                    v["allowed"] = json!(allowed);
+                let s = VerifySolution::Skipped {
+                    file: self.file(solution),
+                    skipped: reason.clone(),
+                    expected: expected_set(*expected, allowed),
+                };
+                if let Some(p) = &mut self.current {
+                    p.solutions.push(s);
                 }
-                self.solutions.push(v);
             }
             Event::ProblemFinished {
                 findings,
                 advice,
                 judge_errors,
                 failures,
+                package,
                 ..
             } => {
-                let mut m = self.current.take().unwrap_or_default();
-                m.insert("findings".into(), json!(findings));
-                m.insert(
-                    "solutions".into(),
-                    Value::from(std::mem::take(&mut self.solutions)),
-                );
-                m.insert("advice".into(), json!(advice));
-                m.insert("judge_errors".into(), json!(judge_errors));
-                m.insert("failures".into(), json!(failures));
-                self.problems.push(Value::Object(m));
+                if let Some(mut p) = self.current.take() {
+                    p.ok = *judge_errors == 0 && *failures == 0;
+                    p.findings = findings.clone();
+                    p.advice = advice.clone();
+                    p.judge_errors = *judge_errors;
+                    p.failures = *failures;
+                    if let Some(info) = package {
+                        p.format = info.format.clone();
+                        p.time_limit_ms = info.time_limit_ms;
+                        p.time_limit_source = info.time_limit_source.clone();
+                    }
+                    self.problems.push(p);
+                }
             }
             Event::Finished { exit } => {
-                let doc = json!({
-                    "schema": SCHEMA,
-                    "problems": self.problems,
-                    "exit": exit,
-                });
-                let text = serde_json::to_string_pretty(&doc).expect("values always serialize");
+                let doc = VerifyDocument {
+                    schema: SCHEMA,
+                    ok: *exit == 0 && self.problems.iter().all(|p| p.ok),
+                    problems: &self.problems,
+                    exit: *exit,
+                };
+                let text = serde_json::to_string_pretty(&doc).expect("reports always serialize");
                 let _ = writeln!(self.out, "{text}");
                 let _ = self.out.flush();
             }

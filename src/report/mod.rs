@@ -34,6 +34,13 @@ pub fn ser_ms<S: Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64((d.as_secs_f64() * 1e4).round() / 10.0)
 }
 
+pub fn ser_opt_ms<S: Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+    match d {
+        Some(d) => ser_ms(d, s),
+        None => s.serialize_none(),
+    }
+}
+
 pub fn ser_kib<S: Serializer>(bytes: &u64, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_u64(bytes / 1024)
 }

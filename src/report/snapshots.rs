@@ -10,7 +10,7 @@ use super::junit::Junit;
 use super::verify::VerifyTable;
 use crate::build::CompileReport;
 use crate::engine::{SubmissionReport, TestResult};
-use crate::event::{Event, Reporter, RunId, TestId};
+use crate::event::{Event, PackageInfo, Reporter, RunId, TestId};
 use crate::sandbox::IsolationLevel;
 use crate::setter::verify::TimeAdvice;
 use crate::setter::Finding;
@@ -181,6 +181,7 @@ fn run_events() -> Vec<Event> {
         advice: None,
         judge_errors: 0,
         failures: 1,
+        package: None,
     });
     events.push(Event::Finished { exit: 1 });
     events
@@ -229,6 +230,13 @@ fn verify_events() -> Vec<Event> {
         all_ac(),
         "",
     ));
+    events.push(Event::SolutionSkipped {
+        problem: "sum".into(),
+        solution: "problems/sum/solutions/accepted/sum.hs".into(),
+        expected: Some(Verdict::AC),
+        allowed: Vec::new(),
+        reason: "no toolchain for .hs files in the language table".into(),
+    });
     events.push(Event::ProblemFinished {
         problem: "sum".into(),
         findings: vec![Finding::failed(
@@ -243,6 +251,11 @@ fn verify_events() -> Vec<Event> {
         }),
         judge_errors: 0,
         failures: 2,
+        package: Some(PackageInfo {
+            format: Some("native".into()),
+            time_limit_ms: Some(ms(1000)),
+            time_limit_source: Some("problem.toml [limits] time_limit".into()),
+        }),
     });
     events.push(Event::Finished { exit: 1 });
     events

@@ -569,7 +569,7 @@ impl Isolated {
         let backstops = if self.cgroups.is_ok() {
             ""
         } else {
-            ", and without a cgroup an address-space backstop (4 × memory limit + 4 GiB)"
+            ", and without a cgroup an address-space backstop (4 × memory limit + 16 × stack limit + 4 GiB)"
         };
         layers.push(active(
             "rlimits",
@@ -600,7 +600,7 @@ impl Isolated {
             cpu_nanos: limits.cpu.as_nanos().min(u128::from(u64::MAX)) as u64,
             kill_above_tasks,
             nproc,
-            address_space: watch::address_space_backstop(limits.memory),
+            address_space: watch::address_space_backstop(limits.memory, limits.stack),
         }
     }
 

@@ -197,7 +197,7 @@ fn limit_mechanisms(
             "plain processes have no seccomp filter: memory a program keeps in memfds or System V segments it no longer maps is not counted",
         ),
     };
-    let backstop = "each process's address space is capped at 4 × the limit + 4 GiB as a last backstop (a program that hits it sees a failed allocation: RE, not MLE)";
+    let backstop = "each process's address space is capped at 4 × the limit + 16 × the stack limit + 4 GiB as a last backstop (a program that hits it sees a failed allocation: RE, not MLE)";
     let (process_mechanism, process_exact, process_detail) = match processes {
         ProcessCap::DedicatedUid => ("rlimit", true, "RLIMIT_NPROC of the judge's own sandbox uid: a fork beyond the limit fails".to_string()),
         ProcessCap::UserNamespace => ("rlimit", false, "RLIMIT_NPROC, counted in the judge's own user namespace (Linux 5.14+): a fork beyond the limit fails; the sandbox worker and up to two run inits count too, so the run may have up to 3 more".into()),

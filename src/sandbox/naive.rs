@@ -48,7 +48,7 @@ impl Naive {
             detail: if self.cgroups.is_ok() {
                 "CPU-time backstop and stack rlimits".into()
             } else {
-                "CPU-time backstop, stack, process count and address-space (4 × memory limit + 4 GiB) rlimits".into()
+                "CPU-time backstop, stack, process count and address-space (4 × memory limit + 16 × stack limit + 4 GiB) rlimits".into()
             },
             hint: None,
         }];
@@ -105,7 +105,7 @@ impl Naive {
         let backstops = self.cgroups.is_err().then(|| {
             let user_tasks = watch::descendants(proc, judge, uid).user_tasks;
             (
-                watch::address_space_backstop(limits.memory),
+                watch::address_space_backstop(limits.memory, limits.stack),
                 user_tasks + u64::from(limits.processes),
             )
         });

@@ -65,13 +65,18 @@ pub struct Watched {
 }
 
 /// The address-space rlimit set on each process when memory is only watched: 4 × the memory
-/// limit + 4 GiB. Only a backstop in case the watchdog falls behind; it must stay far above what
-/// honest programs reserve without touching (glibc gives each thread a 64 MiB malloc arena and a
-/// stack as large as the stack rlimit, which the judge sets to the memory limit; runtimes such
-/// as the JVM or Go reserve large ranges up front). A program that hits it sees a failed
-/// allocation (usually RE, not MLE).
-pub fn address_space_backstop(memory: u64) -> u64 {
-    memory.saturating_mul(4).saturating_add(4 << 30)
+/// limit + 16 × the stack limit + 4 GiB. Only a backstop in case the watchdog falls behind; it
+/// must stay far above what honest programs reserve without touching (glibc gives each thread a
+/// 64 MiB malloc arena and a stack as large as the stack rlimit, which the judge sets to the
+/// memory limit; the JVM gives each of its about ten threads the `-Xss` stack, which the Java
+/// entry sets to the stack limit, and reserves its heap and class space up front; Go reserves
+/// large ranges too): 16 threads' stacks. A program that hits it sees a failed allocation
+/// (usually RE, not MLE).
+pub fn address_space_backstop(memory: u64, stack: u64) -> u64 {
+    memory
+        .saturating_mul(4)
+        .saturating_add(stack.saturating_mul(16))
+        .saturating_add(4 << 30)
 }
 
 /// Whether `RLIMIT_NPROC` counts processes per user namespace (Linux 5.14 and later), so that in
@@ -620,8 +625,12 @@ mod tests {
 
     #[test]
     fn the_address_space_backstop_is_generous_and_never_wraps() {
-        assert_eq!(address_space_backstop(256 << 20), (1 << 30) + (4 << 30));
-        assert_eq!(address_space_backstop(u64::MAX), u64::MAX);
+        assert_eq!(
+            address_space_backstop(256 << 20, 256 << 20),
+            (1 << 30) + (4 << 30) + (4 << 30)
+        );
+        assert_eq!(address_space_backstop(u64::MAX, 1), u64::MAX);
+        assert_eq!(address_space_backstop(1, u64::MAX), u64::MAX);
     }
 
     #[test]

@@ -106,6 +106,20 @@ fn exception(lines: &[&str]) -> Option<Exception> {
             at,
         });
     }
+    // Java: "Exception in thread "main" java.lang.X: message", then the frames (an `assert`,
+    // enabled with -ea, throws java.lang.AssertionError).
+    if let Some(at) = lines
+        .iter()
+        .position(|l| l.starts_with("Exception in thread "))
+    {
+        let line = lines[at].trim().to_string();
+        let assertion = line.contains("java.lang.AssertionError");
+        return Some(Exception {
+            line,
+            assertion,
+            at,
+        });
+    }
     // C and C++: glibc's assert, and std::terminate's report of an uncaught exception.
     if let Some(at) = lines
         .iter()
@@ -354,6 +368,28 @@ mod tests {
         assert_eq!(f.tail[0], "Traceback (most recent call last):");
         assert!(f.tail.iter().any(|l| l.contains("line 3")), "{:?}", f.tail);
         assert!(!f.tail.iter().any(|l| l.contains("ZeroDivisionError")));
+    }
+
+    /// A Java validator's uncaught exception is a crash naming it; its AssertionError rejects.
+    #[test]
+    fn a_java_exception_is_a_crash_and_its_assertion_error_rejects() {
+        let trace = "Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"x\"\n\tat java.base/java.lang.Integer.parseInt(Integer.java:652)\n\tat Validate.main(Validate.java:5)\n";
+        let Err(NotValid::Crashed(f)) =
+            validator_verdict(&run(Termination::Exited(1)), &limits(), trace)
+        else {
+            panic!("not a crash");
+        };
+        assert_eq!(
+            f.what,
+            "crashed (exit code 1): Exception in thread \"main\" java.lang.NumberFormatException: For input string: \"x\""
+        );
+        let assertion = "Exception in thread \"main\" java.lang.AssertionError: n <= 3\n\tat Validate.main(Validate.java:7)\n";
+        assert_eq!(
+            validator_verdict(&run(Termination::Exited(1)), &limits(), assertion),
+            Err(NotValid::Rejected(
+                "Exception in thread \"main\" java.lang.AssertionError: n <= 3".into()
+            ))
+        );
     }
 
     #[test]

@@ -3,7 +3,7 @@
 //! `solutions/<slug>/<expected>/` gets its expected verdict.
 
 use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
-use crate::event::{Event, Reporter};
+use crate::event::{Event, PackageInfo, Reporter};
 use crate::jobs::{judge_solutions, spread, Entry};
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
@@ -64,7 +64,10 @@ pub struct TimeAdvice {
     #[serde(serialize_with = "ser_timed")]
     pub fastest_tle: Option<(Duration, PathBuf)>,
     /// The Kattis rule: slowest accepted x 2, rounded up to 0.1 s.
-    #[serde(rename = "kattis_limit_ms", serialize_with = "ser_opt_ms")]
+    #[serde(
+        rename = "kattis_limit_ms",
+        serialize_with = "crate::report::ser_opt_ms"
+    )]
     pub kattis_limit: Option<Duration>,
     /// Solutions whose verdict would change within a factor 1.5 of the limit, with the evidence.
     pub warnings: Vec<String>,
@@ -84,13 +87,6 @@ fn ser_timed<S: serde::Serializer>(
     v.as_ref()
         .map(|(time_ms, solution)| Timed { time_ms, solution })
         .serialize(s)
-}
-
-fn ser_opt_ms<S: serde::Serializer>(v: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
-    match v {
-        Some(d) => crate::report::ser_ms(d, s),
-        None => s.serialize_none(),
-    }
 }
 
 /// Everything `verify` found about one problem.
@@ -173,7 +169,7 @@ pub fn verify_problem(
         Ok(p) => p,
         Err(e) => {
             check.findings.push(Finding::broken(e.to_string()));
-            finished(reporter, id, &check);
+            finished(reporter, id, &check, None);
             return check;
         }
     };
@@ -207,7 +203,7 @@ pub fn verify_problem(
         }
         Err(e) => {
             check.findings.push(Finding::broken(e.to_string()));
-            finished(reporter, id, &check);
+            finished(reporter, id, &check, Some(&problem));
             return check;
         }
     }
@@ -393,8 +389,8 @@ pub fn verify_problem(
         }
     }
     check.advice = Some(time_advice(&problem, &check.solutions));
+    finished(reporter, id, &check, Some(&problem));
     check.problem = Some(problem);
-    finished(reporter, id, &check);
     check
 }
 
@@ -416,13 +412,29 @@ fn other_dialect(path: &Path) -> Option<String> {
     })
 }
 
-fn finished(reporter: &mut dyn Reporter, problem: String, check: &ProblemCheck) {
+/// `problem_finished`; `loaded` is the package as judged (its time limit maybe derived), if it
+/// loaded.
+fn finished(
+    reporter: &mut dyn Reporter,
+    problem: String,
+    check: &ProblemCheck,
+    loaded: Option<&Problem>,
+) {
+    let package = PackageInfo {
+        format: loaded
+            .map(|p| p.format)
+            .or_else(|| crate::package::Format::detect(&check.dir))
+            .map(|f| f.name().to_string()),
+        time_limit_ms: loaded.map(|p| p.limits.time),
+        time_limit_source: loaded.map(|p| p.origin.time.clone()),
+    };
     reporter.event(&Event::ProblemFinished {
         problem,
         findings: check.findings.clone(),
         advice: check.advice.clone(),
         judge_errors: check.judge_errors(),
         failures: check.failures(),
+        package: Some(package),
     });
 }
 

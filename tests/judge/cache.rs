@@ -357,3 +357,120 @@ fn a_second_verify_compiles_nothing_and_one_change_rebuilds_only_it() {
     assert_eq!(third.len(), 6, "{third:?}");
     assert!(first.iter().all(|(k, ino)| third.get(k) == Some(ino)));
 }
+
+/// A copy of fixture package `name` (tests/fixtures/packages) in a temp folder.
+fn package_copy(name: &str) -> tempfile::TempDir {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap().flatten() {
+            if e.path().is_dir() {
+                copy(&e.path(), &to.join(e.file_name()));
+            } else {
+                std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+            }
+        }
+    }
+    let dir = tempfile::tempdir().unwrap();
+    copy(
+        &crate::harness::root()
+            .join("tests/fixtures/packages")
+            .join(name),
+        &dir.path().join(name),
+    );
+    dir
+}
+
+/// Verifies `package` twice with this cache: the first fills `entries` entries, the second
+/// takes every build from them (each entry is used: its meta.json is touched, no entry is added).
+fn verify_twice_compiles_nothing_the_second_time(cache: &Cache, package: &Path, entries: usize) {
+    let verify = || {
+        cache
+            .judge()
+            .arg("verify")
+            .arg(package)
+            .args(["--format", "jsonl"])
+            .output()
+            .expect_code(0)
+            .stdout()
+    };
+    let first = verify();
+    let filled = cache.entries();
+    assert_eq!(filled.len(), entries, "{filled:?}\n{first}");
+    let used = |name: &str| {
+        std::fs::metadata(cache.entries_dir().join(name).join("meta.json"))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    let past = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    for name in filled.keys() {
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(cache.entries_dir().join(name).join("meta.json"))
+            .unwrap()
+            .set_modified(past)
+            .unwrap();
+    }
+    let second = verify();
+    assert_eq!(cache.entries(), filled, "{second}");
+    for name in filled.keys() {
+        assert!(used(name) > past, "entry {name} was not used:\n{second}");
+    }
+    for line in second
+        .lines()
+        .filter(|l| l.contains("\"compile_finished\""))
+    {
+        assert!(line.contains("\"cached\":true"), "{line}");
+    }
+}
+
+/// Builds with files beside the source are cached too, keyed on every helper's bytes: a Kattis
+/// validator with its header, a submission built with `include/c/`, a multi-file submission;
+/// changing a helper rebuilds the programs built with it.
+#[test]
+fn builds_with_helper_files_are_cached_on_their_bytes() {
+    let cache = Cache::new();
+    let dir = package_copy("kattis-custom");
+    let p = dir.path().join("kattis-custom");
+    let write = |rel: &str, text: &str| {
+        let path = p.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write(
+        "include/c/parity.h",
+        "static const char *word(long n) { return n % 2 ? \"ODD\" : \"EVEN\"; }\n",
+    );
+    write(
+        "submissions/accepted/parity.c",
+        "#include <stdio.h>\n#include \"parity.h\"\nint main(void) { long n; if (scanf(\"%ld\", &n) != 1) return 1; puts(word(n)); return 0; }\n",
+    );
+    write(
+        "submissions/accepted/multi/main.py",
+        "from words import word\n\nprint(word(int(input())))\n",
+    );
+    write(
+        "submissions/accepted/multi/words.py",
+        "def word(n):\n    return 'ODD' if n % 2 else 'EVEN'\n",
+    );
+    verify_twice_compiles_nothing_the_second_time(&cache, &p, 3);
+    // A changed helper is another build: one new entry for the submission built with it.
+    write(
+        "include/c/parity.h",
+        "static const char *word(long n) { return (n & 1) ? \"ODD\" : \"EVEN\"; }\n",
+    );
+    let before = cache.entries();
+    cache.judge().arg("verify").arg(&p).output().expect_code(0);
+    let after = cache.entries();
+    assert_eq!(after.len(), 4, "{after:?}");
+    assert!(before.iter().all(|(k, ino)| after.get(k) == Some(ino)));
+}
+
+/// A Polygon package's checker and validator built with the header of files/ are cached.
+#[test]
+fn a_polygon_checker_with_its_header_is_compiled_once() {
+    let cache = Cache::new();
+    let dir = package_copy("polygon-files");
+    // The checker, the validator and the two solutions.
+    verify_twice_compiles_nothing_the_second_time(&cache, &dir.path().join("polygon-files"), 4);
+}

@@ -31,10 +31,10 @@ fn verdicts(doc: &Value) -> Vec<(String, String, String, bool)> {
         .iter()
         .map(|s| {
             (
-                s["solution"].as_str().unwrap().to_string(),
-                s["expected"].as_str().unwrap().to_string(),
+                s["file"].as_str().unwrap().to_string(),
+                s["expected"][0].as_str().unwrap().to_string(),
                 s["verdict"].as_str().unwrap().to_string(),
-                s["matches"].as_bool().unwrap(),
+                s["ok"].as_bool().unwrap(),
             )
         })
         .collect()

@@ -8,6 +8,7 @@ mod conventions;
 mod crosscheck;
 mod formats;
 mod harness;
+mod java;
 mod jobs;
 mod messages;
 mod package_errors;

@@ -559,3 +559,67 @@ fn verify_events_carry_every_allowed_verdict_and_skipped_solutions() {
     assert_eq!(done["judge_errors"], 0, "{done}");
     assert_eq!(done["failures"], 1, "{done}");
 }
+
+/// `judge verify --json` is the contract of issue #11: one object, each problem with its format
+/// and the time limit it was judged with (and why), each solution by its file relative to the
+/// package root, with its language, the verdicts allowed, its verdict, whether that holds, its
+/// slowest time and tests judged; a solution in a language not installed is skipped.
+#[test]
+fn verify_json_is_the_contract() {
+    let f = judge()
+        .arg("verify")
+        .arg(package("kattis-derive"))
+        .arg("--json")
+        .output();
+    f.expect_code(1);
+    let doc = f.json();
+    assert_eq!(doc["schema"], 1, "{doc}");
+    assert_eq!(doc["ok"], false, "{doc}");
+    let problems = doc["problems"].as_array().expect("problems");
+    assert_eq!(problems.len(), 1, "{doc}");
+    let p = &problems[0];
+    assert_eq!(p["problem"], "kattis-derive", "{p}");
+    assert_eq!(
+        p["path"].as_str().unwrap(),
+        package("kattis-derive").display().to_string()
+    );
+    assert_eq!(p["format"], "kattis-legacy", "{p}");
+    assert_eq!(p["ok"], false, "{p}");
+    let limit = p["time_limit_ms"].as_f64().expect("time_limit_ms");
+    assert!(limit >= 100.0 && limit % 100.0 == 0.0, "{p}");
+    let source = p["time_limit_source"].as_str().unwrap();
+    assert!(
+        source.starts_with("derived: slowest accepted submission"),
+        "{source}"
+    );
+    let solution = |file: &str| {
+        p["solutions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["file"] == file)
+            .unwrap_or_else(|| panic!("no {file} in {p}"))
+            .clone()
+    };
+    let ac = solution("submissions/accepted/parity.py");
+    assert_eq!(ac["language"], "Python 3", "{ac}");
+    assert_eq!(ac["expected"], serde_json::json!(["AC"]), "{ac}");
+    assert_eq!(ac["verdict"], "AC", "{ac}");
+    assert_eq!(ac["ok"], true, "{ac}");
+    assert_eq!(ac["tests"], 2, "{ac}");
+    assert!(ac["max_time_ms"].as_f64().unwrap() > 0.0, "{ac}");
+    let wrong = solution("submissions/accepted/wrong.py");
+    assert_eq!(wrong["verdict"], "WA", "{wrong}");
+    assert_eq!(wrong["ok"], false, "{wrong}");
+    let scala = solution("submissions/accepted/Parity.scala");
+    assert!(
+        scala["skipped"]
+            .as_str()
+            .unwrap()
+            .contains("no toolchain for .scala files"),
+        "{scala}"
+    );
+    assert!(scala.get("verdict").is_none(), "{scala}");
+    // The findings and advice stay beside the contract's fields.
+    assert!(p["findings"].is_array() && p["advice"].is_object(), "{p}");
+}

@@ -248,7 +248,10 @@ fn without_root_doctor_names_the_watchdog_and_how_exact_it_is() {
         }
         let memory = get("memory")["detail"].as_str().unwrap().to_string();
         assert!(memory.contains("every 1 ms"), "{memory}");
-        assert!(memory.contains("4 × the limit + 4 GiB"), "{memory}");
+        assert!(
+            memory.contains("4 × the limit + 16 × the stack limit + 4 GiB"),
+            "{memory}"
+        );
         get("processes");
         let text = judge_as_nobody(copy.path(), plain).arg("doctor").output();
         text.expect_code(0)

@@ -373,8 +373,9 @@ fn a_listed_path_is_seen_by_its_own_step_only() {
     }
 }
 
-/// The table can express Java (a later language): the JDK reaches its configuration in /etc
-/// through a listed pattern, and its launcher through /etc/alternatives; it sees no secret.
+/// Java, from a table of its own and from the built-in entry: the JDK reaches its configuration
+/// in /etc through a listed pattern, and its launcher through /etc/alternatives; it sees no
+/// secret.
 #[test]
 fn a_java_entry_runs_with_its_listed_paths_and_sees_no_secret() {
     if !Path::new("/usr/bin/javac").exists() {
@@ -392,6 +393,10 @@ fn a_java_entry_runs_with_its_listed_paths_and_sees_no_secret() {
     .unwrap();
     let source = fixture("read-secrets.java", &secrets, None, dir.path());
     let run = judge_run(&source, Some(&table));
+    run.expect_verdict("AC");
+    secrets.assert_unread(&run);
+    // The built-in Java entry shows no more.
+    let run = judge_run(&source, None);
     run.expect_verdict("AC");
     secrets.assert_unread(&run);
 }
