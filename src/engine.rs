@@ -8,6 +8,7 @@ use crate::jobs::Gate;
 use crate::lang::Languages;
 use crate::package::{CheckerSpec, Problem, Program, Protocol, TestCase};
 use crate::sandbox::{Limits, RunOutcome, RunSpec, Sandbox, SandboxError};
+use crate::score::{GroupScore, Reported, TestOutcome};
 use crate::verdict::{classify_run, termination_text, Verdict};
 use serde::Serialize;
 use std::ffi::OsString;
@@ -37,6 +38,12 @@ pub struct TestResult {
         serialize_with = "crate::report::ser_mismatch"
     )]
     pub mismatch: Option<Mismatch>,
+    /// The checker's own score for the test (testlib `points`, Kattis `score.txt`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checker_score: Option<Reported>,
+    /// How many times the solution ran on the test (multi-pass problems).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
 }
 
 /// The result of judging one solution.
@@ -45,6 +52,14 @@ pub struct SubmissionReport {
     pub verdict: Verdict,
     pub compile: CompileReport,
     pub tests: Vec<TestResult>,
+    /// A scored problem's total ([`SubmissionReport::score_with`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_score: Option<f64>,
+    /// A scored problem's groups with their scores.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupScore>,
 }
 
 impl SubmissionReport {
@@ -62,6 +77,45 @@ impl SubmissionReport {
         }
         self.tests.push(result);
         all || !failed
+    }
+
+    /// A report with no test judged yet.
+    pub fn new(verdict: Verdict, compile: CompileReport) -> SubmissionReport {
+        SubmissionReport {
+            verdict,
+            compile,
+            tests: Vec::new(),
+            score: None,
+            max_score: None,
+            groups: Vec::new(),
+        }
+    }
+
+    /// A scored problem's score from the judged tests (which are the problem's, in order); with
+    /// a Kattis legacy grader, the verdict is the graded one. Nothing for a pass-fail problem
+    /// or a solution that does not compile.
+    pub fn score_with(&mut self, problem: &Problem) {
+        let Some(scoring) = &problem.scoring else {
+            return;
+        };
+        if self.verdict == Verdict::CE {
+            return;
+        }
+        let outcomes: Vec<Option<TestOutcome>> = (0..problem.tests.len())
+            .map(|i| {
+                self.tests.get(i).map(|t| TestOutcome {
+                    verdict: t.verdict,
+                    reported: t.checker_score,
+                })
+            })
+            .collect();
+        let score = scoring.evaluate(&outcomes);
+        if scoring.graded_verdict || score.verdict == Verdict::JE {
+            self.verdict = score.verdict;
+        }
+        self.score = Some(score.score);
+        self.max_score = score.max_score;
+        self.groups = score.groups;
     }
 
     /// The slowest CPU time over the tests.
@@ -545,17 +599,11 @@ impl Engine {
     ) -> Result<SubmissionReport, EngineError> {
         let (artifact, compile) = self.compile_for(problem, ids, source, reporter)?;
         let Some(artifact) = artifact else {
-            return Ok(SubmissionReport {
-                verdict: Verdict::CE,
-                compile,
-                tests: Vec::new(),
-            });
+            return Ok(SubmissionReport::new(Verdict::CE, compile));
         };
-        let mut report = SubmissionReport {
-            verdict: Verdict::AC,
-            compile,
-            tests: Vec::new(),
-        };
+        let mut report = SubmissionReport::new(Verdict::AC, compile);
+        // A scored problem judges every test: each group scores on its own.
+        let all = options.all || problem.scoring.is_some();
         let of = problem.tests.len();
         for (i, test) in problem.tests.iter().enumerate() {
             let test_id = TestId {
@@ -573,10 +621,11 @@ impl Engine {
             } else {
                 judge(self)
             };
-            if !report.record(result, options.all) {
+            if !report.record(result, all) {
                 break;
             }
         }
+        report.score_with(problem);
         Ok(report)
     }
 
@@ -666,6 +715,8 @@ impl Engine {
             memory: 0,
             message: String::new(),
             mismatch: None,
+            checker_score: None,
+            passes: None,
         };
         if !test.input.is_file() || !test.answer.is_file() {
             result.message = format!(
@@ -678,6 +729,9 @@ impl Engine {
                 .display()
             );
             return result;
+        }
+        if let Some(passes) = problem.passes {
+            return self.run_passes(problem, checker, artifact, test, passes, result);
         }
         let limits = solution_limits(problem);
         let memory_limit = limits.memory;
@@ -753,6 +807,7 @@ impl Engine {
                     };
                     result.message = outcome.message;
                     result.mismatch = outcome.mismatch;
+                    result.checker_score = outcome.score;
                 }
                 Err(why) => {
                     result.verdict = Verdict::JE;
@@ -900,7 +955,8 @@ fn absolute(p: &Path) -> PathBuf {
 impl Engine {
     /// The Kattis protocol: `validator input answer feedback_dir [args] < output`; 42 accepts,
     /// 43 rejects, anything else (0 too) is a judge error. The message is the start of
-    /// `feedback_dir/judgemessage.txt`.
+    /// `feedback_dir/judgemessage.txt`; a scoring validator's `score.txt` (or
+    /// `score_multiplier.txt`) is the test's score.
     fn kattis_validate(
         &mut self,
         artifact: &Artifact,
@@ -912,9 +968,30 @@ impl Engine {
         let feedback = self
             .fresh_dir("feedback")
             .map_err(|e| format!("could not run the output validator: {e}"))?;
+        let result = self.kattis_validate_in(artifact, input, output, answer, extra, &feedback);
+        let _ = std::fs::remove_dir_all(&feedback);
+        let (outcome, next) = result?;
+        if next {
+            return Err("the output validator wrote nextpass.in, but the problem is not multi-pass (problem.yaml `type`)".into());
+        }
+        Ok(outcome)
+    }
+
+    /// [`Engine::kattis_validate`] in a feedback folder the caller keeps (a multi-pass test's,
+    /// the same for every pass); also whether the validator asks for another pass
+    /// (`nextpass.in` with an accepting exit).
+    fn kattis_validate_in(
+        &mut self,
+        artifact: &Artifact,
+        input: &Path,
+        output: &Path,
+        answer: &Path,
+        extra: &[String],
+        feedback: &Path,
+    ) -> Result<(checker::Outcome, bool), String> {
         let files = [absolute(input), absolute(answer)];
         let mut args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
-        let mut dir_arg = absolute(&feedback).into_os_string();
+        let mut dir_arg = absolute(feedback).into_os_string();
         dir_arg.push("/");
         args.push(dir_arg);
         args.extend(extra.iter().map(OsString::from));
@@ -924,43 +1001,180 @@ impl Engine {
             Some(output),
             &files,
             checker_limits(),
-            Some(&feedback),
+            Some(feedback),
         );
         let read = |name: &str| build::read_capped(&feedback.join(name), STDERR_CAP as usize);
-        let result = match ran {
-            Err(e) => Err(format!("could not run the output validator: {e}")),
-            Ok((run, out, err)) => {
-                let stderr = build::read_capped(&err, STDERR_CAP as usize);
-                self.recycle(out, err);
-                let message = [read("judgemessage.txt"), stderr]
-                    .into_iter()
-                    .map(|m| {
-                        m.lines()
-                            .find(|l| !l.trim().is_empty())
-                            .unwrap_or("")
-                            .trim()
-                            .to_string()
-                    })
-                    .find(|m| !m.is_empty())
-                    .unwrap_or_default();
-                if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
-                    Err("the output validator exceeded its limits".to_string())
-                } else {
-                    let code = match run.termination {
-                        crate::sandbox::Termination::Exited(c) => Some(c),
-                        crate::sandbox::Termination::Signaled(_) => None,
-                    };
-                    checker::kattis_exit(code, &message).map_err(|why| {
-                        format!(
-                            "output validator failure ({}): {why}",
-                            termination_text(run.termination)
-                        )
-                    })
-                }
+        let (run, out, err) = ran.map_err(|e| format!("could not run the output validator: {e}"))?;
+        let stderr = build::read_capped(&err, STDERR_CAP as usize);
+        self.recycle(out, err);
+        let message = [read("judgemessage.txt"), stderr]
+            .into_iter()
+            .map(|m| {
+                m.lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
+            .find(|m| !m.is_empty())
+            .unwrap_or_default();
+        if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
+            return Err("the output validator exceeded its limits".to_string());
+        }
+        let code = match run.termination {
+            crate::sandbox::Termination::Exited(c) => Some(c),
+            crate::sandbox::Termination::Signaled(_) => None,
+        };
+        let next = feedback.join("nextpass.in").is_file();
+        let mut outcome = checker::kattis_exit(code, &message).map_err(|why| {
+            format!(
+                "output validator failure ({}): {why}",
+                termination_text(run.termination)
+            )
+        })?;
+        if next && outcome.judgement != Judgement::Accepted {
+            return Err("the output validator wrote nextpass.in but did not accept (exit 43): a judge error".into());
+        }
+        if outcome.judgement == Judgement::Accepted {
+            outcome.score = reported_score(feedback)?;
+        }
+        Ok((outcome, next))
+    }
+
+    /// A multi-pass test (Kattis `multi-pass`): the solution runs on the test's input, then on
+    /// each `nextpass.in` its output validator writes (exit 42), at most `passes` times, each
+    /// pass under the solution's limits. The validator always gets the test's own input and
+    /// answer and the last pass's output; its feedback folder lasts the whole test.
+    fn run_passes(
+        &mut self,
+        problem: &Problem,
+        checker: &Checker,
+        artifact: &Artifact,
+        test: &TestCase,
+        passes: u32,
+        mut result: TestResult,
+    ) -> TestResult {
+        let Checker::Custom(validator, Protocol::Kattis) = checker else {
+            result.message = "a multi-pass problem needs a Kattis output validator".into();
+            return result;
+        };
+        let (feedback, inputs) = match (self.fresh_dir("feedback"), self.fresh_dir("passes")) {
+            (Ok(f), Ok(i)) => (f, i),
+            (Err(e), _) | (_, Err(e)) => {
+                result.message = format!("could not prepare the passes: {e}");
+                return result;
             }
         };
+        let limits = solution_limits(problem);
+        let mut input = test.input.clone();
+        let mut alone = true;
+        for pass in 1..=passes {
+            result.passes = Some(pass);
+            let (run, stdout, stderr) = match self.execute(artifact, &[], Some(&input), &[], limits.clone())
+            {
+                Ok(r) => r,
+                Err(e) => {
+                    result.verdict = Verdict::JE;
+                    result.message = format!("could not run the solution (pass {pass}): {e}");
+                    break;
+                }
+            };
+            alone &= self.last_alone;
+            // Limits hold per pass: the slowest pass is the one to show.
+            result.time = result.time.max(run.cpu_time);
+            result.wall = result.wall.max(run.wall_time);
+            result.memory = result.memory.max(run.peak_memory);
+            if let Some((verdict, message)) = classify_run(&run, limits.memory) {
+                result.verdict = verdict;
+                result.message = format!("pass {pass}: {message}");
+                self.recycle(stdout, stderr);
+                break;
+            }
+            let _ = std::fs::remove_file(feedback.join("nextpass.in"));
+            let checked = self.kattis_validate_in(
+                validator,
+                &test.input,
+                &stdout,
+                &test.answer,
+                &test.checker_args,
+                &feedback,
+            );
+            self.recycle(stdout, stderr);
+            match checked {
+                Err(why) => {
+                    result.verdict = Verdict::JE;
+                    result.message = format!("pass {pass}: {why}");
+                    break;
+                }
+                Ok((outcome, true)) if pass < passes => {
+                    let next = inputs.join(format!("pass-{}.in", pass + 1));
+                    if let Err(e) = std::fs::rename(feedback.join("nextpass.in"), &next) {
+                        result.verdict = Verdict::JE;
+                        result.message = format!("pass {pass}: cannot take nextpass.in: {e}");
+                        break;
+                    }
+                    input = next;
+                    result.message = outcome.message;
+                }
+                Ok((_, true)) => {
+                    result.verdict = Verdict::JE;
+                    result.message = format!(
+                        "the output validator asks for pass {} but the problem allows {passes} (limits.validation_passes)",
+                        pass + 1
+                    );
+                    break;
+                }
+                Ok((outcome, false)) => {
+                    result.verdict = match outcome.judgement {
+                        Judgement::Accepted => Verdict::AC,
+                        Judgement::WrongAnswer => Verdict::WA,
+                        Judgement::PresentationError => Verdict::PE,
+                    };
+                    result.message = if outcome.message.is_empty() || passes == 1 {
+                        outcome.message
+                    } else {
+                        format!("pass {pass}: {}", outcome.message)
+                    };
+                    result.checker_score = outcome.score;
+                    break;
+                }
+            }
+        }
         let _ = std::fs::remove_dir_all(&feedback);
+        let _ = std::fs::remove_dir_all(&inputs);
+        self.last_alone = alone;
         result
+    }
+}
+
+/// A Kattis validator's score for an accepted test: `score.txt` or `score_multiplier.txt` in
+/// its feedback folder (both, or one that is not a number, is a judge error).
+fn reported_score(feedback: &Path) -> Result<Option<Reported>, String> {
+    let read = |name: &str| -> Result<Option<f64>, String> {
+        let path = feedback.join(name);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = build::read_capped(&path, 256);
+        text.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "the output validator's {name} holds `{}`, not a number",
+                    text.trim()
+                )
+            })
+    };
+    match (read("score.txt")?, read("score_multiplier.txt")?) {
+        (Some(_), Some(_)) => {
+            Err("the output validator wrote both score.txt and score_multiplier.txt".into())
+        }
+        (Some(s), None) => Ok(Some(Reported::Score(s))),
+        (None, Some(m)) => Ok(Some(Reported::Multiplier(m))),
+        (None, None) => Ok(None),
     }
 }
 

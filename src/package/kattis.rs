@@ -509,7 +509,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         includes,
         rebuild: Default::default(),
         constants,
-        warnings,
+        warnings,        scoring: None,
+        passes: None,
     })
 }
 

@@ -66,7 +66,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         includes: Default::default(),
         rebuild: Default::default(),
         constants: Vec::new(),
-        warnings: Vec::new(),
+        warnings: Vec::new(),        scoring: None,
+        passes: None,
     })
 }
 

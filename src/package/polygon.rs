@@ -533,7 +533,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         includes: Default::default(),
         rebuild,
         constants: Vec::new(),
-        warnings,
+        warnings,        scoring: None,
+        passes: None,
     })
 }
 

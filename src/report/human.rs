@@ -509,6 +509,8 @@ mod tests {
             memory: 1 << 20,
             message: message.into(),
             mismatch: None,
+            checker_score: None,
+            passes: None,
         }
     }
 
@@ -528,6 +530,9 @@ mod tests {
                 message: String::new(),
             },
             tests,
+            score: None,
+            max_score: None,
+            groups: Vec::new(),
         }
     }
 
