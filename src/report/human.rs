@@ -5,6 +5,7 @@ use super::{mib, secs};
 use crate::build::CompileReport;
 use crate::engine::{SubmissionReport, TestResult};
 use crate::event::{Event, Reporter};
+use crate::score;
 use crate::verdict::Verdict;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -409,6 +410,14 @@ pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: boo
                 s.push_str(&format!("  {line}\n"));
             }
         }
+        Verdict::AC if report.first_failure().is_some() => {
+            // A Kattis grader accepted a submission that failed some tests.
+            s.push_str(&format!(
+                "\n{}: {}\n",
+                paint.verdict(v, &headline),
+                tally(&report.tests, &paint)
+            ));
+        }
         Verdict::AC => {
             s.push_str(&format!(
                 "\n{}: {} tests passed, slowest {}, peak memory {}\n",
@@ -457,6 +466,38 @@ pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: boo
                 }
             }
         }
+    }
+    s.push_str(&render_score(report, &paint));
+    s
+}
+
+/// A scored problem's lines: the total, then each group's score, maximum and verdict.
+pub fn render_score(report: &SubmissionReport, paint: &Paint) -> String {
+    let Some(total) = report.score else {
+        return String::new();
+    };
+    let of = |max: Option<f64>| max.map(|m| format!(" of {}", score::show(m))).unwrap_or_default();
+    let mut s = format!(
+        "\n{} {}{}\n",
+        paint.wrap("1", "score"),
+        score::show(total),
+        of(report.max_score)
+    );
+    let width = report.groups.iter().map(|g| g.name.chars().count()).max().unwrap_or(0);
+    let scores: Vec<String> = report
+        .groups
+        .iter()
+        .map(|g| format!("{}{}", score::show(g.score), of(g.max_score)))
+        .collect();
+    let score_width = scores.iter().map(|x| x.chars().count()).max().unwrap_or(0);
+    for (g, text) in report.groups.iter().zip(&scores) {
+        let note = g.note.as_deref().map(|n| format!("  {}", paint.dim(n))).unwrap_or_default();
+        s.push_str(&format!(
+            "  {:<width$}  {:>score_width$}  {}{note}\n",
+            g.name,
+            text,
+            paint.verdict(g.verdict, g.verdict.code()),
+        ));
     }
     s
 }
