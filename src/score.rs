@@ -210,6 +210,35 @@ pub struct Score {
     pub groups: Vec<GroupScore>,
 }
 
+/// The score a package expects of a solution.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Expected {
+    /// In this inclusive range (Kattis `submissions.yaml` `score`: a number or two).
+    Between(f64, f64),
+    /// More than nothing, less than the maximum (Kattis legacy `partially_accepted/`).
+    Partial,
+}
+
+impl Expected {
+    /// Whether `score` (of at most `max`) is what is expected.
+    pub fn holds(self, score: f64, max: Option<f64>) -> bool {
+        match self {
+            Expected::Between(lo, hi) => score >= lo - EPSILON && score <= hi + EPSILON,
+            Expected::Partial => score > EPSILON && max.is_none_or(|m| score < m - EPSILON),
+        }
+    }
+
+    /// "score 40", "score in [20, 60]", "a partial score".
+    pub fn describe(self) -> String {
+        match self {
+            Expected::Between(lo, hi) if lo == hi => format!("score {}", show(lo)),
+            Expected::Between(lo, hi) => format!("score in [{}, {}]", show(lo), show(hi)),
+            Expected::Partial => "a partial score (above 0, below the maximum)".into(),
+        }
+    }
+}
+
 struct Eval {
     verdict: Verdict,
     score: f64,

@@ -41,6 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     permitted: None,
                     rule: format!("folder {parent}/"),
                     entrypoint: None,
+                    score: None,
                 }
             })
             .collect();

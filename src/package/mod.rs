@@ -9,6 +9,7 @@
 //! the judge cannot honour is an error naming it.
 
 pub mod kattis;
+mod kattis_score;
 mod native;
 pub mod polygon;
 mod raw;
@@ -169,6 +170,8 @@ pub struct Solution {
     pub rule: String,
     /// The main file of a multi-file solution when the package names it (Kattis `entrypoint`).
     pub entrypoint: Option<String>,
+    /// The score it must get (a scored problem's Kattis `score` or `partially_accepted/`).
+    pub score: Option<crate::score::Expected>,
 }
 
 /// Where each limit came from, e.g. "problem.xml <time-limit> 2000 ms".

@@ -510,6 +510,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
                 permitted: None,
                 rule: format!("Polygon tag `{tag}`"),
                 entrypoint: None,
+                score: None,
             });
         }
     }
