@@ -170,6 +170,9 @@ pub struct JudgeOptions {
     /// for a solution expected to run out of time, whose TLE would be judged again alone
     /// anyway, this saves the run beside the others.
     pub alone: bool,
+    /// The score the solution must get (`verify` of a scored problem), told in
+    /// `solution_finished`.
+    pub score: Option<crate::score::Expected>,
 }
 
 /// What to read from a jury program's run before its files are reused.
@@ -941,11 +944,24 @@ pub(crate) fn solution_finished(
         run: ids.run,
         expected,
         allowed,
-        matches: expected.map(|_| report.is_some() && options.expected.contains(&verdict)),
+        expected_score: options.score,
+        matches: expected.map(|_| {
+            report.as_ref().is_some_and(|r| {
+                options.expected.contains(&verdict) && score_matches(options.score, r)
+            })
+        }),
         verdict,
         error,
         report,
     });
+}
+
+/// Whether a judged solution got the score `expected` of it (no expectation: it did).
+pub fn score_matches(expected: Option<crate::score::Expected>, report: &SubmissionReport) -> bool {
+    match expected {
+        None => true,
+        Some(e) => report.score.is_some_and(|s| e.holds(s, report.max_score)),
+    }
 }
 
 fn absolute(p: &Path) -> PathBuf {

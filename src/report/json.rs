@@ -134,6 +134,7 @@ impl Reporter for VerifyJson {
                 verdict,
                 error,
                 report,
+                expected_score,
                 ..
             } => {
                 let mut v = json!({
@@ -144,6 +145,14 @@ impl Reporter for VerifyJson {
                     "error": error,
                     "max_time_ms": report.as_ref().map(|r| (r.max_time().as_secs_f64() * 1e4).round() / 10.0),
                 });
+                // A scored problem's total, and the score the package expects.
+                if let Some(score) = report.as_ref().and_then(|r| r.score) {
+                    v["score"] = json!(score);
+                    v["max_score"] = json!(report.as_ref().and_then(|r| r.max_score));
+                }
+                if let Some(e) = expected_score {
+                    v["expected_score"] = json!(e);
+                }
                 if !allowed.is_empty() {
                     v["allowed"] = json!(allowed);
                 }

@@ -141,6 +141,7 @@ fn solution(
         run,
         expected,
         allowed: Vec::new(),
+        expected_score: None,
         matches: expected.map(|e| e == verdict),
         verdict,
         error: None,
