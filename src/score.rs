@@ -245,6 +245,26 @@ struct Eval {
 }
 
 impl Scoring {
+    /// The named groups in order (a parent before its sub-groups) with their depth.
+    pub fn outline(&self) -> Vec<(usize, &Node)> {
+        fn walk<'a>(node: &'a Node, depth: usize, out: &mut Vec<(usize, &'a Node)>) {
+            let depth = if node.name.is_empty() {
+                depth
+            } else {
+                out.push((depth, node));
+                depth + 1
+            };
+            for item in &node.items {
+                if let Item::Node(n) = item {
+                    walk(n, depth, out);
+                }
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.root, 0, &mut out);
+        out
+    }
+
     /// The score of a judging whose test `i` came to `tests[i]` (`None`: no result, which makes
     /// its group a judge error: a score is never made up).
     pub fn evaluate(&self, tests: &[Option<TestOutcome>]) -> Score {
