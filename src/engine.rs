@@ -664,8 +664,8 @@ impl Engine {
                 solution: ids.solution.clone(),
                 run: ids.run,
                 test: id.clone(),
-                beside,
-                alone: result.clone(),
+                beside: Box::new(beside),
+                alone: Box::new(result.clone()),
             });
         }
         reporter.event(&Event::TestFinished {
@@ -1020,7 +1020,8 @@ impl Engine {
             Some(feedback),
         );
         let read = |name: &str| build::read_capped(&feedback.join(name), STDERR_CAP as usize);
-        let (run, out, err) = ran.map_err(|e| format!("could not run the output validator: {e}"))?;
+        let (run, out, err) =
+            ran.map_err(|e| format!("could not run the output validator: {e}"))?;
         let stderr = build::read_capped(&err, STDERR_CAP as usize);
         self.recycle(out, err);
         let message = [read("judgemessage.txt"), stderr]
@@ -1086,15 +1087,15 @@ impl Engine {
         let mut alone = true;
         for pass in 1..=passes {
             result.passes = Some(pass);
-            let (run, stdout, stderr) = match self.execute(artifact, &[], Some(&input), &[], limits.clone())
-            {
-                Ok(r) => r,
-                Err(e) => {
-                    result.verdict = Verdict::JE;
-                    result.message = format!("could not run the solution (pass {pass}): {e}");
-                    break;
-                }
-            };
+            let (run, stdout, stderr) =
+                match self.execute(artifact, &[], Some(&input), &[], limits.clone()) {
+                    Ok(r) => r,
+                    Err(e) => {
+                        result.verdict = Verdict::JE;
+                        result.message = format!("could not run the solution (pass {pass}): {e}");
+                        break;
+                    }
+                };
             alone &= self.last_alone;
             // Limits hold per pass: the slowest pass is the one to show.
             result.time = result.time.max(run.cpu_time);

@@ -102,8 +102,8 @@ pub enum Event {
         solution: String,
         run: RunId,
         test: TestId,
-        beside: TestResult,
-        alone: TestResult,
+        beside: Box<TestResult>,
+        alone: Box<TestResult>,
     },
     /// A solution is judged (`report`) or could not be (`error`). `expected` is the verdict its
     /// folder expects (`verify`), `matches` whether it got it.

@@ -309,7 +309,10 @@ impl Scoring {
                     g.score = 0.0;
                 }
                 groups.extend(inner);
-                Eval { verdict, score: 0.0 }
+                Eval {
+                    verdict,
+                    score: 0.0,
+                }
             }
             None => {
                 let mut items: Vec<Eval> = Vec::new();
@@ -410,7 +413,9 @@ impl Scoring {
             })?,
             (Some(Reported::Score(s)), _) => {
                 if !s.is_finite() || s < 0.0 {
-                    return Err(format!("the checker's score {s} is not a non-negative number"));
+                    return Err(format!(
+                        "the checker's score {s} is not a non-negative number"
+                    ));
                 }
                 if let Some(cap) = item.cap {
                     if s > cap + EPSILON {
@@ -424,7 +429,9 @@ impl Scoring {
             }
             (Some(Reported::Multiplier(m)), _) => {
                 if !(0.0..=1.0).contains(&m) {
-                    return Err(format!("the checker's score multiplier {m} is not in [0, 1]"));
+                    return Err(format!(
+                        "the checker's score multiplier {m} is not in [0, 1]"
+                    ));
                 }
                 let Some(max) = item.cap.or(item.accept) else {
                     return Err(

@@ -257,8 +257,15 @@ pub fn render(problem: &Problem) -> String {
             .unwrap_or(0);
         for (depth, n) in outline {
             let name = format!("{}{}", "  ".repeat(depth), n.name);
-            let max = n.max_score().map_or("unbounded".to_string(), crate::score::show);
-            let mut how = format!("{}, {} test{}", n.aggregate.name(), n.tests().len(), if n.tests().len() == 1 { "" } else { "s" });
+            let max = n
+                .max_score()
+                .map_or("unbounded".to_string(), crate::score::show);
+            let mut how = format!(
+                "{}, {} test{}",
+                n.aggregate.name(),
+                n.tests().len(),
+                if n.tests().len() == 1 { "" } else { "s" }
+            );
             if !n.requires.is_empty() {
                 how.push_str(&format!(", requires {}", n.requires.join(", ")));
             }

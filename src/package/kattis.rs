@@ -129,7 +129,10 @@ fn validation_passes(yaml: &Mapping, path: &Path) -> Result<u32, PackageError> {
         Some(n) if n >= 2.0 && n.fract() == 0.0 && n <= 1000.0 => Ok(n as u32),
         _ => Err(PackageError::new(
             path,
-            format!("`limits.validation_passes` = {} is not a whole number of passes, at least 2", scalar(v).unwrap_or_default()),
+            format!(
+                "`limits.validation_passes` = {} is not a whole number of passes, at least 2",
+                scalar(v).unwrap_or_default()
+            ),
         )
         .hint("e.g. limits:\n    validation_passes: 3")),
     }
@@ -542,8 +545,18 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     };
     let passes = if multi_pass {
         if !matches!(checker, CheckerSpec::Custom(_)) {
-            return Err(PackageError::new(&yaml_path, "a multi-pass problem without an output validator")
-                .hint(format!("add the output validator that writes nextpass.in to {}", if modern { "output_validator/" } else { "output_validators/" })));
+            return Err(PackageError::new(
+                &yaml_path,
+                "a multi-pass problem without an output validator",
+            )
+            .hint(format!(
+                "add the output validator that writes nextpass.in to {}",
+                if modern {
+                    "output_validator/"
+                } else {
+                    "output_validators/"
+                }
+            )));
         }
         Some(validation_passes(&yaml, &yaml_path)?)
     } else {
@@ -568,7 +581,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         includes,
         rebuild: Default::default(),
         constants,
-        warnings,        scoring,
+        warnings,
+        scoring,
         passes,
     })
 }
@@ -930,7 +944,10 @@ impl Walk {
         let bad = |what: &str, hint: &str| {
             PackageError::new(
                 path,
-                format!("`{key}`: {} is not {what}", scalar(value).unwrap_or_else(|| "this".into())),
+                format!(
+                    "`{key}`: {} is not {what}",
+                    scalar(value).unwrap_or_else(|| "this".into())
+                ),
             )
             .hint(hint.to_string())
         };
@@ -974,7 +991,12 @@ impl Walk {
                     Value::String(s) if s == "unbounded" => None,
                     v => match number(v) {
                         Some(x) if x >= 0.0 => Some(x),
-                        _ => return Err(bad("a non-negative number or `unbounded`", "max_score: 40")),
+                        _ => {
+                            return Err(bad(
+                                "a non-negative number or `unbounded`",
+                                "max_score: 40",
+                            ))
+                        }
                     },
                 })
             }
@@ -1211,6 +1233,10 @@ fn expected_results(file: &Path) -> Result<Option<(Vec<Verdict>, String)>, Packa
     Ok(Some((out, format!("@EXPECTED_RESULTS@: {}", line.trim()))))
 }
 
+/// A `submissions.yaml` rule: pattern, requirement, keyed by a default folder's name, entrypoint,
+/// score.
+type Rule = (String, Requirement, bool, Option<String>, Option<Expected>);
+
 /// The package's submissions (`submissions/<folder>/<file or folder>`) with their expectations:
 /// the folder's default, `submissions.yaml` (2025-09) on top, a source's `@EXPECTED_RESULTS@`
 /// over both.
@@ -1224,7 +1250,7 @@ fn read_submissions(
     };
     let yaml_path = root.join("submissions.yaml");
     // (pattern, requirement, keyed by a default folder's name, entrypoint)
-    let mut rules: Vec<(String, Requirement, bool, Option<String>, Option<Expected>)> = Vec::new();
+    let mut rules: Vec<Rule> = Vec::new();
     if yaml_path.is_file() {
         let map = read_yaml(&yaml_path)?;
         for (pattern, value) in keys(&map) {
@@ -1286,11 +1312,18 @@ fn read_submissions(
                 None => None,
                 Some(v) => {
                     let bad = || {
-                        PackageError::new(&yaml_path, format!("`{pattern}`: `score` must be a number or a list of two"))
-                            .hint("e.g. score: 40, or score: [20, 60]")
+                        PackageError::new(
+                            &yaml_path,
+                            format!("`{pattern}`: `score` must be a number or a list of two"),
+                        )
+                        .hint("e.g. score: 40, or score: [20, 60]")
                     };
                     let ends: Vec<f64> = match v {
-                        Value::Sequence(items) => items.iter().map(number).collect::<Option<_>>().ok_or_else(bad)?,
+                        Value::Sequence(items) => items
+                            .iter()
+                            .map(number)
+                            .collect::<Option<_>>()
+                            .ok_or_else(bad)?,
                         v => vec![number(v).ok_or_else(bad)?],
                     };
                     match ends.as_slice() {
@@ -1342,7 +1375,10 @@ fn read_submissions(
             if name == "partially_accepted" {
                 // Legacy: accepted (by the graders) with a score below the maximum.
                 why.push("folder submissions/partially_accepted/".into());
-                reqs.push(Requirement::new(&["AC", "WA", "TLE", "RTE"], &["AC", "WA", "TLE", "RTE"]));
+                reqs.push(Requirement::new(
+                    &["AC", "WA", "TLE", "RTE"],
+                    &["AC", "WA", "TLE", "RTE"],
+                ));
                 score = Some(Expected::Partial);
             }
             for (pattern, req, _, main, wanted) in &rules {

@@ -64,7 +64,7 @@ fn under(tests: &[TestCase], name: &str) -> Vec<usize> {
 
 /// The items of group `name` in judging order: its own tests and its sub-groups (each once,
 /// where its first test comes).
-fn children<'a>(tests: &'a [TestCase], name: &str) -> Vec<Result<usize, String>> {
+fn children(tests: &[TestCase], name: &str) -> Vec<Result<usize, String>> {
     let mut out: Vec<Result<usize, String>> = Vec::new();
     let prefix = if name.is_empty() {
         String::new()
@@ -186,9 +186,15 @@ fn modern_node<'a>(
         if max.is_some() && !unbounded.is_empty() {
             return Err(PackageError::new(
                 data.join(unbounded[0]).join("test_group.yaml"),
-                format!("group `{}` has no max_score, but `secret` is bounded ({})", unbounded[0], max.unwrap_or_default()),
+                format!(
+                    "group `{}` has no max_score, but `secret` is bounded ({})",
+                    unbounded[0],
+                    max.unwrap_or_default()
+                ),
             )
-            .hint("give each group of secret a max_score (they add up to secret's, 100 by default)"));
+            .hint(
+                "give each group of secret a max_score (they add up to secret's, 100 by default)",
+            ));
         }
     }
     Ok(node)

@@ -68,7 +68,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         includes: Default::default(),
         rebuild: Default::default(),
         constants: Vec::new(),
-        warnings: Vec::new(),        scoring,
+        warnings: Vec::new(),
+        scoring,
         passes: None,
     })
 }
@@ -467,8 +468,11 @@ fn scored_groups(
                 .hint("name the group, e.g. name = \"small\""));
         }
         if named.iter().any(|(n, _)| *n == name) {
-            return Err(err(g.name.span().start, format!("two groups are named `{name}`"))
-                .hint("give each [[group]] its own name"));
+            return Err(err(
+                g.name.span().start,
+                format!("two groups are named `{name}`"),
+            )
+            .hint("give each [[group]] its own name"));
         }
         let points = *g.points.get_ref();
         if !(points.is_finite() && points >= 0.0) {
@@ -493,7 +497,9 @@ fn scored_groups(
         for pattern in g.tests.get_ref() {
             let before = members.len();
             for (i, t) in tests.iter().enumerate() {
-                if (t.name == *pattern || super::glob_match(pattern, &t.name)) && !members.contains(&i) {
+                if (t.name == *pattern || super::glob_match(pattern, &t.name))
+                    && !members.contains(&i)
+                {
                     members.push(i);
                 }
             }
@@ -525,7 +531,10 @@ fn scored_groups(
             if !named.iter().any(|(n, _)| n == r.get_ref()) {
                 return Err(err(
                     r.span().start,
-                    format!("group `{name}` requires `{}`, which is not a group above it", r.get_ref()),
+                    format!(
+                        "group `{name}` requires `{}`, which is not a group above it",
+                        r.get_ref()
+                    ),
                 )
                 .hint("list the groups it depends on by name, each defined before it"));
             }
@@ -534,11 +543,17 @@ fn scored_groups(
         let mut node = if each {
             let share = points / members.len() as f64;
             let mut n = Node::new(name.clone(), Aggregate::Sum, Some(points));
-            n.items = members.iter().map(|&i| Item::Test(TestItem::worth(i, share))).collect();
+            n.items = members
+                .iter()
+                .map(|&i| Item::Test(TestItem::worth(i, share)))
+                .collect();
             n
         } else {
             let mut n = Node::new(name.clone(), Aggregate::PassFail, Some(points));
-            n.items = members.iter().map(|&i| Item::Test(TestItem::worth(i, 0.0))).collect();
+            n.items = members
+                .iter()
+                .map(|&i| Item::Test(TestItem::worth(i, 0.0)))
+                .collect();
             n
         };
         node.requires = requires.clone();

@@ -3,13 +3,13 @@
 //! (a standard testlib one by name becomes a built-in; any other is built from the package with
 //! `files/` beside it) and the validators (testlib: exit 0 = valid).
 
-use crate::score::{self, Aggregate, Item, Scoring, TestItem};
 use super::{
     slug_of, CheckerSpec, FileIo, Format, Group, LimitOrigin, PackageError, Problem, ProblemLimits,
     Program, Protocol, Rebuild, Solution, TestCase, MIB,
 };
 use crate::checker::testlib::Standard;
 use crate::checker::Builtin;
+use crate::score::{self, Aggregate, Item, Scoring, TestItem};
 use crate::verdict::Verdict;
 use roxmltree::{Document, Node};
 use std::path::{Path, PathBuf};
@@ -536,7 +536,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         includes: Default::default(),
         rebuild,
         constants: Vec::new(),
-        warnings,        scoring,
+        warnings,
+        scoring,
         passes: None,
     })
 }
@@ -619,12 +620,21 @@ fn scoring(
     }
     for name in &names {
         let spec = groups.iter().find(|g| g.name == *name);
-        let members: Vec<usize> = (0..tests.len()).filter(|&i| tests[i].group == *name).collect();
-        let test_points: f64 = members.iter().map(|&i| tests[i].points.unwrap_or(0.0)).sum();
+        let members: Vec<usize> = (0..tests.len())
+            .filter(|&i| tests[i].group == *name)
+            .collect();
+        let test_points: f64 = members
+            .iter()
+            .map(|&i| tests[i].points.unwrap_or(0.0))
+            .sum();
         let complete = spec.and_then(|g| g.points_policy.as_deref()) == Some("complete-group");
         let group_points = spec.and_then(|g| g.points);
         let mut node = if complete {
-            score::Node::new(name.clone(), Aggregate::PassFail, Some(group_points.unwrap_or(test_points)))
+            score::Node::new(
+                name.clone(),
+                Aggregate::PassFail,
+                Some(group_points.unwrap_or(test_points)),
+            )
         } else {
             score::Node::new(name.clone(), Aggregate::Sum, None)
         };
@@ -646,9 +656,13 @@ fn scoring(
                 if !seen.contains(&d.as_str()) {
                     return Err(PackageError::new(
                         path,
-                        format!("group `{name}` depends on group `{d}`, which is not a group before it"),
+                        format!(
+                            "group `{name}` depends on group `{d}`, which is not a group before it"
+                        ),
                     )
-                    .hint("fix the group's <dependencies> in Polygon and download the package again"));
+                    .hint(
+                        "fix the group's <dependencies> in Polygon and download the package again",
+                    ));
                 }
             }
             node.requires = g.dependencies.clone();

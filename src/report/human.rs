@@ -476,14 +476,22 @@ pub fn render_score(report: &SubmissionReport, paint: &Paint) -> String {
     let Some(total) = report.score else {
         return String::new();
     };
-    let of = |max: Option<f64>| max.map(|m| format!(" of {}", score::show(m))).unwrap_or_default();
+    let of = |max: Option<f64>| {
+        max.map(|m| format!(" of {}", score::show(m)))
+            .unwrap_or_default()
+    };
     let mut s = format!(
         "\n{} {}{}\n",
         paint.wrap("1", "score"),
         score::show(total),
         of(report.max_score)
     );
-    let width = report.groups.iter().map(|g| g.name.chars().count()).max().unwrap_or(0);
+    let width = report
+        .groups
+        .iter()
+        .map(|g| g.name.chars().count())
+        .max()
+        .unwrap_or(0);
     let scores: Vec<String> = report
         .groups
         .iter()
@@ -491,7 +499,11 @@ pub fn render_score(report: &SubmissionReport, paint: &Paint) -> String {
         .collect();
     let score_width = scores.iter().map(|x| x.chars().count()).max().unwrap_or(0);
     for (g, text) in report.groups.iter().zip(&scores) {
-        let note = g.note.as_deref().map(|n| format!("  {}", paint.dim(n))).unwrap_or_default();
+        let note = g
+            .note
+            .as_deref()
+            .map(|n| format!("  {}", paint.dim(n)))
+            .unwrap_or_default();
         s.push_str(&format!(
             "  {:<width$}  {:>score_width$}  {}{note}\n",
             g.name,

@@ -49,8 +49,7 @@ impl SolutionCheck {
     pub fn holds(&self) -> bool {
         self.skipped.is_some()
             || self.report.as_ref().is_some_and(|r| {
-                self.allowed.contains(&r.verdict)
-                    && crate::engine::score_matches(self.score, r)
+                self.allowed.contains(&r.verdict) && crate::engine::score_matches(self.score, r)
             })
     }
 }

@@ -46,7 +46,10 @@ fn g(name: &str, score: f64, max: f64, verdict: &str) -> (String, f64, Option<f6
 fn native_groups_score_all_or_nothing_per_test_and_after_their_dependency() {
     let dir = fixture_problem("subtasks");
     let doc = run(&dir, "double.py", "AC");
-    assert_eq!((doc["score"].as_f64(), doc["max_score"].as_f64()), (Some(100.0), Some(100.0)));
+    assert_eq!(
+        (doc["score"].as_f64(), doc["max_score"].as_f64()),
+        (Some(100.0), Some(100.0))
+    );
     // Small passes, large passes one test of three, huge fails.
     let doc = run(&dir, "double-upto-1000.py", "WA");
     assert_eq!(doc["score"], 50.0, "{doc}");
@@ -64,8 +67,17 @@ fn native_groups_score_all_or_nothing_per_test_and_after_their_dependency() {
     let doc = run(&dir, "double-but-3.py", "WA");
     assert_eq!(doc["score"], 60.0);
     let huge = &doc["groups"][2];
-    assert_eq!((huge["name"].as_str(), huge["score"].as_f64()), (Some("huge"), Some(0.0)));
-    assert!(huge["note"].as_str().unwrap().contains("`small` is not passed"), "{doc}");
+    assert_eq!(
+        (huge["name"].as_str(), huge["score"].as_f64()),
+        (Some("huge"), Some(0.0))
+    );
+    assert!(
+        huge["note"]
+            .as_str()
+            .unwrap()
+            .contains("`small` is not passed"),
+        "{doc}"
+    );
 }
 
 #[test]
@@ -83,7 +95,10 @@ fn run_shows_each_group_and_the_total() {
         .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
         .collect();
     for want in ["small 30 of 30 AC", "large 20 of 60 WA", "huge 0 of 10 WA"] {
-        assert!(lines.iter().any(|l| l == want), "no line {want:?} in\n{out}");
+        assert!(
+            lines.iter().any(|l| l == want),
+            "no line {want:?} in\n{out}"
+        );
     }
 }
 
@@ -114,7 +129,10 @@ fn kattis_legacy_grader_flags_and_scores_from_the_validator() {
     // Subtask b fails, but secret accepts if any subtask is accepted.
     let doc = run(&dir, "double-upto-1000.py", "AC");
     assert_eq!(doc["score"], 40.0);
-    let b = groups(&doc).into_iter().find(|x| x.0 == "secret/b").unwrap();
+    let b = groups(&doc)
+        .into_iter()
+        .find(|x| x.0 == "secret/b")
+        .unwrap();
     assert_eq!(b, g("secret/b", 10.0, 30.0, "WA"));
     // Nothing accepted: the worst error, no score.
     let doc = run(&dir, "wa.py", "WA");
@@ -144,8 +162,16 @@ fn polygon_groups_with_both_policies_dependencies_and_checker_points() {
 
 #[test]
 fn verify_checks_the_expected_scores() {
-    for name in ["kattis-2025-scoring", "kattis-legacy-scoring", "polygon-points"] {
-        let f = judge().arg("verify").arg(package(name)).arg("--json").output();
+    for name in [
+        "kattis-2025-scoring",
+        "kattis-legacy-scoring",
+        "polygon-points",
+    ] {
+        let f = judge()
+            .arg("verify")
+            .arg(package(name))
+            .arg("--json")
+            .output();
         f.expect_code(0);
         let doc = f.json();
         for s in doc["problems"][0]["solutions"].as_array().unwrap() {
@@ -158,7 +184,9 @@ fn verify_checks_the_expected_scores() {
     let dir = tmp.path().join("double");
     copy_dir(&package("kattis-2025-scoring"), &dir);
     let yaml = dir.join("submissions/submissions.yaml");
-    let text = std::fs::read_to_string(&yaml).unwrap().replace("score: 60", "score: [70, 80]");
+    let text = std::fs::read_to_string(&yaml)
+        .unwrap()
+        .replace("score: 60", "score: [70, 80]");
     std::fs::write(&yaml, text).unwrap();
     let f = judge().arg("verify").arg(&dir).output();
     f.expect_code(1);
@@ -172,8 +200,15 @@ fn verify_checks_the_expected_scores() {
         .find(|s| s["solution"].as_str().unwrap().ends_with("upto1000.py"))
         .unwrap()
         .clone();
-    assert_eq!((s["matches"].as_bool(), s["score"].as_f64()), (Some(false), Some(60.0)), "{s}");
-    assert_eq!(s["expected_score"]["between"], serde_json::json!([70.0, 80.0]));
+    assert_eq!(
+        (s["matches"].as_bool(), s["score"].as_f64()),
+        (Some(false), Some(60.0)),
+        "{s}"
+    );
+    assert_eq!(
+        s["expected_score"]["between"],
+        serde_json::json!([70.0, 80.0])
+    );
 }
 
 #[test]
@@ -202,7 +237,10 @@ fn multi_pass_runs_the_solution_again_on_the_validators_next_input() {
     std::fs::write(&yaml, text).unwrap();
     let doc = run(&copy, "double.py", "JE");
     let message = doc["tests"][2]["message"].as_str().unwrap();
-    assert!(message.contains("asks for pass 3 but the problem allows 2"), "{doc}");
+    assert!(
+        message.contains("asks for pass 3 but the problem allows 2"),
+        "{doc}"
+    );
 }
 
 fn copy_dir(from: &Path, to: &Path) {
