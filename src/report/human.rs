@@ -590,6 +590,46 @@ mod tests {
     }
 
     #[test]
+    fn a_scored_report_lists_each_group_under_the_total() {
+        use crate::score::GroupScore;
+        use Verdict::{AC, WA};
+        let mut r = report(vec![result("a1", AC, ""), result("b1", WA, "wrong")]);
+        r.score = Some(100.0 / 3.0);
+        r.max_score = Some(100.0);
+        let group = |name: &str, score: f64, max: f64, verdict, note: Option<&str>| GroupScore {
+            name: name.into(),
+            score,
+            max_score: Some(max),
+            verdict,
+            note: note.map(String::from),
+        };
+        r.groups = vec![
+            group("small", 100.0 / 3.0, 40.0, AC, None),
+            group(
+                "large-ones",
+                0.0,
+                60.0,
+                WA,
+                Some("scores nothing: group `x` is not passed"),
+            ),
+        ];
+        let s = render_summary(&r, 2, false);
+        let tail: Vec<&str> = s.lines().skip_while(|l| !l.starts_with("score")).collect();
+        assert_eq!(
+            tail,
+            [
+                "score 33.33 of 100",
+                "  small       33.33 of 40  AC",
+                "  large-ones      0 of 60  WA  scores nothing: group `x` is not passed",
+            ],
+            "{s}"
+        );
+        // A pass-fail report has no score lines.
+        let plain = render_summary(&report(vec![result("1", AC, "")]), 1, false);
+        assert!(!plain.contains("score"), "{plain}");
+    }
+
+    #[test]
     fn with_all_the_summary_counts_every_failure() {
         use Verdict::{AC, TLE, WA};
         let mut tests: Vec<TestResult> = (1..=20).map(|i| result(&i.to_string(), AC, "")).collect();
