@@ -814,6 +814,8 @@ pub(super) struct LegacyGrading {
     /// The upper end of `range` when finite.
     pub range_max: Option<f64>,
     pub grader_flags: Vec<String>,
+    /// Some group configuration gives one of these keys.
+    pub given: bool,
 }
 
 impl Default for LegacyGrading {
@@ -824,6 +826,7 @@ impl Default for LegacyGrading {
             reject_score: 0.0,
             range_max: None,
             grader_flags: Vec::new(),
+            given: false,
         }
     }
 }
@@ -959,6 +962,9 @@ impl Walk {
             }
         };
         let legacy = &mut settings.legacy;
+        if ["on_reject", "accept_score", "reject_score", "range", "grader_flags"].contains(&key) {
+            legacy.given = true;
+        }
         match key {
             "on_reject" => {
                 legacy.on_reject_break = match scalar(value).as_deref() {
