@@ -1060,8 +1060,9 @@ impl Engine {
 
     /// A multi-pass test (Kattis `multi-pass`): the solution runs on the test's input, then on
     /// each `nextpass.in` its output validator writes (exit 42), at most `passes` times, each
-    /// pass under the solution's limits. The validator always gets the test's own input and
-    /// answer and the last pass's output; its feedback folder lasts the whole test.
+    /// pass under the solution's limits. The validator gets the pass's input (as BAPCtools
+    /// gives it: `nextpass.in` moved into the input's place), the test's answer and the pass's
+    /// output; its feedback folder lasts the whole test.
     fn run_passes(
         &mut self,
         problem: &Problem,
@@ -1110,7 +1111,7 @@ impl Engine {
             let _ = std::fs::remove_file(feedback.join("nextpass.in"));
             let checked = self.kattis_validate_in(
                 validator,
-                &test.input,
+                &input,
                 &stdout,
                 &test.answer,
                 &test.checker_args,
