@@ -301,7 +301,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         warn(
             &mut warnings,
             &yaml_path,
-            "`grading` (scoring) is not read yet; tests are judged pass-fail".into(),
+            "`grading` (objective, show_test_data_groups, …) is not read; a scoring problem's score is maximised and its groups are graded by testdata.yaml".into(),
         );
     }
     // What kind of problem: the judge runs pass-fail problems.
