@@ -962,7 +962,15 @@ impl Walk {
             }
         };
         let legacy = &mut settings.legacy;
-        if ["on_reject", "accept_score", "reject_score", "range", "grader_flags"].contains(&key) {
+        if [
+            "on_reject",
+            "accept_score",
+            "reject_score",
+            "range",
+            "grader_flags",
+        ]
+        .contains(&key)
+        {
             legacy.given = true;
         }
         match key {
