@@ -28,15 +28,15 @@ pub(super) fn scoring(
     let modern_keys = confs.iter().any(|(_, c)| {
         c.own.max_score.is_some() || c.own.aggregation.is_some() || !c.own.require_pass.is_empty()
     });
-    let legacy_keys = confs.iter().any(|(_, c)| c.legacy.given);
-    if modern && legacy_keys && !modern_keys {
-        // A 2023-07 draft package (problemtools' examples) scores with the legacy keys.
+    // A 2023-07 draft package (problemtools' examples) scores with the legacy keys.
+    let drafted = modern && !modern_keys && confs.iter().any(|(_, c)| c.legacy.given);
+    if drafted {
         warnings.push(PackageError::new(
             data,
             "the test groups give the legacy grading keys (accept_score, grader_flags, on_reject, range) and none of 2025-09's (max_score, score_aggregation): scored with the legacy default grader",
         ));
     }
-    if modern && !(legacy_keys && !modern_keys) {
+    if modern && !drafted {
         let root = modern_node(data, "secret", tests, &conf, true)?;
         // `require_pass` names a group relative to `data/` or to `secret/`.
         let mut root = root;
