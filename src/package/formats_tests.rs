@@ -828,3 +828,26 @@ fn kattis_scoring_errors_name_file_and_fix() {
         "{e}"
     );
 }
+
+#[test]
+fn a_draft_package_with_legacy_grading_keys_is_scored_by_the_legacy_grader() {
+    let files = [
+        ("problem.yaml", "problem_format_version: 2023-07-draft\ntype: scoring\nname: X\nlimits:\n  time_limit: 1\n"),
+        ("data/testdata.yaml", "on_reject: continue\ngrader_flags: ignore_sample\n"),
+        ("data/secret/s1/testdata.yaml", "accept_score: 50\ngrader_flags: min\n"),
+        ("data/secret/s1/1.in", "1\n"),
+        ("data/secret/s1/1.ans", "1\n"),
+    ];
+    let dir = package(&files);
+    let p = Problem::load(dir.path()).unwrap();
+    let s = p.scoring.as_ref().unwrap();
+    assert!(s.graded_verdict && s.root.ignore_first);
+    assert_eq!(s.root.max_score(), Some(50.0));
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.message.contains("scored with the legacy default grader")),
+        "{:?}",
+        p.warnings
+    );
+}
