@@ -273,7 +273,7 @@ fn validate_checker(
                 None if testlib::SCORING.contains(&testlib::bare_name(name.get_ref())) => {
                     return Err(err(
                         name.span().start,
-                        format!("`{}` is a testlib checker that gives points, not a verdict; the judge has no scoring yet", name.get_ref()),
+                        format!("`{}` is a testlib checker that gives points, not a verdict; it is not built in (a custom checker may give points: testlib exit 7 in a [[group]] with policy = \"each\")", name.get_ref()),
                     )
                     .hint("use a comparing checker (e.g. \"rcmp6\"), or kind = \"custom\" with a checker that exits 0, 1 or 2"))
                 }
