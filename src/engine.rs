@@ -9,12 +9,15 @@ use crate::jobs::Gate;
 use crate::lang::Languages;
 use crate::package::{CheckerSpec, Problem, Program, Protocol, TestCase};
 use crate::sandbox::{Limits, RunOutcome, RunSpec, SandboxError};
+use crate::score::{GroupScore, Reported, TestOutcome};
 use crate::verdict::{classify_run, termination_text, Verdict};
 use serde::Serialize;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
+
+mod passes;
 
 /// Stderr kept from a solution (for messages) and from checkers and validators.
 const STDERR_CAP: u64 = 64 * 1024;
@@ -38,6 +41,12 @@ pub struct TestResult {
         serialize_with = "crate::report::ser_mismatch"
     )]
     pub mismatch: Option<Mismatch>,
+    /// The checker's own score for the test (testlib `points`, Kattis `score.txt`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub checker_score: Option<Reported>,
+    /// How many times the solution ran on the test (multi-pass problems).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub passes: Option<u32>,
 }
 
 /// The result of judging one solution.
@@ -46,6 +55,14 @@ pub struct SubmissionReport {
     pub verdict: Verdict,
     pub compile: CompileReport,
     pub tests: Vec<TestResult>,
+    /// A scored problem's total ([`SubmissionReport::score_with`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_score: Option<f64>,
+    /// A scored problem's groups with their scores.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupScore>,
 }
 
 impl SubmissionReport {
@@ -63,6 +80,45 @@ impl SubmissionReport {
         }
         self.tests.push(result);
         all || !failed
+    }
+
+    /// A report with no test judged yet.
+    pub fn new(verdict: Verdict, compile: CompileReport) -> SubmissionReport {
+        SubmissionReport {
+            verdict,
+            compile,
+            tests: Vec::new(),
+            score: None,
+            max_score: None,
+            groups: Vec::new(),
+        }
+    }
+
+    /// A scored problem's score from the judged tests (which are the problem's, in order); with
+    /// a Kattis legacy grader, the verdict is the graded one. Nothing for a pass-fail problem
+    /// or a solution that does not compile.
+    pub fn score_with(&mut self, problem: &Problem) {
+        let Some(scoring) = &problem.scoring else {
+            return;
+        };
+        if self.verdict == Verdict::CE {
+            return;
+        }
+        let outcomes: Vec<Option<TestOutcome>> = (0..problem.tests.len())
+            .map(|i| {
+                self.tests.get(i).map(|t| TestOutcome {
+                    verdict: t.verdict,
+                    reported: t.checker_score,
+                })
+            })
+            .collect();
+        let score = scoring.evaluate(&outcomes);
+        if scoring.graded_verdict || score.verdict == Verdict::JE {
+            self.verdict = score.verdict;
+        }
+        self.score = Some(score.score);
+        self.max_score = score.max_score;
+        self.groups = score.groups;
     }
 
     /// The slowest CPU time over the tests.
@@ -117,6 +173,9 @@ pub struct JudgeOptions {
     /// for a solution expected to run out of time, whose TLE would be judged again alone
     /// anyway, this saves the run beside the others.
     pub alone: bool,
+    /// The score the solution must get (`verify` of a scored problem), told in
+    /// `solution_finished`.
+    pub score: Option<crate::score::Expected>,
 }
 
 /// What to read from a jury program's run before its files are reused.
@@ -556,17 +615,11 @@ impl Engine {
     ) -> Result<SubmissionReport, EngineError> {
         let (artifact, compile) = self.compile_for(problem, ids, source, reporter)?;
         let Some(artifact) = artifact else {
-            return Ok(SubmissionReport {
-                verdict: Verdict::CE,
-                compile,
-                tests: Vec::new(),
-            });
+            return Ok(SubmissionReport::new(Verdict::CE, compile));
         };
-        let mut report = SubmissionReport {
-            verdict: Verdict::AC,
-            compile,
-            tests: Vec::new(),
-        };
+        let mut report = SubmissionReport::new(Verdict::AC, compile);
+        // A scored problem judges every test: each group scores on its own.
+        let all = options.all || problem.scoring.is_some();
         let of = problem.tests.len();
         for (i, test) in problem.tests.iter().enumerate() {
             let test_id = TestId {
@@ -592,10 +645,11 @@ impl Engine {
             } else {
                 judge(self)
             };
-            if !report.record(result, options.all) {
+            if !report.record(result, all) {
                 break;
             }
         }
+        report.score_with(problem);
         Ok(report)
     }
 
@@ -632,8 +686,8 @@ impl Engine {
                 solution: ids.solution.clone(),
                 run: ids.run,
                 test: id.clone(),
-                beside,
-                alone: result.clone(),
+                beside: Box::new(beside),
+                alone: Box::new(result.clone()),
             });
         }
         reporter.event(&Event::TestFinished {
@@ -689,6 +743,8 @@ impl Engine {
             memory: 0,
             message: String::new(),
             mismatch: None,
+            checker_score: None,
+            passes: None,
         };
         if !test.input.is_file() || !test.answer.is_file() {
             result.message = format!(
@@ -701,6 +757,9 @@ impl Engine {
                 .display()
             );
             return result;
+        }
+        if let Some(passes) = problem.passes {
+            return self.run_passes(problem, checker, artifact, test, passes, result);
         }
         let limits = solution_limits(problem);
         let memory_limit = limits.memory;
@@ -788,6 +847,7 @@ impl Engine {
                     };
                     result.message = outcome.message;
                     result.mismatch = outcome.mismatch;
+                    result.checker_score = outcome.score;
                 }
                 Err(why) => {
                     result.verdict = Verdict::JE;
@@ -921,11 +981,24 @@ pub(crate) fn solution_finished(
         run: ids.run,
         expected,
         allowed,
-        matches: expected.map(|_| report.is_some() && options.expected.contains(&verdict)),
+        expected_score: options.score,
+        matches: expected.map(|_| {
+            report.as_ref().is_some_and(|r| {
+                options.expected.contains(&verdict) && score_matches(options.score, r)
+            })
+        }),
         verdict,
         error,
         report,
     });
+}
+
+/// Whether a judged solution got the score `expected` of it (no expectation: it did).
+pub fn score_matches(expected: Option<crate::score::Expected>, report: &SubmissionReport) -> bool {
+    match expected {
+        None => true,
+        Some(e) => report.score.is_some_and(|s| e.holds(s, report.max_score)),
+    }
 }
 
 fn absolute(p: &Path) -> PathBuf {
@@ -935,7 +1008,8 @@ fn absolute(p: &Path) -> PathBuf {
 impl Engine {
     /// The Kattis protocol: `validator input answer feedback_dir [args] < output`; 42 accepts,
     /// 43 rejects, anything else (0 too) is a judge error. The message is the start of
-    /// `feedback_dir/judgemessage.txt`.
+    /// `feedback_dir/judgemessage.txt`; a scoring validator's `score.txt` (or
+    /// `score_multiplier.txt`) is the test's score.
     fn kattis_validate(
         &mut self,
         artifact: &Artifact,
@@ -947,9 +1021,30 @@ impl Engine {
         let feedback = self
             .fresh_dir("feedback")
             .map_err(|e| format!("could not run the output validator: {e}"))?;
+        let result = self.kattis_validate_in(artifact, input, output, answer, extra, &feedback);
+        let _ = std::fs::remove_dir_all(&feedback);
+        let (outcome, next) = result?;
+        if next {
+            return Err("the output validator wrote nextpass.in, but the problem is not multi-pass (problem.yaml `type`)".into());
+        }
+        Ok(outcome)
+    }
+
+    /// [`Engine::kattis_validate`] in a feedback folder the caller keeps (a multi-pass test's,
+    /// the same for every pass); also whether the validator asks for another pass
+    /// (`nextpass.in` with an accepting exit).
+    fn kattis_validate_in(
+        &mut self,
+        artifact: &Artifact,
+        input: &Path,
+        output: &Path,
+        answer: &Path,
+        extra: &[String],
+        feedback: &Path,
+    ) -> Result<(checker::Outcome, bool), String> {
         let files = [absolute(input), absolute(answer)];
         let mut args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
-        let mut dir_arg = absolute(&feedback).into_os_string();
+        let mut dir_arg = absolute(feedback).into_os_string();
         dir_arg.push("/");
         args.push(dir_arg);
         args.extend(extra.iter().map(OsString::from));
@@ -959,43 +1054,76 @@ impl Engine {
             Some(output),
             &files,
             checker_limits(),
-            Some(&feedback),
+            Some(feedback),
         );
         let read = |name: &str| build::read_capped(&feedback.join(name), STDERR_CAP as usize);
-        let result = match ran {
-            Err(e) => Err(format!("could not run the output validator: {e}")),
-            Ok((run, out, err)) => {
-                let stderr = build::read_capped(&err, STDERR_CAP as usize);
-                self.recycle(out, err);
-                let message = [read("judgemessage.txt"), stderr]
-                    .into_iter()
-                    .map(|m| {
-                        m.lines()
-                            .find(|l| !l.trim().is_empty())
-                            .unwrap_or("")
-                            .trim()
-                            .to_string()
-                    })
-                    .find(|m| !m.is_empty())
-                    .unwrap_or_default();
-                if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
-                    Err("the output validator exceeded its limits".to_string())
-                } else {
-                    let code = match run.termination {
-                        crate::sandbox::Termination::Exited(c) => Some(c),
-                        crate::sandbox::Termination::Signaled(_) => None,
-                    };
-                    checker::kattis_exit(code, &message).map_err(|why| {
-                        format!(
-                            "output validator failure ({}): {why}",
-                            termination_text(run.termination)
-                        )
-                    })
-                }
-            }
+        let (run, out, err) =
+            ran.map_err(|e| format!("could not run the output validator: {e}"))?;
+        let stderr = build::read_capped(&err, STDERR_CAP as usize);
+        self.recycle(out, err);
+        let message = [read("judgemessage.txt"), stderr]
+            .into_iter()
+            .map(|m| {
+                m.lines()
+                    .find(|l| !l.trim().is_empty())
+                    .unwrap_or("")
+                    .trim()
+                    .to_string()
+            })
+            .find(|m| !m.is_empty())
+            .unwrap_or_default();
+        if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
+            return Err("the output validator exceeded its limits".to_string());
+        }
+        let code = match run.termination {
+            crate::sandbox::Termination::Exited(c) => Some(c),
+            crate::sandbox::Termination::Signaled(_) => None,
         };
-        let _ = std::fs::remove_dir_all(&feedback);
-        result
+        let next = feedback.join("nextpass.in").is_file();
+        let mut outcome = checker::kattis_exit(code, &message).map_err(|why| {
+            format!(
+                "output validator failure ({}): {why}",
+                termination_text(run.termination)
+            )
+        })?;
+        if next && outcome.judgement != Judgement::Accepted {
+            return Err("the output validator wrote nextpass.in but did not accept (exit 43): a judge error".into());
+        }
+        if outcome.judgement == Judgement::Accepted {
+            outcome.score = reported_score(feedback)?;
+        }
+        Ok((outcome, next))
+    }
+}
+
+/// A Kattis validator's score for an accepted test: `score.txt` or `score_multiplier.txt` in
+/// its feedback folder (both, or one that is not a number, is a judge error).
+fn reported_score(feedback: &Path) -> Result<Option<Reported>, String> {
+    let read = |name: &str| -> Result<Option<f64>, String> {
+        let path = feedback.join(name);
+        if !path.is_file() {
+            return Ok(None);
+        }
+        let text = build::read_capped(&path, 256);
+        text.trim()
+            .parse::<f64>()
+            .ok()
+            .filter(|x| x.is_finite())
+            .map(Some)
+            .ok_or_else(|| {
+                format!(
+                    "the output validator's {name} holds `{}`, not a number",
+                    text.trim()
+                )
+            })
+    };
+    match (read("score.txt")?, read("score_multiplier.txt")?) {
+        (Some(_), Some(_)) => {
+            Err("the output validator wrote both score.txt and score_multiplier.txt".into())
+        }
+        (Some(s), None) => Ok(Some(Reported::Score(s))),
+        (None, Some(m)) => Ok(Some(Reported::Multiplier(m))),
+        (None, None) => Ok(None),
     }
 }
 

@@ -102,8 +102,8 @@ pub enum Event {
         solution: String,
         run: RunId,
         test: TestId,
-        beside: TestResult,
-        alone: TestResult,
+        beside: Box<TestResult>,
+        alone: Box<TestResult>,
     },
     /// A solution is judged (`report`) or could not be (`error`). `expected` is the verdict its
     /// folder expects (`verify`), `matches` whether it got it.
@@ -117,6 +117,10 @@ pub enum Event {
         /// Polygon packages); `matches` is whether the verdict is one of them.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         allowed: Vec<Verdict>,
+        /// The score the package expects (a scored problem's Kattis `score` or
+        /// `partially_accepted/`); `matches` also says whether the score is one of them.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        expected_score: Option<crate::score::Expected>,
         #[serde(skip_serializing_if = "Option::is_none")]
         matches: Option<bool>,
         /// `JE` when not judged.

@@ -14,5 +14,6 @@ pub mod leftovers;
 pub mod package;
 pub mod report;
 pub mod sandbox;
+pub mod score;
 pub mod setter;
 pub mod verdict;

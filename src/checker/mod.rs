@@ -59,12 +59,15 @@ pub struct Outcome {
     /// One-line human explanation, e.g. "line 3, column 5: expected `42`, found `41`".
     pub message: String,
     pub mismatch: Option<Mismatch>,
+    /// The checker's own score for the test (testlib `points`, Kattis `score.txt`).
+    pub score: Option<crate::score::Reported>,
 }
 
 impl Outcome {
     fn accepted() -> Outcome {
         Outcome {
             judgement: Judgement::Accepted,
+            score: None,
             message: String::new(),
             mismatch: None,
         }
@@ -129,13 +132,15 @@ pub fn kattis_exit(code: Option<i32>, message: &str) -> Result<Outcome, String> 
     };
     Ok(Outcome {
         judgement,
+        score: None,
         message,
         mismatch: None,
     })
 }
 
-/// The testlib protocol: exit 0 AC, 1 WA, 2 PE; 3, any other code or a signal is a checker
-/// failure (`Err`, a judge error). The message is the first line of the checker's stderr.
+/// The testlib protocol: exit 0 AC, 1 WA, 2 PE, 7 points (accepted with the score on stderr:
+/// `points <value> <message>`); 3, any other code or a signal is a checker failure (`Err`, a
+/// judge error). The message is the first line of the checker's stderr.
 pub fn testlib_exit(code: Option<i32>, stderr: &str) -> Result<Outcome, String> {
     let first = stderr
         .lines()
@@ -148,6 +153,22 @@ pub fn testlib_exit(code: Option<i32>, stderr: &str) -> Result<Outcome, String> 
         Some(1) => Judgement::WrongAnswer,
         Some(2) => Judgement::PresentationError,
         Some(3) => return Err(format!("the checker reports a failure: {message}")),
+        // testlib's `quitp`: stderr `points <value> <message>`.
+        Some(7) => {
+            let rest = first.strip_prefix("points").unwrap_or(first).trim_start();
+            let (value, said) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+            let points: f64 = value.parse().map_err(|_| {
+                format!("the checker gave points (exit 7) but no number: {message}")
+            })?;
+            return Ok(Outcome {
+                judgement: Judgement::Accepted,
+                message: cap_chars(&format!("points {value} {}", said.trim()), 300)
+                    .trim_end()
+                    .to_string(),
+                mismatch: None,
+                score: Some(crate::score::Reported::Score(points)),
+            });
+        }
         Some(c) => {
             return Err(format!(
                 "the checker exited with code {c} (testlib codes are 0-3): {message}"
@@ -157,6 +178,7 @@ pub fn testlib_exit(code: Option<i32>, stderr: &str) -> Result<Outcome, String> 
     };
     Ok(Outcome {
         judgement,
+        score: None,
         message,
         mismatch: None,
     })
@@ -267,6 +289,7 @@ fn wrong(
 ) -> std::io::Result<Outcome> {
     Ok(Outcome {
         judgement: Judgement::WrongAnswer,
+        score: None,
         message,
         mismatch: Some(Mismatch {
             line: at.line,
@@ -317,6 +340,7 @@ fn bytewise<A: ByteSource, B: ByteSource>(
         };
         return Ok(Outcome {
             judgement,
+            score: None,
             message,
             mismatch: Some(Mismatch {
                 line,

@@ -214,6 +214,14 @@ fn testlib_exit_codes() {
         .contains("bad answer file"));
     assert!(testlib_exit(Some(101), "panicked").is_err());
     assert!(testlib_exit(None, "").is_err());
+    // quitp: accepted with the points as the test's score.
+    let p = testlib_exit(Some(7), "points 2.5 two of four\n").unwrap();
+    assert_eq!(p.judgement, AC);
+    assert_eq!(p.score, Some(crate::score::Reported::Score(2.5)));
+    assert_eq!(p.message, "points 2.5 two of four");
+    assert!(testlib_exit(Some(7), "points_info=abc")
+        .unwrap_err()
+        .contains("no number"));
 }
 
 #[test]

@@ -41,6 +41,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     permitted: None,
                     rule: format!("folder {parent}/"),
                     entrypoint: None,
+                    score: None,
                 }
             })
             .collect();
@@ -124,6 +125,17 @@ pub fn document(problem: &Problem) -> Value {
             "points_policy": g.points_policy,
             "dependencies": g.dependencies,
         })).collect::<Vec<_>>(),
+        "scoring": problem.scoring.as_ref().map(|s| json!({
+            "max_score": s.root.max_score(),
+            "groups": s.outline().into_iter().map(|(_, n)| json!({
+                "name": n.name,
+                "max_score": n.max_score(),
+                "aggregation": n.aggregate.name(),
+                "requires": n.requires,
+                "tests": n.tests().len(),
+            })).collect::<Vec<_>>(),
+        })),
+        "validation_passes": problem.passes,
         "tests": problem.tests.iter().map(|t| json!({
             "name": t.name,
             "group": t.group,
@@ -230,6 +242,38 @@ pub fn render(problem: &Problem) -> String {
             })
             .collect();
         line(format!("groups     {}", names.join(", ")));
+    }
+    if let Some(scoring) = &problem.scoring {
+        let total = scoring
+            .root
+            .max_score()
+            .map_or("unbounded".to_string(), crate::score::show);
+        line(format!("scoring    {total} points in all, by group:"));
+        let outline = scoring.outline();
+        let width = outline
+            .iter()
+            .map(|(d, n)| 2 * d + n.name.chars().count())
+            .max()
+            .unwrap_or(0);
+        for (depth, n) in outline {
+            let name = format!("{}{}", "  ".repeat(depth), n.name);
+            let max = n
+                .max_score()
+                .map_or("unbounded".to_string(), crate::score::show);
+            let mut how = format!(
+                "{}, {} test{}",
+                n.aggregate.name(),
+                n.tests().len(),
+                if n.tests().len() == 1 { "" } else { "s" }
+            );
+            if !n.requires.is_empty() {
+                how.push_str(&format!(", requires {}", n.requires.join(", ")));
+            }
+            line(format!("    {name:<width$}  {max:>9}  {how}"));
+        }
+    }
+    if let Some(passes) = problem.passes {
+        line(format!("passes     up to {passes} per test (multi-pass: the output validator's nextpass.in is the next input)"));
     }
     line(format!(
         "tests      {} in judging order:",

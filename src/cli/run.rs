@@ -118,6 +118,15 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         );
         note(&mut *reporter, &problem, message);
     }
+    if problem.scoring.is_some() && selected.len() < problem.tests.len() {
+        // A score counts every test of a group: none for a selection.
+        problem.scoring = None;
+        note(
+            &mut *reporter,
+            &problem,
+            "no score: --test picks some of the tests; a score needs them all".to_string(),
+        );
+    }
     problem.tests.retain(|t| selected.contains(&t.name));
     reporter.event(&Event::problem_started(&problem));
     let options = crate::engine::JudgeOptions {

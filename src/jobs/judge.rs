@@ -92,15 +92,14 @@ pub fn judge_solutions(
                 ordered.done(build_slot(i));
                 finish(
                     i,
-                    other.map(|(artifact, compile)| SubmissionReport {
+                    other.map(|(artifact, compile)| {
                         // Not built: a compilation error; built with no test to run: accepted.
-                        verdict: if artifact.is_some() {
+                        let verdict = if artifact.is_some() {
                             Verdict::AC
                         } else {
                             Verdict::CE
-                        },
-                        compile,
-                        tests: Vec::new(),
+                        };
+                        SubmissionReport::new(verdict, compile)
                     }),
                 );
                 None
@@ -147,8 +146,10 @@ pub fn judge_solutions(
         let (i, range) = &items[k];
         let i = *i;
         let options = &entries[i].options;
+        // A scored problem judges every test (`Engine::judge`).
+        let all = options.all || problem.scoring.is_some();
         let (artifact, _) = built[i].as_ref().expect("only built entries have tests");
-        let needed = |t: usize| options.all || failed_at[i].load(Ordering::SeqCst) > t;
+        let needed = |t: usize| all || failed_at[i].load(Ordering::SeqCst) > t;
         for t in range.clone() {
             let test = &problem.tests[t];
             let run = |engine: &mut Engine| {
@@ -172,7 +173,7 @@ pub fn judge_solutions(
                     &|| needed(t),
                     &mut slot,
                 );
-                if r.verdict != Verdict::AC && !options.all {
+                if r.verdict != Verdict::AC && !all {
                     failed_at[i].fetch_min(t, Ordering::SeqCst);
                     // Before this slot is done, so none of the dropped ones is being released.
                     ordered.drop_range(test_slot(i, t + 1)..finish_slot(i));
@@ -191,18 +192,15 @@ pub fn judge_solutions(
             if remaining[i].fetch_sub(1, Ordering::SeqCst) == 1 {
                 // The entry's last test: its report, as one job would have made it.
                 let (_, compile) = built[i].as_ref().expect("built");
-                let mut report = SubmissionReport {
-                    verdict: Verdict::AC,
-                    compile: compile.clone(),
-                    tests: Vec::new(),
-                };
+                let mut report = SubmissionReport::new(Verdict::AC, compile.clone());
                 let done =
                     std::mem::take(&mut *results[i].lock().unwrap_or_else(|e| e.into_inner()));
                 for r in done.into_iter().map_while(|r| r) {
-                    if !report.record(r, options.all) {
+                    if !report.record(r, all) {
                         break;
                     }
                 }
+                report.score_with(problem);
                 finish(i, Ok(report));
             }
         }

@@ -203,6 +203,8 @@ mod tests {
             memory: 0,
             message: String::new(),
             mismatch: None,
+            checker_score: None,
+            passes: None,
         }
     }
 

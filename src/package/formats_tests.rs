@@ -742,3 +742,116 @@ fn a_dangling_link_in_a_validator_folder_is_named() {
         "{e}"
     );
 }
+
+#[test]
+fn kattis_scoring_groups_read_into_the_scoring() {
+    let p = Problem::load(&fixture("kattis-2025-scoring")).unwrap();
+    let s = p.scoring.as_ref().unwrap();
+    assert!(!s.graded_verdict);
+    let outline: Vec<(usize, String, Option<f64>, &str)> = s
+        .outline()
+        .into_iter()
+        .map(|(d, n)| (d, n.name.clone(), n.max_score(), n.aggregate.name()))
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            (0, "secret".to_string(), Some(100.0), "sum"),
+            (1, "secret/group1".to_string(), Some(40.0), "pass-fail"),
+            (1, "secret/group2".to_string(), Some(60.0), "sum")
+        ]
+    );
+    let legacy = Problem::load(&fixture("kattis-legacy-scoring")).unwrap();
+    let s = legacy.scoring.as_ref().unwrap();
+    assert!(s.graded_verdict && s.root.ignore_first);
+    let a = s
+        .outline()
+        .into_iter()
+        .find(|(_, n)| n.name == "secret/a")
+        .unwrap()
+        .1;
+    assert_eq!(
+        (a.aggregate.name(), a.on_reject_break, a.max),
+        ("min", true, Some(30.0))
+    );
+    let multi = Problem::load(&fixture("kattis-multipass")).unwrap();
+    assert_eq!(multi.passes, Some(3));
+}
+
+#[test]
+fn kattis_scoring_errors_name_file_and_fix() {
+    let base = [
+        (
+            "problem.yaml",
+            "problem_format_version: 2025-09\ntype: scoring\nname: X\nlimits:\n  time_limit: 1\n",
+        ),
+        ("data/secret/g1/1.in", "1\n"),
+        ("data/secret/g1/1.ans", "1\n"),
+    ];
+    // A pass-fail group (the default) needs its max_score.
+    let e = error(&base);
+    assert!(
+        e.contains("group `secret/g1` is pass-fail with an unbounded score"),
+        "{e}"
+    );
+    assert!(e.contains("data/secret/g1/test_group.yaml"), "{e}");
+    // secret is bounded (100 by default): a summing group needs its max_score too.
+    let mut files = base.to_vec();
+    files.push(("data/secret/g1/test_group.yaml", "score_aggregation: sum\n"));
+    let e = error(&files);
+    assert!(
+        e.contains("group `secret/g1` has no max_score, but `secret` is bounded"),
+        "{e}"
+    );
+    let mut files = base.to_vec();
+    files.push(("data/secret/g1/test_group.yaml", "max_score: lots\n"));
+    let e = error(&files);
+    assert!(
+        e.contains("`max_score`: lots is not a non-negative number or `unbounded`"),
+        "{e}"
+    );
+    let mut files = base.to_vec();
+    files.push((
+        "data/secret/g1/test_group.yaml",
+        "max_score: 100\nrequire_pass: g0\n",
+    ));
+    let e = error(&files);
+    assert!(
+        e.contains("require_pass names `g0`, which is not a test group"),
+        "{e}"
+    );
+    // Multi-pass needs the validator that writes nextpass.in.
+    let files = [
+        ("problem.yaml", "problem_format_version: 2025-09\ntype: multi-pass\nname: X\nlimits:\n  time_limit: 1\n"),
+        ("data/secret/1.in", "1\n"),
+        ("data/secret/1.ans", "1\n"),
+    ];
+    let e = error(&files);
+    assert!(
+        e.contains("a multi-pass problem without an output validator"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_draft_package_with_legacy_grading_keys_is_scored_by_the_legacy_grader() {
+    let files = [
+        ("problem.yaml", "problem_format_version: 2023-07-draft\ntype: scoring\nname: X\nlimits:\n  time_limit: 1\n"),
+        ("data/testdata.yaml", "on_reject: continue\ngrader_flags: ignore_sample\n"),
+        ("data/secret/s1/testdata.yaml", "accept_score: 50\ngrader_flags: min\n"),
+        ("data/secret/s1/1.in", "1\n"),
+        ("data/secret/s1/1.ans", "1\n"),
+    ];
+    let dir = package(&files);
+    let p = Problem::load(dir.path()).unwrap();
+    let s = p.scoring.as_ref().unwrap();
+    assert!(s.graded_verdict && s.root.ignore_first);
+    assert_eq!(s.root.max_score(), Some(50.0));
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.message.contains("scored with the legacy default grader")),
+        "{:?}",
+        p.warnings
+    );
+}

@@ -108,6 +108,36 @@ const GROUP_SCORING: &[&str] = &[
     "static_validation",
 ];
 
+/// Group configuration keys of scoring the judge reads.
+const SCORING_READ: &[&str] = &[
+    "on_reject",
+    "accept_score",
+    "reject_score",
+    "range",
+    "grader_flags",
+    "max_score",
+    "score_aggregation",
+    "require_pass",
+];
+
+/// `limits.validation_passes` (at least 2; default 2).
+fn validation_passes(yaml: &Mapping, path: &Path) -> Result<u32, PackageError> {
+    let Some(v) = yaml.get("limits").and_then(|l| l.get("validation_passes")) else {
+        return Ok(2);
+    };
+    match number(v) {
+        Some(n) if n >= 2.0 && n.fract() == 0.0 && n <= 1000.0 => Ok(n as u32),
+        _ => Err(PackageError::new(
+            path,
+            format!(
+                "`limits.validation_passes` = {} is not a whole number of passes, at least 2",
+                scalar(v).unwrap_or_default()
+            ),
+        )
+        .hint("e.g. limits:\n    validation_passes: 3")),
+    }
+}
+
 /// Which Kattis version the package in `dir` is (legacy unless `problem.yaml` says 2025-09 or
 /// a 2023-07 draft). A `problem.yaml` that does not parse is reported by [`load`].
 pub fn version(dir: &Path) -> Format {
@@ -271,7 +301,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         warn(
             &mut warnings,
             &yaml_path,
-            "`grading` (scoring) is not read yet; tests are judged pass-fail".into(),
+            "`grading` (objective, show_test_data_groups, …) is not read; a scoring problem's score is maximised and its groups are graded by testdata.yaml".into(),
         );
     }
     // What kind of problem: the judge runs pass-fail problems.
@@ -292,23 +322,22 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     types.extend(
         validation_words
             .iter()
-            .filter(|w| ["interactive", "score"].contains(w))
+            .filter(|w| ["interactive", "score", "multi-pass"].contains(w))
             .map(|w| w.to_string()),
     );
+    let mut scored = false;
+    let mut multi_pass = false;
     for t in &types {
         match t.as_str() {
             "pass-fail" => {}
-            "scoring" | "score" => warn(
-                &mut warnings,
-                &yaml_path,
-                "a scoring problem: the judge gives each test a pass-fail verdict; scores are not computed yet".into(),
-            ),
-            "interactive" | "multi-pass" | "submit-answer" => {
+            "scoring" | "score" => scored = true,
+            "multi-pass" => multi_pass = true,
+            "interactive" | "submit-answer" => {
                 return Err(PackageError::new(
                     &yaml_path,
                     format!("`{t}` problems are not supported by the judge yet"),
                 )
-                .hint("only pass-fail problems with a batch (stdin/stdout) submission can be judged for now"))
+                .hint("pass-fail, scoring and multi-pass problems with a batch (stdin/stdout) submission can be judged for now"))
             }
             other => warn(
                 &mut warnings,
@@ -443,9 +472,11 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         constants: constants.clone(),
         tests: Vec::new(),
         groups: Vec::new(),
+        confs: Vec::new(),
         warnings: Vec::new(),
     };
     let root_settings = walk.settings(&data, &Settings::default())?;
+    walk.confs.push((String::new(), root_settings.clone()));
     let mut top: Vec<String> = std::fs::read_dir(&data)
         .map_err(|e| PackageError::new(&data, format!("cannot read the data folder: {e}")))?
         .filter_map(|e| e.ok())
@@ -490,6 +521,47 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             }
         }
     }
+    let scoring = if scored {
+        Some(super::kattis_score::scoring(
+            &data,
+            modern,
+            &walk.tests,
+            &walk.confs,
+            &mut warnings,
+        )?)
+    } else {
+        if walk
+            .confs
+            .iter()
+            .any(|(_, c)| c.own.max_score.is_some() || c.own.aggregation.is_some())
+        {
+            warn(
+                &mut warnings,
+                &yaml_path,
+                "test groups give scoring keys but the problem is pass-fail (problem.yaml `type: scoring` is missing); judged pass-fail".into(),
+            );
+        }
+        None
+    };
+    let passes = if multi_pass {
+        if !matches!(checker, CheckerSpec::Custom(_)) {
+            return Err(PackageError::new(
+                &yaml_path,
+                "a multi-pass problem without an output validator",
+            )
+            .hint(format!(
+                "add the output validator that writes nextpass.in to {}",
+                if modern {
+                    "output_validator/"
+                } else {
+                    "output_validators/"
+                }
+            )));
+        }
+        Some(validation_passes(&yaml, &yaml_path)?)
+    } else {
+        None
+    };
     Ok(Problem {
         slug: slug_of(dir),
         dir: dir.to_path_buf(),
@@ -510,6 +582,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         rebuild: Default::default(),
         constants,
         warnings,
+        scoring,
+        passes,
     })
 }
 
@@ -720,11 +794,50 @@ fn time_limit_file(dir: &Path) -> Result<Option<(f64, String)>, PackageError> {
     Ok(None)
 }
 
-/// Validator arguments in force for a group (inherited down the tree).
+/// Validator arguments in force for a group (inherited down the tree), and its scoring keys.
 #[derive(Debug, Clone, Default)]
-struct Settings {
+pub(super) struct Settings {
     output_args: Vec<String>,
     input_args: Vec<String>,
+    /// Legacy `testdata.yaml` scoring keys (inherited).
+    pub(super) legacy: LegacyGrading,
+    /// 2025-09 `test_group.yaml` scoring keys (the group's own, not inherited).
+    pub(super) own: GroupScoring,
+}
+
+/// The legacy default grader's settings of a group.
+#[derive(Debug, Clone)]
+pub(super) struct LegacyGrading {
+    pub on_reject_break: bool,
+    pub accept_score: f64,
+    pub reject_score: f64,
+    /// The upper end of `range` when finite.
+    pub range_max: Option<f64>,
+    pub grader_flags: Vec<String>,
+    /// Some group configuration gives one of these keys.
+    pub given: bool,
+}
+
+impl Default for LegacyGrading {
+    fn default() -> Self {
+        LegacyGrading {
+            on_reject_break: true,
+            accept_score: 1.0,
+            reject_score: 0.0,
+            range_max: None,
+            grader_flags: Vec::new(),
+            given: false,
+        }
+    }
+}
+
+/// A 2025-09 group's own scoring keys.
+#[derive(Debug, Clone, Default)]
+pub(super) struct GroupScoring {
+    /// `Some(None)`: `unbounded`.
+    pub max_score: Option<Option<f64>>,
+    pub aggregation: Option<String>,
+    pub require_pass: Vec<String>,
 }
 
 struct Walk {
@@ -734,6 +847,8 @@ struct Walk {
     constants: Vec<(String, String)>,
     tests: Vec<TestCase>,
     groups: Vec<Group>,
+    /// Each group's settings by name (`""`: the `data` folder itself), for scoring.
+    confs: Vec<(String, Settings)>,
     warnings: Vec<PackageError>,
 }
 
@@ -746,6 +861,7 @@ impl Walk {
             ("testdata.yaml", "test_group.yaml")
         };
         let mut settings = inherited.clone();
+        settings.own = GroupScoring::default();
         let path = dir.join(own);
         let alt = dir.join(other);
         let path = if path.is_file() {
@@ -799,6 +915,7 @@ impl Walk {
                     .map(|a| super::substitute(a, &self.constants))
                     .collect();
                 }
+                k if SCORING_READ.contains(&k) => self.scoring_key(path, k, value, settings)?,
                 k if GROUP_SCORING.contains(&k) => scoring.push(key),
                 k if GROUP_ARGS.contains(&k) || GROUP_OTHER.contains(&k) => {}
                 _ => self.warnings.push(PackageError::new(
@@ -811,7 +928,7 @@ impl Walk {
             self.warnings.push(PackageError::new(
                 path,
                 format!(
-                    "scoring and feedback keys ({}) are not read yet; tests are judged pass-fail",
+                    "scoring and feedback keys ({}) are not read; the default grading holds",
                     scoring.join(", ")
                 ),
             ));
@@ -819,9 +936,103 @@ impl Walk {
         Ok(())
     }
 
+    /// One scoring key of a group's configuration.
+    fn scoring_key(
+        &mut self,
+        path: &Path,
+        key: &str,
+        value: &Value,
+        settings: &mut Settings,
+    ) -> Result<(), PackageError> {
+        let bad = |what: &str, hint: &str| {
+            PackageError::new(
+                path,
+                format!(
+                    "`{key}`: {} is not {what}",
+                    scalar(value).unwrap_or_else(|| "this".into())
+                ),
+            )
+            .hint(hint.to_string())
+        };
+        let float = |text: &str| -> Option<f64> {
+            match text.trim() {
+                "inf" | "+inf" => Some(f64::INFINITY),
+                "-inf" => Some(f64::NEG_INFINITY),
+                t => t.parse().ok(),
+            }
+        };
+        let legacy = &mut settings.legacy;
+        if [
+            "on_reject",
+            "accept_score",
+            "reject_score",
+            "range",
+            "grader_flags",
+        ]
+        .contains(&key)
+        {
+            legacy.given = true;
+        }
+        match key {
+            "on_reject" => {
+                legacy.on_reject_break = match scalar(value).as_deref() {
+                    Some("break") => true,
+                    Some("continue") => false,
+                    _ => return Err(bad("`break` or `continue`", "on_reject: continue")),
+                }
+            }
+            "accept_score" | "reject_score" => {
+                let x = number(value).ok_or_else(|| bad("a number", "accept_score: 10"))?;
+                if key == "accept_score" {
+                    legacy.accept_score = x;
+                } else {
+                    legacy.reject_score = x;
+                }
+            }
+            "range" => {
+                let text = scalar(value).unwrap_or_default();
+                let ends: Vec<Option<f64>> = text.split_whitespace().map(float).collect();
+                match ends.as_slice() {
+                    [Some(_), Some(hi)] => legacy.range_max = hi.is_finite().then_some(*hi),
+                    _ => return Err(bad("two numbers", "range: 0 100")),
+                }
+            }
+            "grader_flags" => {
+                legacy.grader_flags = args_of(value, path, key)?;
+            }
+            "max_score" => {
+                settings.own.max_score = Some(match value {
+                    Value::String(s) if s == "unbounded" => None,
+                    v => match number(v) {
+                        Some(x) if x >= 0.0 => Some(x),
+                        _ => {
+                            return Err(bad(
+                                "a non-negative number or `unbounded`",
+                                "max_score: 40",
+                            ))
+                        }
+                    },
+                })
+            }
+            "score_aggregation" => {
+                let a = scalar(value).unwrap_or_default();
+                if !["pass-fail", "sum", "min"].contains(&a.as_str()) {
+                    return Err(bad("`pass-fail`, `sum` or `min`", "score_aggregation: sum"));
+                }
+                settings.own.aggregation = Some(a);
+            }
+            "require_pass" => {
+                settings.own.require_pass = args_of(value, path, key)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
     /// Test cases and sub-groups of `dir` in lexicographic order, sub-groups recursively.
     fn group(&mut self, dir: &Path, name: &str, parent: &Settings) -> Result<(), PackageError> {
         let settings = self.settings(dir, parent)?;
+        self.confs.push((name.to_string(), settings.clone()));
         self.groups.push(Group {
             name: name.to_string(),
             ..Group::default()
@@ -886,6 +1097,7 @@ impl Walk {
     }
 }
 
+use crate::score::Expected;
 use Verdict::{AC, CE, MLE, OLE, PE, RE, TLE, WA};
 
 /// The verdicts a Kattis name stands for (the spec's `AC`/`WA`/`TLE`/`RTE`, the folder names, and
@@ -1037,6 +1249,10 @@ fn expected_results(file: &Path) -> Result<Option<(Vec<Verdict>, String)>, Packa
     Ok(Some((out, format!("@EXPECTED_RESULTS@: {}", line.trim()))))
 }
 
+/// A `submissions.yaml` rule: pattern, requirement, keyed by a default folder's name, entrypoint,
+/// score.
+type Rule = (String, Requirement, bool, Option<String>, Option<Expected>);
+
 /// The package's submissions (`submissions/<folder>/<file or folder>`) with their expectations:
 /// the folder's default, `submissions.yaml` (2025-09) on top, a source's `@EXPECTED_RESULTS@`
 /// over both.
@@ -1050,7 +1266,7 @@ fn read_submissions(
     };
     let yaml_path = root.join("submissions.yaml");
     // (pattern, requirement, keyed by a default folder's name, entrypoint)
-    let mut rules: Vec<(String, Requirement, bool, Option<String>)> = Vec::new();
+    let mut rules: Vec<Rule> = Vec::new();
     if yaml_path.is_file() {
         let map = read_yaml(&yaml_path)?;
         for (pattern, value) in keys(&map) {
@@ -1084,7 +1300,8 @@ fn read_submissions(
             for (key, _) in keys(m) {
                 match key.as_str() {
                     "permitted" | "required" | "language" | "entrypoint" | "authors" | "model_solution" | "use_for_time_limit" => {}
-                    "score" | "message" => warnings.push(PackageError::new(&yaml_path, format!("`{pattern}`: `{key}` is not checked yet"))),
+                    "score" => {}
+                    "message" => warnings.push(PackageError::new(&yaml_path, format!("`{pattern}`: `{key}` is not checked yet"))),
                     _ => warnings.push(PackageError::new(&yaml_path, format!("`{pattern}`: requirements per test group or unknown key `{key}` are not read yet; ignored"))),
                 }
             }
@@ -1107,7 +1324,32 @@ fn read_submissions(
                 ),
             };
             let entrypoint = m.get("entrypoint").and_then(scalar);
-            rules.push((pattern, req, base.is_some(), entrypoint));
+            let score = match m.get("score") {
+                None => None,
+                Some(v) => {
+                    let bad = || {
+                        PackageError::new(
+                            &yaml_path,
+                            format!("`{pattern}`: `score` must be a number or a list of two"),
+                        )
+                        .hint("e.g. score: 40, or score: [20, 60]")
+                    };
+                    let ends: Vec<f64> = match v {
+                        Value::Sequence(items) => items
+                            .iter()
+                            .map(number)
+                            .collect::<Option<_>>()
+                            .ok_or_else(bad)?,
+                        v => vec![number(v).ok_or_else(bad)?],
+                    };
+                    match ends.as_slice() {
+                        [x] => Some(Expected::Between(*x, *x)),
+                        [lo, hi] if lo <= hi => Some(Expected::Between(*lo, *hi)),
+                        _ => return Err(bad()),
+                    }
+                }
+            };
+            rules.push((pattern, req, base.is_some(), entrypoint, score));
         }
     }
     let mut folders: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
@@ -1139,13 +1381,23 @@ fn read_submissions(
             let mut why = Vec::new();
             let overridden = rules
                 .iter()
-                .any(|(p, _, folder_key, _)| *folder_key && *p == name);
+                .any(|(p, _, folder_key, _, _)| *folder_key && *p == name);
             let mut entrypoint = None;
+            let mut score = None;
             if let (Some(r), false) = (folder_requirement(&name), overridden) {
                 why.push(format!("folder submissions/{name}/"));
                 reqs.push(r);
             }
-            for (pattern, req, _, main) in &rules {
+            if name == "partially_accepted" {
+                // Legacy: accepted (by the graders) with a score below the maximum.
+                why.push("folder submissions/partially_accepted/".into());
+                reqs.push(Requirement::new(
+                    &["AC", "WA", "TLE", "RTE"],
+                    &["AC", "WA", "TLE", "RTE"],
+                ));
+                score = Some(Expected::Partial);
+            }
+            for (pattern, req, _, main, wanted) in &rules {
                 let hit = expand_braces(pattern)
                     .iter()
                     .any(|p| glob_match(p, &name) || glob_match(p, &rel));
@@ -1153,6 +1405,7 @@ fn read_submissions(
                     why.push(format!("submissions.yaml `{pattern}`"));
                     reqs.push(req.clone());
                     entrypoint = main.clone().or(entrypoint);
+                    score = wanted.or(score);
                 }
             }
             if reqs.is_empty() {
@@ -1167,6 +1420,9 @@ fn read_submissions(
                 let finals = r.finals();
                 expected.retain(|v| finals.contains(v));
                 permitted.retain(|v| r.permitted.contains(v));
+            }
+            if score == Some(Expected::Partial) {
+                expected = vec![AC];
             }
             let mut rule = format!(
                 "{} (permitted {}; final {})",
@@ -1189,6 +1445,7 @@ fn read_submissions(
                 permitted: (permitted.len() < RUN_VERDICTS.len()).then_some(permitted),
                 rule,
                 entrypoint,
+                score,
             });
         }
     }

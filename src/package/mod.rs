@@ -9,6 +9,7 @@
 //! the judge cannot honour is an error naming it.
 
 pub mod kattis;
+mod kattis_score;
 mod native;
 pub mod polygon;
 mod raw;
@@ -113,6 +114,12 @@ pub struct Problem {
     pub constants: Vec<(String, String)>,
     /// What the package says that the judge does not read (file and key named).
     pub warnings: Vec<PackageError>,
+    /// A scored problem: how its tests add up to a score (`None`: pass-fail). Every test of a
+    /// scored problem is judged.
+    pub scoring: Option<crate::score::Scoring>,
+    /// A multi-pass problem (Kattis `multi-pass`): the most passes per test (the output
+    /// validator asks for another with `nextpass.in` and exit 42).
+    pub passes: Option<u32>,
 }
 
 impl Problem {
@@ -171,6 +178,8 @@ pub struct Solution {
     pub rule: String,
     /// The main file of a multi-file solution when the package names it (Kattis `entrypoint`).
     pub entrypoint: Option<String>,
+    /// The score it must get (a scored problem's Kattis `score` or `partially_accepted/`).
+    pub score: Option<crate::score::Expected>,
 }
 
 /// Where each limit came from, e.g. "problem.xml <time-limit> 2000 ms".
@@ -315,7 +324,7 @@ pub struct FileIo {
 pub struct Group {
     /// `sample`, `secret/group1` (Kattis), `1` (Polygon).
     pub name: String,
-    /// Polygon's points, kept for scoring (a later issue).
+    /// Polygon's points (the scoring model is [`Problem::scoring`]).
     pub points: Option<f64>,
     pub points_policy: Option<String>,
     pub dependencies: Vec<String>,

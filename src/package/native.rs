@@ -7,6 +7,7 @@ use super::{
 };
 use crate::checker::testlib::{self, Standard};
 use crate::checker::{kattis, Builtin};
+use crate::score::{Aggregate, Item, Node, Scoring, TestItem};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -27,7 +28,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     }
     let limits = validate_limits(raw.limits.get_ref(), &err)?;
     let checker = validate_checker(dir, raw.checker.as_ref(), &err)?;
-    let tests = find_tests(dir, strict)?;
+    let mut tests = find_tests(dir, strict)?;
+    let (groups, scoring) = scored_groups(&raw.group, &mut tests, &err)?;
     let validator = find_validator(dir)?;
     let origin = LimitOrigin {
         time: "problem.toml [limits] time_limit".into(),
@@ -58,7 +60,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         time_rule: None,
         checker,
         tests,
-        groups: Vec::new(),
+        groups,
         validator,
         validators,
         io: Default::default(),
@@ -67,6 +69,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         rebuild: Default::default(),
         constants: Vec::new(),
         warnings: Vec::new(),
+        scoring,
+        passes: None,
     })
 }
 
@@ -269,7 +273,7 @@ fn validate_checker(
                 None if testlib::SCORING.contains(&testlib::bare_name(name.get_ref())) => {
                     return Err(err(
                         name.span().start,
-                        format!("`{}` is a testlib checker that gives points, not a verdict; the judge has no scoring yet", name.get_ref()),
+                        format!("`{}` is a testlib checker that gives points, not a verdict; it is not built in (a custom checker may give points: testlib exit 7 in a [[group]] with policy = \"each\")", name.get_ref()),
                     )
                     .hint("use a comparing checker (e.g. \"rcmp6\"), or kind = \"custom\" with a checker that exits 0, 1 or 2"))
                 }
@@ -440,4 +444,134 @@ fn find_validator(dir: &Path) -> Result<Option<PathBuf>, PackageError> {
                 .hint("keep a single validator.<ext>"),
         ),
     }
+}
+
+/// The `[[group]]` tables: each group's tests (by name or pattern; a test in one group at most),
+/// points and policy, and the scoring over them (`None` without groups). Tests in no group
+/// score nothing.
+fn scored_groups(
+    raw: &[toml::Spanned<raw::Group>],
+    tests: &mut [TestCase],
+    err: &dyn Fn(usize, String) -> PackageError,
+) -> Result<(Vec<super::Group>, Option<Scoring>), PackageError> {
+    if raw.is_empty() {
+        return Ok((Vec::new(), None));
+    }
+    let mut groups = Vec::new();
+    let mut root = Node::new("", Aggregate::Sum, None);
+    let mut named: Vec<(String, Vec<usize>)> = Vec::new();
+    for g in raw {
+        let g = g.get_ref();
+        let name = g.name.get_ref().trim().to_string();
+        if name.is_empty() {
+            return Err(err(g.name.span().start, "a group's `name` is empty".into())
+                .hint("name the group, e.g. name = \"small\""));
+        }
+        if named.iter().any(|(n, _)| *n == name) {
+            return Err(err(
+                g.name.span().start,
+                format!("two groups are named `{name}`"),
+            )
+            .hint("give each [[group]] its own name"));
+        }
+        let points = *g.points.get_ref();
+        if !(points.is_finite() && points >= 0.0) {
+            return Err(err(
+                g.points.span().start,
+                format!("group `{name}`: points = {points} is not a non-negative number"),
+            ));
+        }
+        let policy = g.policy.as_ref().map_or("all", |p| p.get_ref().as_str());
+        let each = match policy {
+            "all" => false,
+            "each" => true,
+            other => {
+                return Err(err(
+                    g.policy.as_ref().map_or(0, |p| p.span().start),
+                    format!("group `{name}`: unknown policy `{other}`"),
+                )
+                .hint("policy = \"all\" (the points only when every test passes) or \"each\" (split over the tests)"))
+            }
+        };
+        let mut members = Vec::new();
+        for pattern in g.tests.get_ref() {
+            let before = members.len();
+            for (i, t) in tests.iter().enumerate() {
+                if (t.name == *pattern || super::glob_match(pattern, &t.name))
+                    && !members.contains(&i)
+                {
+                    members.push(i);
+                }
+            }
+            if members.len() == before {
+                let names: Vec<&str> = tests.iter().map(|t| t.name.as_str()).collect();
+                return Err(err(
+                    g.tests.span().start,
+                    format!("group `{name}`: no test matches `{pattern}`"),
+                )
+                .hint(format!("the tests are: {}", names.join(", "))));
+            }
+        }
+        members.sort_unstable();
+        for &i in &members {
+            if !tests[i].group.is_empty() {
+                return Err(err(
+                    g.tests.span().start,
+                    format!(
+                        "test `{}` is in group `{}` and in group `{name}`",
+                        tests[i].name, tests[i].group
+                    ),
+                )
+                .hint("a test belongs to one group at most: narrow the patterns"));
+            }
+            tests[i].group = name.clone();
+        }
+        let mut requires = Vec::new();
+        for r in &g.requires {
+            if !named.iter().any(|(n, _)| n == r.get_ref()) {
+                return Err(err(
+                    r.span().start,
+                    format!(
+                        "group `{name}` requires `{}`, which is not a group above it",
+                        r.get_ref()
+                    ),
+                )
+                .hint("list the groups it depends on by name, each defined before it"));
+            }
+            requires.push(r.get_ref().clone());
+        }
+        let mut node = if each {
+            let share = points / members.len() as f64;
+            let mut n = Node::new(name.clone(), Aggregate::Sum, Some(points));
+            n.items = members
+                .iter()
+                .map(|&i| Item::Test(TestItem::worth(i, share)))
+                .collect();
+            n
+        } else {
+            let mut n = Node::new(name.clone(), Aggregate::PassFail, Some(points));
+            n.items = members
+                .iter()
+                .map(|&i| Item::Test(TestItem::worth(i, 0.0)))
+                .collect();
+            n
+        };
+        node.requires = requires.clone();
+        root.items.push(Item::Node(node));
+        groups.push(super::Group {
+            name: name.clone(),
+            points: Some(points),
+            points_policy: Some(policy.to_string()),
+            dependencies: requires,
+        });
+        named.push((name, members));
+    }
+    Ok((
+        groups,
+        Some(Scoring {
+            root,
+            graded_verdict: false,
+            named,
+        }),
+    ))
 }

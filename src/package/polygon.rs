@@ -9,6 +9,7 @@ use super::{
 };
 use crate::checker::testlib::Standard;
 use crate::checker::Builtin;
+use crate::score::{self, Aggregate, Item, Scoring, TestItem};
 use crate::verdict::Verdict;
 use roxmltree::{Document, Node};
 use std::path::{Path, PathBuf};
@@ -377,6 +378,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             });
         }
     }
+    let scoring = scoring(&tests, &groups, &path)?;
 
     // Checker and validators.
     let assets = child(root, "assets");
@@ -510,6 +512,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
                 permitted: None,
                 rule: format!("Polygon tag `{tag}`"),
                 entrypoint: None,
+                score: None,
             });
         }
     }
@@ -534,6 +537,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         rebuild,
         constants: Vec::new(),
         warnings,
+        scoring,
+        passes: None,
     })
 }
 
@@ -577,4 +582,98 @@ fn helper_files(dir: &Path) -> Vec<PathBuf> {
         .unwrap_or_default();
     files.sort();
     files
+}
+
+/// The scoring of a problem with points (`None` when no test or group has any): each group
+/// in `<groups>` order, `each-test` (the sum of its passing tests' points; a test's points are
+/// the checker's when it gives some, testlib exit 7) or `complete-group` (the group's points, or
+/// its tests' sum, only when every test passes), after its `dependencies` pass; tests in no
+/// group score their own points.
+fn scoring(
+    tests: &[TestCase],
+    groups: &[Group],
+    path: &Path,
+) -> Result<Option<Scoring>, PackageError> {
+    let positive = |p: Option<f64>| p.is_some_and(|p| p > 0.0);
+    if !tests.iter().any(|t| positive(t.points)) && !groups.iter().any(|g| positive(g.points)) {
+        return Ok(None);
+    }
+    let mut names: Vec<String> = groups.iter().map(|g| g.name.clone()).collect();
+    for t in tests {
+        if !t.group.is_empty() && !names.contains(&t.group) {
+            names.push(t.group.clone());
+        }
+    }
+    let mut root = score::Node::new("", Aggregate::Sum, None);
+    let mut named = Vec::new();
+    let mut seen: Vec<&str> = Vec::new();
+    // Ungrouped tests first where they come first: keep the tests' order for them.
+    for (i, t) in tests.iter().enumerate() {
+        if t.group.is_empty() {
+            root.items.push(Item::Test(TestItem {
+                index: i,
+                accept: Some(t.points.unwrap_or(0.0)),
+                reject: 0.0,
+                cap: None,
+            }));
+        }
+    }
+    for name in &names {
+        let spec = groups.iter().find(|g| g.name == *name);
+        let members: Vec<usize> = (0..tests.len())
+            .filter(|&i| tests[i].group == *name)
+            .collect();
+        let test_points: f64 = members
+            .iter()
+            .map(|&i| tests[i].points.unwrap_or(0.0))
+            .sum();
+        let complete = spec.and_then(|g| g.points_policy.as_deref()) == Some("complete-group");
+        let group_points = spec.and_then(|g| g.points);
+        let mut node = if complete {
+            score::Node::new(
+                name.clone(),
+                Aggregate::PassFail,
+                Some(group_points.unwrap_or(test_points)),
+            )
+        } else {
+            score::Node::new(name.clone(), Aggregate::Sum, None)
+        };
+        let even = (!complete && test_points == 0.0 && !members.is_empty())
+            .then(|| group_points.unwrap_or(0.0) / members.len() as f64);
+        node.items = members
+            .iter()
+            .map(|&i| {
+                Item::Test(TestItem {
+                    index: i,
+                    accept: Some(even.unwrap_or(tests[i].points.unwrap_or(0.0))),
+                    reject: 0.0,
+                    cap: None,
+                })
+            })
+            .collect();
+        if let Some(g) = spec {
+            for d in &g.dependencies {
+                if !seen.contains(&d.as_str()) {
+                    return Err(PackageError::new(
+                        path,
+                        format!(
+                            "group `{name}` depends on group `{d}`, which is not a group before it"
+                        ),
+                    )
+                    .hint(
+                        "fix the group's <dependencies> in Polygon and download the package again",
+                    ));
+                }
+            }
+            node.requires = g.dependencies.clone();
+        }
+        seen.push(name);
+        named.push((name.clone(), members));
+        root.items.push(Item::Node(node));
+    }
+    Ok(Some(Scoring {
+        root,
+        graded_verdict: false,
+        named,
+    }))
 }

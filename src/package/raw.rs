@@ -11,6 +11,25 @@ pub struct Problem {
     pub source: Option<String>,
     pub limits: Spanned<Limits>,
     pub checker: Option<Spanned<Checker>>,
+    /// `[[group]]` tables: a scored problem's test groups.
+    #[serde(default)]
+    pub group: Vec<Spanned<Group>>,
+}
+
+/// A test group with points.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Group {
+    pub name: Spanned<String>,
+    /// Test names or patterns (`*`, `?`, `[a-z]`) under `tests/`.
+    pub tests: Spanned<Vec<String>>,
+    pub points: Spanned<f64>,
+    /// `all` (default): the points only when every test passes; `each`: the points split evenly
+    /// over the tests, each passing test scoring its share.
+    pub policy: Option<Spanned<String>>,
+    /// Groups whose every test must pass for this one to score.
+    #[serde(default)]
+    pub requires: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -276,3 +276,90 @@ fn line_column_counts_characters() {
     assert_eq!(line_column("ab\ncd", 4), (2, 2));
     assert_eq!(line_column("é\nx", 3), (2, 1));
 }
+
+const GROUPED: &[(&str, &str)] = &[
+    ("a1.in", "1\n"),
+    ("a1.ans", "1\n"),
+    ("a2.in", "1\n"),
+    ("a2.ans", "1\n"),
+    ("b1.in", "1\n"),
+    ("b1.ans", "1\n"),
+];
+const LIMITS: &str = "name = \"X\"\n[limits]\ntime_limit = 1\nmemory = 64\n";
+
+#[test]
+fn native_groups_give_points_policies_and_dependencies() {
+    let toml = format!(
+        "{LIMITS}[[group]]\nname = \"a\"\ntests = [\"a*\"]\npoints = 40\npolicy = \"each\"\n\
+         [[group]]\nname = \"b\"\ntests = [\"b1\"]\npoints = 60\nrequires = [\"a\"]\n"
+    );
+    let p = package(&toml, GROUPED);
+    let problem = Problem::load(p.path()).unwrap();
+    let groups: Vec<&str> = problem.tests.iter().map(|t| t.group.as_str()).collect();
+    assert_eq!(groups, ["a", "a", "b"]);
+    let scoring = problem.scoring.unwrap();
+    assert_eq!(scoring.root.max_score(), Some(100.0));
+    let outline: Vec<(String, Option<f64>, &str, Vec<String>)> = scoring
+        .outline()
+        .into_iter()
+        .map(|(_, n)| {
+            (
+                n.name.clone(),
+                n.max_score(),
+                n.aggregate.name(),
+                n.requires.clone(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        outline,
+        [
+            ("a".to_string(), Some(40.0), "sum", vec![]),
+            (
+                "b".to_string(),
+                Some(60.0),
+                "pass-fail",
+                vec!["a".to_string()]
+            )
+        ]
+    );
+    // Without groups: pass-fail.
+    let p = package(LIMITS, GROUPED);
+    assert!(Problem::load(p.path()).unwrap().scoring.is_none());
+}
+
+#[test]
+fn native_group_errors_name_the_group_and_the_fix() {
+    let group = |body: &str| format!("{LIMITS}[[group]]\nname = \"a\"\n{body}");
+    let e = error(&group("tests = [\"c*\"]\npoints = 1\n"), GROUPED);
+    assert!(e.contains("group `a`: no test matches `c*`"), "{e}");
+    assert!(e.contains("the tests are: a1, a2, b1"), "{e}");
+    let e = error(
+        &group("tests = [\"a1\"]\npoints = 1\npolicy = \"some\"\n"),
+        GROUPED,
+    );
+    assert!(e.contains("unknown policy `some`"), "{e}");
+    let e = error(&group("tests = [\"a1\"]\npoints = -1\n"), GROUPED);
+    assert!(
+        e.contains("points = -1 is not a non-negative number"),
+        "{e}"
+    );
+    let e = error(
+        &group("tests = [\"a1\"]\npoints = 1\nrequires = [\"z\"]\n"),
+        GROUPED,
+    );
+    assert!(
+        e.contains("requires `z`, which is not a group above it"),
+        "{e}"
+    );
+    let twice = format!(
+        "{LIMITS}[[group]]\nname = \"a\"\ntests = [\"a*\"]\npoints = 1\n\
+         [[group]]\nname = \"b\"\ntests = [\"*1\"]\npoints = 1\n"
+    );
+    let e = error(&twice, GROUPED);
+    assert!(
+        e.contains("test `a1` is in group `a` and in group `b`"),
+        "{e}"
+    );
+    assert!(e.contains("problem.toml:"), "names the file: {e}");
+}

@@ -5,6 +5,7 @@ use super::{mib, secs};
 use crate::build::CompileReport;
 use crate::engine::{SubmissionReport, TestResult};
 use crate::event::{Event, Reporter};
+use crate::score;
 use crate::verdict::Verdict;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -409,6 +410,14 @@ pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: boo
                 s.push_str(&format!("  {line}\n"));
             }
         }
+        Verdict::AC if report.first_failure().is_some() => {
+            // A Kattis grader accepted a submission that failed some tests.
+            s.push_str(&format!(
+                "\n{}: {}\n",
+                paint.verdict(v, &headline),
+                tally(&report.tests, &paint)
+            ));
+        }
         Verdict::AC => {
             s.push_str(&format!(
                 "\n{}: {} tests passed, slowest {}, peak memory {}\n",
@@ -457,6 +466,50 @@ pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: boo
                 }
             }
         }
+    }
+    s.push_str(&render_score(report, &paint));
+    s
+}
+
+/// A scored problem's lines: the total, then each group's score, maximum and verdict.
+pub fn render_score(report: &SubmissionReport, paint: &Paint) -> String {
+    let Some(total) = report.score else {
+        return String::new();
+    };
+    let of = |max: Option<f64>| {
+        max.map(|m| format!(" of {}", score::show(m)))
+            .unwrap_or_default()
+    };
+    let mut s = format!(
+        "\n{} {}{}\n",
+        paint.wrap("1", "score"),
+        score::show(total),
+        of(report.max_score)
+    );
+    let width = report
+        .groups
+        .iter()
+        .map(|g| g.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let scores: Vec<String> = report
+        .groups
+        .iter()
+        .map(|g| format!("{}{}", score::show(g.score), of(g.max_score)))
+        .collect();
+    let score_width = scores.iter().map(|x| x.chars().count()).max().unwrap_or(0);
+    for (g, text) in report.groups.iter().zip(&scores) {
+        let note = g
+            .note
+            .as_deref()
+            .map(|n| format!("  {}", paint.dim(n)))
+            .unwrap_or_default();
+        s.push_str(&format!(
+            "  {:<width$}  {:>score_width$}  {}{note}\n",
+            g.name,
+            text,
+            paint.verdict(g.verdict, g.verdict.code()),
+        ));
     }
     s
 }
@@ -509,6 +562,8 @@ mod tests {
             memory: 1 << 20,
             message: message.into(),
             mismatch: None,
+            checker_score: None,
+            passes: None,
         }
     }
 
@@ -528,7 +583,50 @@ mod tests {
                 message: String::new(),
             },
             tests,
+            score: None,
+            max_score: None,
+            groups: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_scored_report_lists_each_group_under_the_total() {
+        use crate::score::GroupScore;
+        use Verdict::{AC, WA};
+        let mut r = report(vec![result("a1", AC, ""), result("b1", WA, "wrong")]);
+        r.score = Some(100.0 / 3.0);
+        r.max_score = Some(100.0);
+        let group = |name: &str, score: f64, max: f64, verdict, note: Option<&str>| GroupScore {
+            name: name.into(),
+            score,
+            max_score: Some(max),
+            verdict,
+            note: note.map(String::from),
+        };
+        r.groups = vec![
+            group("small", 100.0 / 3.0, 40.0, AC, None),
+            group(
+                "large-ones",
+                0.0,
+                60.0,
+                WA,
+                Some("scores nothing: group `x` is not passed"),
+            ),
+        ];
+        let s = render_summary(&r, 2, false);
+        let tail: Vec<&str> = s.lines().skip_while(|l| !l.starts_with("score")).collect();
+        assert_eq!(
+            tail,
+            [
+                "score 33.33 of 100",
+                "  small       33.33 of 40  AC",
+                "  large-ones      0 of 60  WA  scores nothing: group `x` is not passed",
+            ],
+            "{s}"
+        );
+        // A pass-fail report has no score lines.
+        let plain = render_summary(&report(vec![result("1", AC, "")]), 1, false);
+        assert!(!plain.contains("score"), "{plain}");
     }
 
     #[test]

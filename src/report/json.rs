@@ -141,6 +141,13 @@ enum VerifySolution {
         tests: usize,
         #[serde(skip_serializing_if = "Option::is_none")]
         error: Option<String>,
+        /// A scored problem's total, its maximum, and the score the package expects.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        score: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        max_score: Option<f64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        expected_score: Option<crate::score::Expected>,
     },
     Skipped {
         file: String,
@@ -226,6 +233,7 @@ impl Reporter for VerifyJson {
                 verdict,
                 error,
                 report,
+                expected_score,
                 ..
             } => {
                 let s = VerifySolution::Judged {
@@ -240,6 +248,9 @@ impl Reporter for VerifyJson {
                         .map(|r| (r.max_time().as_secs_f64() * 1e4).round() / 10.0),
                     tests: report.as_ref().map_or(0, |r| r.tests.len()),
                     error: error.clone(),
+                    score: report.as_ref().and_then(|r| r.score),
+                    max_score: report.as_ref().and_then(|r| r.max_score),
+                    expected_score: *expected_score,
                 };
                 if let Some(p) = &mut self.current {
                     p.solutions.push(s);

@@ -55,6 +55,8 @@ fn test(name: &str, verdict: Verdict, time: u64, message: &str) -> TestResult {
         memory: 3 << 20,
         message: message.into(),
         mismatch: None,
+        checker_score: None,
+        passes: None,
     }
 }
 
@@ -139,6 +141,7 @@ fn solution(
         run,
         expected,
         allowed: Vec::new(),
+        expected_score: None,
         matches: expected.map(|e| e == verdict),
         verdict,
         error: None,
@@ -146,6 +149,9 @@ fn solution(
             verdict,
             compile: compile(message),
             tests,
+            score: None,
+            max_score: None,
+            groups: Vec::new(),
         }),
     });
     events

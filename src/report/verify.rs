@@ -155,6 +155,7 @@ impl Reporter for VerifyTable {
                 allowed,
                 error,
                 report,
+                expected_score,
                 ..
             } => {
                 self.err.clear();
@@ -164,6 +165,7 @@ impl Reporter for VerifyTable {
                         path: PathBuf::from(solution),
                         expected,
                         allowed: allowed_or(allowed, expected),
+                        score: *expected_score,
                         skipped: None,
                         report: report.clone(),
                         error: error.clone(),
@@ -184,6 +186,7 @@ impl Reporter for VerifyTable {
                         path: PathBuf::from(solution),
                         expected,
                         allowed: allowed_or(allowed, expected),
+                        score: None,
                         skipped: Some(reason.clone()),
                         report: None,
                         error: None,
@@ -255,6 +258,12 @@ fn describe_failure(s: &SolutionCheck) -> String {
                 .unwrap_or_default();
             format!("{}: judge error{at}", s.path.display())
         }
+        (Some(r), None) if s.allowed.contains(&r.verdict) => format!(
+            "{}: expected {} but got score {}",
+            s.path.display(),
+            s.score.map(|e| e.describe()).unwrap_or_default(),
+            show_score(r),
+        ),
         (Some(r), None) => {
             let at = r
                 .first_failure()
@@ -272,6 +281,15 @@ fn describe_failure(s: &SolutionCheck) -> String {
             )
         }
         (None, None) => format!("{}: not judged", s.path.display()),
+    }
+}
+
+/// "60 of 100" (a scored problem's total).
+fn show_score(r: &crate::engine::SubmissionReport) -> String {
+    let total = crate::score::show(r.score.unwrap_or(0.0));
+    match r.max_score {
+        Some(m) => format!("{total} of {}", crate::score::show(m)),
+        None => total,
     }
 }
 
@@ -355,6 +373,10 @@ fn render_problem(c: &ProblemView, paint: &Paint) -> String {
                     .first_failure()
                     .map(|f| format!("{} ({})", f.name, first_line(&f.message)))
                     .unwrap_or_else(|| format!("all {} tests passed", r.tests.len()));
+                let failure = match r.score {
+                    Some(_) => format!("score {}; {failure}", show_score(r)),
+                    None => failure,
+                };
                 (r.verdict.code().to_string(), secs(t), margin, failure)
             }
             None if sol.skipped.is_some() => (

@@ -25,6 +25,8 @@ pub struct SolutionCheck {
     pub expected: Verdict,
     /// Every final verdict the package allows (Kattis and Polygon packages may allow several).
     pub allowed: Vec<Verdict>,
+    /// The score the package expects of it (a scored problem).
+    pub score: Option<crate::score::Expected>,
     /// Why it was not judged although nothing is wrong (no toolchain for its language here).
     pub skipped: Option<String>,
     /// `None` when the solution could not be judged at all (see `error`).
@@ -46,10 +48,9 @@ impl SolutionCheck {
     /// is one the package allows. A skipped solution holds nothing against the package.
     pub fn holds(&self) -> bool {
         self.skipped.is_some()
-            || self
-                .report
-                .as_ref()
-                .is_some_and(|r| self.allowed.contains(&r.verdict))
+            || self.report.as_ref().is_some_and(|r| {
+                self.allowed.contains(&r.verdict) && crate::engine::score_matches(self.score, r)
+            })
     }
 }
 
@@ -353,6 +354,7 @@ pub fn verify_problem(
                         expected: allowed.clone(),
                         skip_unavailable: true,
                         alone: expected == Verdict::TLE,
+                        score: expected_score(&problem, path),
                     },
                     skip,
                 }
@@ -378,6 +380,7 @@ pub fn verify_problem(
                 path: path.clone(),
                 expected,
                 allowed: allowed.clone(),
+                score: entry.options.score,
                 skipped: skipped.clone(),
                 report,
                 error: if skipped.is_some() {
@@ -392,6 +395,16 @@ pub fn verify_problem(
     finished(reporter, id, &check, Some(&problem));
     check.problem = Some(problem);
     check
+}
+
+/// The score the package expects of its solution `path` (a scored problem only).
+fn expected_score(problem: &Problem, path: &Path) -> Option<crate::score::Expected> {
+    problem.scoring.as_ref()?;
+    problem
+        .solutions
+        .iter()
+        .find(|s| s.path == path)
+        .and_then(|s| s.score)
 }
 
 /// A source written for a language the table does not have although its extension matches one

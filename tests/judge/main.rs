@@ -15,6 +15,7 @@ mod package_errors;
 mod packages;
 mod run;
 mod sandbox;
+mod scoring;
 mod setter;
 mod unpriv;
 mod verify;

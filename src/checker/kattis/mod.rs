@@ -47,6 +47,7 @@ pub fn check(flags: &Flags, output: &Path, answer: &Path) -> std::io::Result<Out
     let wrong = |line: u64, column: u64, answer_line: u64, message: String, expected, found| {
         Ok(Outcome {
             judgement: Judgement::WrongAnswer,
+            score: None,
             message: format!("line {line}, column {column}: {message}"),
             mismatch: Some(Mismatch {
                 line,

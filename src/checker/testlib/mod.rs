@@ -136,12 +136,14 @@ fn outcome(f: Found, output: &Path, answer: &Path, answer_line: u64) -> std::io:
     if f.line == 0 {
         return Ok(Outcome {
             judgement,
+            score: None,
             message: f.message,
             mismatch: None,
         });
     }
     Ok(Outcome {
         judgement,
+        score: None,
         message: format!("line {}, column {}: {}", f.line, f.column, f.message),
         mismatch: Some(Mismatch {
             line: f.line,

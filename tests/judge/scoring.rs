@@ -1,0 +1,256 @@
+//! Scored problems (groups with points, in every format) and Kattis multi-pass problems: the
+//! score per group and the total of `judge run`, the scores `judge verify` checks, and the
+//! passes of a multi-pass test.
+
+use crate::harness::{fixture_problem, judge, program, root};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+fn package(name: &str) -> PathBuf {
+    root().join("tests/fixtures/packages").join(name)
+}
+
+/// `judge run DIR PROGRAM --json`: the document, with the verdict asserted.
+fn run(dir: &Path, prog: &str, verdict: &str) -> Value {
+    judge()
+        .arg("run")
+        .arg(dir)
+        .arg(program(prog))
+        .arg("--json")
+        .output()
+        .expect_verdict(verdict)
+}
+
+/// `(name, score, max_score, verdict)` of each group.
+fn groups(doc: &Value) -> Vec<(String, f64, Option<f64>, String)> {
+    doc["groups"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no groups: {doc}"))
+        .iter()
+        .map(|g| {
+            (
+                g["name"].as_str().unwrap().to_string(),
+                g["score"].as_f64().unwrap(),
+                g["max_score"].as_f64(),
+                g["verdict"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+fn g(name: &str, score: f64, max: f64, verdict: &str) -> (String, f64, Option<f64>, String) {
+    (name.to_string(), score, Some(max), verdict.to_string())
+}
+
+#[test]
+fn native_groups_score_all_or_nothing_per_test_and_after_their_dependency() {
+    let dir = fixture_problem("subtasks");
+    let doc = run(&dir, "double.py", "AC");
+    assert_eq!(
+        (doc["score"].as_f64(), doc["max_score"].as_f64()),
+        (Some(100.0), Some(100.0))
+    );
+    // Small passes, large passes one test of three, huge fails.
+    let doc = run(&dir, "double-upto-1000.py", "WA");
+    assert_eq!(doc["score"], 50.0, "{doc}");
+    assert_eq!(
+        groups(&doc),
+        [
+            g("small", 30.0, 30.0, "AC"),
+            g("large", 20.0, 60.0, "WA"),
+            g("huge", 0.0, 10.0, "WA")
+        ]
+    );
+    // Every test is judged although the first failure comes early.
+    assert_eq!(doc["tests"].as_array().unwrap().len(), 7);
+    // Small fails: huge, which requires it, scores nothing although its test passes.
+    let doc = run(&dir, "double-but-3.py", "WA");
+    assert_eq!(doc["score"], 60.0);
+    let huge = &doc["groups"][2];
+    assert_eq!(
+        (huge["name"].as_str(), huge["score"].as_f64()),
+        (Some("huge"), Some(0.0))
+    );
+    assert!(
+        huge["note"]
+            .as_str()
+            .unwrap()
+            .contains("`small` is not passed"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn run_shows_each_group_and_the_total() {
+    let f = judge()
+        .arg("run")
+        .arg(fixture_problem("subtasks"))
+        .arg(program("double-upto-1000.py"))
+        .output();
+    f.expect_code(1);
+    let out = f.stdout();
+    assert!(out.contains("score 50 of 100"), "{out}");
+    let lines: Vec<String> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    for want in ["small 30 of 30 AC", "large 20 of 60 WA", "huge 0 of 10 WA"] {
+        assert!(
+            lines.iter().any(|l| l == want),
+            "no line {want:?} in\n{out}"
+        );
+    }
+}
+
+#[test]
+fn kattis_2025_groups_sum_and_pass_fail_with_require_pass() {
+    let dir = package("kattis-2025-scoring");
+    let doc = run(&dir, "double-upto-1000.py", "WA");
+    assert_eq!(doc["score"], 60.0);
+    assert_eq!(
+        groups(&doc),
+        [
+            g("secret", 60.0, 100.0, "WA"),
+            g("secret/group1", 40.0, 40.0, "AC"),
+            g("secret/group2", 20.0, 60.0, "WA")
+        ]
+    );
+    let doc = run(&dir, "double-but-3.py", "WA");
+    assert_eq!(doc["score"], 0.0, "group2 requires group1: {doc}");
+}
+
+#[test]
+fn kattis_legacy_grader_flags_and_scores_from_the_validator() {
+    let dir = package("kattis-legacy-scoring");
+    // The validator gives 4 of 10 for n alone in subtask b; the sample is ignored.
+    let doc = run(&dir, "double-half-above-1000.py", "AC");
+    assert_eq!(doc["score"], 48.0, "{doc}");
+    assert_eq!(doc["tests"][4]["checker_score"]["score"], 4.0, "{doc}");
+    // Subtask b fails, but secret accepts if any subtask is accepted.
+    let doc = run(&dir, "double-upto-1000.py", "AC");
+    assert_eq!(doc["score"], 40.0);
+    let b = groups(&doc)
+        .into_iter()
+        .find(|x| x.0 == "secret/b")
+        .unwrap();
+    assert_eq!(b, g("secret/b", 10.0, 30.0, "WA"));
+    // Nothing accepted: the worst error, no score.
+    let doc = run(&dir, "wa.py", "WA");
+    assert_eq!(doc["score"], 0.0);
+}
+
+#[test]
+fn polygon_groups_with_both_policies_dependencies_and_checker_points() {
+    let dir = package("polygon-points");
+    // Group 2 per test: 20 + 8 + 8 (the checker's points for n alone, testlib exit 7).
+    let doc = run(&dir, "double-half-above-1000.py", "AC");
+    assert_eq!(doc["score"], 76.0, "{doc}");
+    assert_eq!(doc["tests"][4]["message"], "points 8 half of it");
+    assert_eq!(groups(&doc)[2], g("2", 36.0, 60.0, "AC"));
+    // Group 1 (complete-group) fails: group 3, which depends on it, scores nothing.
+    let doc = run(&dir, "double-but-3.py", "WA");
+    assert_eq!(doc["score"], 60.0);
+    assert_eq!(
+        groups(&doc)[1..],
+        [
+            g("1", 0.0, 30.0, "WA"),
+            g("2", 60.0, 60.0, "AC"),
+            g("3", 0.0, 10.0, "WA")
+        ]
+    );
+}
+
+#[test]
+fn verify_checks_the_expected_scores() {
+    for name in [
+        "kattis-2025-scoring",
+        "kattis-legacy-scoring",
+        "polygon-points",
+    ] {
+        let f = judge()
+            .arg("verify")
+            .arg(package(name))
+            .arg("--json")
+            .output();
+        f.expect_code(0);
+        let doc = f.json();
+        for s in doc["problems"][0]["solutions"].as_array().unwrap() {
+            assert_eq!(s["matches"], true, "{s}");
+            assert!(s["score"].is_number(), "{s}");
+        }
+    }
+    // A score the package does not allow fails verify, naming both.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("double");
+    copy_dir(&package("kattis-2025-scoring"), &dir);
+    let yaml = dir.join("submissions/submissions.yaml");
+    let text = std::fs::read_to_string(&yaml)
+        .unwrap()
+        .replace("score: 60", "score: [70, 80]");
+    std::fs::write(&yaml, text).unwrap();
+    let f = judge().arg("verify").arg(&dir).output();
+    f.expect_code(1);
+    f.expect_stdout_contains("upto1000.py: expected score in [70, 80] but got score 60 of 100");
+    let f = judge().arg("verify").arg(&dir).arg("--json").output();
+    let doc = f.json();
+    let s = doc["problems"][0]["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["solution"].as_str().unwrap().ends_with("upto1000.py"))
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (s["matches"].as_bool(), s["score"].as_f64()),
+        (Some(false), Some(60.0)),
+        "{s}"
+    );
+    assert_eq!(
+        s["expected_score"]["between"],
+        serde_json::json!([70.0, 80.0])
+    );
+}
+
+#[test]
+fn multi_pass_runs_the_solution_again_on_the_validators_next_input() {
+    let dir = package("kattis-multipass");
+    let doc = run(&dir, "double.py", "AC");
+    let passes: Vec<u64> = doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["passes"].as_u64().unwrap())
+        .collect();
+    assert_eq!(passes, [2, 2, 3]);
+    // 700 doubles to 1400 in pass 1; the second pass gets 1400 and prints 0.
+    let doc = run(&dir, "double-upto-1000.py", "WA");
+    assert_eq!(doc["tests"][1]["passes"], 2);
+    assert_eq!(doc["tests"][1]["message"], "pass 2: expected 2800, got 0");
+    // More passes than the problem allows is a judge error.
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("multi");
+    copy_dir(&dir, &copy);
+    let yaml = copy.join("problem.yaml");
+    let text = std::fs::read_to_string(&yaml)
+        .unwrap()
+        .replace("validation_passes: 3", "validation_passes: 2");
+    std::fs::write(&yaml, text).unwrap();
+    let doc = run(&copy, "double.py", "JE");
+    let message = doc["tests"][2]["message"].as_str().unwrap();
+    assert!(
+        message.contains("asks for pass 3 but the problem allows 2"),
+        "{doc}"
+    );
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
