@@ -175,7 +175,7 @@ fn verify_checks_the_expected_scores() {
         f.expect_code(0);
         let doc = f.json();
         for s in doc["problems"][0]["solutions"].as_array().unwrap() {
-            assert_eq!(s["matches"], true, "{s}");
+            assert_eq!(s["ok"], true, "{s}");
             assert!(s["score"].is_number(), "{s}");
         }
     }
@@ -197,11 +197,11 @@ fn verify_checks_the_expected_scores() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|s| s["solution"].as_str().unwrap().ends_with("upto1000.py"))
+        .find(|s| s["file"].as_str().unwrap().ends_with("upto1000.py"))
         .unwrap()
         .clone();
     assert_eq!(
-        (s["matches"].as_bool(), s["score"].as_f64()),
+        (s["ok"].as_bool(), s["score"].as_f64()),
         (Some(false), Some(60.0)),
         "{s}"
     );
