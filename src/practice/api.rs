@@ -139,11 +139,7 @@ fn bad(message: impl Into<String>) -> Response {
 }
 
 /// One problem's entry in the list.
-fn problem_entry(
-    practice: &Practice,
-    id: &str,
-    stats: &std::collections::HashMap<String, (i64, i64, Option<i64>)>,
-) -> Value {
+fn problem_entry(practice: &Practice, id: &str, stats: &super::db::Stats) -> Value {
     let meta = practice.store.meta(id);
     let mut v = match practice.store.load(id) {
         Ok(p) => json!({

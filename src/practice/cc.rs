@@ -103,7 +103,7 @@ pub fn parse(body: &[u8]) -> Result<Received, String> {
         String::new()
     };
     let time = raw.time_limit.ok_or("`timeLimit` (ms) is missing")?;
-    if !(time.is_finite() && time >= 1.0 && time <= 3_600_000.0) {
+    if !(time.is_finite() && (1.0..=3_600_000.0).contains(&time)) {
         return Err(format!(
             "`timeLimit` = {time} ms is not between 1 ms and one hour"
         ));

@@ -87,6 +87,9 @@ pub struct Attempt {
 
 type Result<T> = std::result::Result<T, String>;
 
+/// Per problem: submissions, the first one's time, the first accepted one's time.
+pub type Stats = std::collections::HashMap<String, (i64, i64, Option<i64>)>;
+
 fn err(e: rusqlite::Error) -> String {
     format!("the history database: {e}")
 }
@@ -213,9 +216,7 @@ impl Db {
     }
 
     /// Per problem: submissions, and the time of the first and of the first accepted one.
-    pub fn problem_stats(
-        &self,
-    ) -> Result<std::collections::HashMap<String, (i64, i64, Option<i64>)>> {
+    pub fn problem_stats(&self) -> Result<Stats> {
         self.with(|c| {
             let mut st = c.prepare(
                 "SELECT problem, COUNT(*), MIN(created_at),

@@ -61,6 +61,9 @@ impl Request {
     }
 }
 
+/// Writes a long-lived response's body.
+pub type StreamFn = dyn FnOnce(&mut dyn Write) + Send;
+
 /// What a handler answers.
 pub enum Response {
     Full {
@@ -70,7 +73,7 @@ pub enum Response {
     },
     /// A long-lived `text/event-stream`: the function writes to the connection until it fails
     /// or decides to stop.
-    Stream(Box<dyn FnOnce(&mut dyn Write) + Send>),
+    Stream(Box<StreamFn>),
 }
 
 impl Response {

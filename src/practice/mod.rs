@@ -181,7 +181,7 @@ impl Practice {
             .languages
             .all()
             .iter()
-            .find(|l| l.name.to_lowercase() == wanted || l.extensions.iter().any(|e| *e == wanted))
+            .find(|l| l.name.to_lowercase() == wanted || l.extensions.contains(&wanted))
             .ok_or_else(|| {
                 let names: Vec<&str> = self
                     .languages
