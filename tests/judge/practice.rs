@@ -696,3 +696,80 @@ fn a_scripted_contest_gets_icpc_solved_counts_and_penalty() {
     assert_eq!(board["penalty"], 37 + 102 + 270, "{board}");
     server.serving.stop().expect_code(130);
 }
+
+#[test]
+fn stress_finds_a_counterexample_that_becomes_a_test_of_the_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), &[], &[]);
+    let port = server.port;
+    post(
+        port,
+        "/api/problems",
+        problem_json("Sum", "https://example.org/sum", None),
+    );
+    let gen = "import random, sys\nr = random.Random(int(sys.argv[1]))\nn = int(sys.argv[2]) if len(sys.argv) > 2 else 100\nprint(r.randint(0, 10 * n), r.randint(0, 10 * n))\n";
+    let found = post(
+        port,
+        "/api/stress",
+        json!({
+            "problem": "sum",
+            "source": WA,
+            "language": "Python 3",
+            "generator": {"source": gen, "language": "Python 3"},
+            "brute": {"source": AC, "language": "Python 3"},
+            "seconds": 60,
+        }),
+    );
+    assert_eq!(found["state"], "done", "{found}");
+    let c = &found["found"];
+    assert_eq!(c["verdict"], "WA", "{found}");
+    let input = c["input"].as_str().unwrap();
+    let answer = c["answer"].as_str().unwrap();
+    let a: i64 = input.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(a >= 50, "only inputs with a >= 50 fail: {input:?}");
+    assert_eq!(
+        get(port, &format!("/api/stress/{}", found["id"]))["state"],
+        "done"
+    );
+    // Added as a test of the user's: the problem has 4 tests, and the WA solution fails it.
+    let name = post(
+        port,
+        "/api/problems/sum/tests",
+        json!({"input": input, "output": answer}),
+    )["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(name, "custom-1");
+    let detail = get(port, "/api/problems/sum");
+    assert_eq!(detail["tests"], 4, "{detail}");
+    assert_eq!(detail["samples"][3]["custom"], true, "{detail}");
+    let s = judged(port, submit(port, "sum", WA));
+    assert_eq!(s["tests"][3]["name"], "custom-1", "{s}");
+    assert_eq!(s["tests"][3]["verdict"], "WA", "{s}");
+    // Only the user's own tests can be removed.
+    assert_eq!(
+        call(
+            port,
+            "DELETE",
+            "/api/problems/sum/tests/sample-1",
+            &[BEARER],
+            None
+        )
+        .status,
+        404
+    );
+    assert_eq!(
+        call(
+            port,
+            "DELETE",
+            "/api/problems/sum/tests/custom-1",
+            &[BEARER],
+            None
+        )
+        .status,
+        200
+    );
+    assert_eq!(get(port, "/api/problems/sum")["tests"], 3);
+    server.serving.stop().expect_code(130);
+}
