@@ -373,6 +373,40 @@ pub fn serve(
     }
     loop {
         let job = practice.queue.pop();
-        judging::run(&practice, engine, job);
+        let submission = match &job {
+            Job::Judge(id) => Some(*id),
+            Job::Stress(_) => None,
+        };
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            judging::run(&practice, engine, job)
+        }));
+        if let Err(payload) = outcome {
+            // A closed stdout or stderr ends the judge as everywhere else (`report::stream`).
+            if payload.is::<crate::report::stream::Gone>() {
+                std::panic::resume_unwind(payload);
+            }
+            // A bug (its message was printed by the panic hook): the server goes on, and the
+            // submission is not judged again at every start.
+            if let Some(id) = submission {
+                let message =
+                    "internal error: the judge failed on this submission (its stderr says why)";
+                let _ = practice.db.finish(
+                    id,
+                    "JE",
+                    Some(message),
+                    None,
+                    &json!([]),
+                    None,
+                    None,
+                    practice.now(),
+                );
+                practice.hub.publish(&json!({
+                    "event": "submission_finished",
+                    "submission": id,
+                    "verdict": "JE",
+                    "error": message,
+                }));
+            }
+        }
     }
 }
