@@ -410,3 +410,51 @@ pub fn serve(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hub_never_blocks_and_drops_a_subscriber_that_falls_behind() {
+        // `subscribe` checks who is still there with an empty message (skipped by the stream).
+        let next = |rx: &Receiver<Arc<str>>| loop {
+            let text = rx.recv().unwrap();
+            if !text.is_empty() {
+                return text;
+            }
+        };
+        let hub = Hub::default();
+        let reader = hub.subscribe().unwrap();
+        let sleeper = hub.subscribe().unwrap();
+        for i in 0..SUBSCRIBER_BACKLOG + 10 {
+            hub.publish(&json!({"event": "x", "i": i}));
+            // The reader keeps up; the sleeper never reads.
+            assert!(next(&reader).contains(&format!("\"i\":{i}")));
+        }
+        // The sleeper was dropped once its backlog was full: what it holds ends there.
+        assert_eq!(sleeper.try_iter().count(), SUBSCRIBER_BACKLOG);
+        assert!(sleeper.recv().is_err());
+        hub.publish(&json!({"event": "y"}));
+        assert!(next(&reader).contains("\"y\""));
+        // At most MAX_SUBSCRIBERS at once; a closed one frees its place.
+        let mut held: Vec<_> = (1..MAX_SUBSCRIBERS)
+            .map(|_| hub.subscribe().unwrap())
+            .collect();
+        assert!(hub.subscribe().is_none());
+        held.pop();
+        assert!(hub.subscribe().is_some());
+        drop(reader);
+    }
+
+    #[test]
+    fn the_queue_hands_out_jobs_in_order() {
+        let queue = Queue::default();
+        queue.push(Job::Judge(1));
+        queue.push(Job::Judge(2));
+        assert_eq!(queue.len(), 2);
+        assert!(matches!(queue.pop(), Job::Judge(1)));
+        assert!(matches!(queue.pop(), Job::Judge(2)));
+        assert!(queue.is_empty());
+    }
+}
