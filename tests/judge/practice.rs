@@ -323,7 +323,15 @@ fn bad_options_are_refused_before_anything_starts() {
         .args(["--token", "short"])
         .output()
         .expect_code(2)
-        .expect_stderr_contains("--token: the token has 5 characters");
+        .expect_stderr_contains("--token (or JUDGE_PRACTICE_TOKEN): the token has 5 characters");
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .env("JUDGE_PRACTICE_TOKEN", "bad token with spaces")
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("may hold only letters");
     judge()
         .arg("practice")
         .arg("--dir")
