@@ -7,6 +7,7 @@ pub mod exit;
 mod gen;
 mod inspect;
 mod new;
+mod practice;
 mod run;
 mod stress;
 mod verify;
@@ -51,6 +52,7 @@ Examples:
   judge verify                            check every problem under ./problems
   judge new my-problem                    a starter package that verifies at once
   judge doctor                            which isolation layers are active
+  judge practice --open                   a local practice page (competitive-companion, contests)
   judge completions bash > ~/.local/share/bash-completion/completions/judge
 ";
 
@@ -69,6 +71,12 @@ Environment:
   JUDGE_CACHE_SIZE=SIZE        the build cache's bound (default 1G; 500M, 0 keeps nothing)
   TMPDIR                       where each session's work folder (judge-XXXXXX) goes; it is removed
                                when the judge ends, also on Ctrl-C
+  XDG_DATA_HOME                judge practice's folder: $XDG_DATA_HOME/judge/practice, else
+                               ~/.local/share/judge/practice (--dir DIR instead)
+  JUDGE_PRACTICE_TOKEN=T       judge practice's token instead of a random one (unlike --token, not
+                               visible to other users in the process list)
+  SUDO_UID, SUDO_GID           judge practice under sudo: the user as whom files given by path are
+                               read, and whose home holds the folder (SUDO_USER)
 "
     .to_string()
 }
@@ -153,6 +161,14 @@ Examples:
   judge completions powershell >> $PROFILE
   source <(judge completions bash)           this shell only")]
     Completions(completions::Args),
+    /// Serve a local practice page: problems from competitive-companion, live verdicts, history, virtual contests.
+    #[command(after_help = "\
+Examples:
+  judge practice                          page on 127.0.0.1:27180, competitive-companion on 27181
+  judge practice --open                   also open the page in the browser
+  judge practice --dir ~/cp --port 8080 --cc-port 8081
+  judge practice --token my-long-secret-token")]
+    Practice(practice::Args),
 }
 
 /// `--color WHEN` as given on the command line, read before clap parses the rest, so that
@@ -220,6 +236,7 @@ pub fn main() -> i32 {
         Command::New(args) => new::run(args, languages),
         Command::Inspect(args) => inspect::run(args),
         Command::Completions(args) => completions::run(args),
+        Command::Practice(args) => practice::run(args, languages),
     }));
     crate::sandbox::finish();
     let code = match result {
