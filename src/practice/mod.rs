@@ -335,6 +335,16 @@ pub fn serve(
     listening: Listening,
     engine: &mut crate::engine::Engine,
 ) -> ! {
+    // The saved watches first: the API answers as soon as its thread runs.
+    for (id, problem, path, last) in practice.db.watches().unwrap_or_default() {
+        let _ = practice.watches.add(
+            id as u64,
+            &problem,
+            PathBuf::from(path),
+            last.unwrap_or_default(),
+            false,
+        );
+    }
     let (tx, rx) = std::sync::mpsc::sync_channel::<cc::Received>(64);
     {
         let practice = practice.clone();
@@ -367,15 +377,6 @@ pub fn serve(
     {
         let practice = practice.clone();
         std::thread::spawn(move || watch::run(&practice));
-    }
-    for (id, problem, path, last) in practice.db.watches().unwrap_or_default() {
-        let _ = practice.watches.add(
-            id as u64,
-            &problem,
-            PathBuf::from(path),
-            last.unwrap_or_default(),
-            false,
-        );
     }
     for id in practice.db.unfinished().unwrap_or_default() {
         practice.queue.push(Job::Judge(id));
