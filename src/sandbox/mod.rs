@@ -17,7 +17,7 @@ mod isolated;
 mod naive;
 pub mod seccomp;
 mod sys;
-mod watch;
+mod watchdog;
 mod wire;
 pub mod worker;
 
@@ -181,8 +181,8 @@ fn limit_mechanisms(
             limit("processes", &how, true, "pids.max: a fork beyond the limit fails".into()),
         ];
     }
-    let poll = watch::POLL.as_millis();
-    let cpu_poll = poll * u128::from(watch::CPU_EVERY);
+    let poll = watchdog::POLL.as_millis();
+    let cpu_poll = poll * u128::from(watchdog::CPU_EVERY);
     let (mechanism, who, tmpfs, unseen) = match watcher {
         Watcher::Init => (
             "watchdog in the run's init",

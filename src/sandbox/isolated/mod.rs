@@ -22,7 +22,7 @@ use lease::sweep_leases;
 use run::{MountsKey, RetireLater, Standby};
 
 use super::cgroup::Cgroups;
-use super::watch::{self, Watch};
+use super::watchdog::{self, Watch};
 use super::wire::{self, Reply};
 use super::Layer;
 use crate::leftovers::Held;
@@ -189,7 +189,7 @@ impl Isolated {
     pub fn limits(&self) -> Vec<super::LimitMechanism> {
         let processes = if !self.userns {
             super::ProcessCap::DedicatedUid
-        } else if watch::nproc_per_user_namespace() {
+        } else if watchdog::nproc_per_user_namespace() {
             super::ProcessCap::UserNamespace
         } else {
             super::ProcessCap::Watchdog
@@ -271,7 +271,7 @@ impl Isolated {
         // counts instead. As root, the program's uid is this judge's alone.
         let (nproc, kill_above_tasks) = if !self.userns {
             (Some(processes), None)
-        } else if watch::nproc_per_user_namespace() {
+        } else if watchdog::nproc_per_user_namespace() {
             (Some(processes + 3), None)
         } else {
             (None, Some(processes))
@@ -281,7 +281,7 @@ impl Isolated {
             cpu_nanos: limits.cpu.as_nanos().min(u128::from(u64::MAX)) as u64,
             kill_above_tasks,
             nproc,
-            address_space: watch::address_space_backstop(limits.memory),
+            address_space: watchdog::address_space_backstop(limits.memory),
         }
     }
 }

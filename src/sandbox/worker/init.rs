@@ -7,7 +7,7 @@ use super::spawn::{run, run_ahead, STEPS};
 use super::standby::MountSpec;
 use crate::sandbox::seccomp;
 use crate::sandbox::sys;
-use crate::sandbox::watch;
+use crate::sandbox::watchdog;
 use crate::sandbox::wire::{self, Request};
 use std::ffi::OsStr;
 use std::io;
@@ -23,7 +23,7 @@ pub(super) enum InitReport {
         wall_nanos: u64,
         cpu_nanos: u64,
         max_rss: u64,
-        watched: Option<watch::Watched>,
+        watched: Option<watchdog::Watched>,
     },
     Failed {
         why: String,
@@ -115,7 +115,7 @@ pub(super) fn lock_down(filter: &[seccomp::Insn]) -> Result<(), String> {
 
 /// What the init watches of a run without a cgroup (see `watch.rs`): the limits, and the tmpfs
 /// mounts whose pages count as the run's memory.
-pub(super) fn watch_of(req: &Request) -> Option<(watch::Watch, Vec<PathBuf>)> {
+pub(super) fn watch_of(req: &Request) -> Option<(watchdog::Watch, Vec<PathBuf>)> {
     let watch = req.watch.clone()?;
     let mut tmpfs = vec![PathBuf::from("/tmp")];
     if req.scratch_workdir {
@@ -129,11 +129,11 @@ pub(super) fn watch_of(req: &Request) -> Option<(watch::Watch, Vec<PathBuf>)> {
 /// Its wait status and usage, and what the watchdog saw.
 pub(super) fn wait_program(
     pid: libc::pid_t,
-    watch: Option<&(watch::Watch, Vec<PathBuf>)>,
-) -> (Option<(i32, libc::rusage)>, Option<watch::Watched>) {
+    watch: Option<&(watchdog::Watch, Vec<PathBuf>)>,
+) -> (Option<(i32, libc::rusage)>, Option<watchdog::Watched>) {
     match watch {
         Some((watch, tmpfs)) => {
-            let (status, seen) = watch::init_wait(pid, watch, tmpfs);
+            let (status, seen) = watchdog::init_wait(pid, watch, tmpfs);
             (status, Some(seen))
         }
         None => (reap_until(pid), None),
@@ -164,12 +164,12 @@ pub(super) fn finished(
     program: &[u8],
     start: u64,
     failure: Option<(u32, i32)>,
-    (status, watched): (Option<(i32, libc::rusage)>, Option<watch::Watched>),
+    (status, watched): (Option<(i32, libc::rusage)>, Option<watchdog::Watched>),
 ) -> InitReport {
     let wall_nanos = now().saturating_sub(start);
     // With the watchdog, what is left of the tree is killed and reaped here, so that the CPU
     // time of everything the run started counts.
-    let tree_cpu = watched.is_some().then(watch::end_namespace);
+    let tree_cpu = watched.is_some().then(watchdog::end_namespace);
     if let Some((step, errno)) = failure {
         return InitReport::Failed {
             why: format!(

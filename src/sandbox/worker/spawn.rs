@@ -8,7 +8,7 @@ use super::init::{finished, join_cgroup, now, reap_until, wait_program, watch_of
 use super::standby::identities;
 use super::userns;
 use crate::sandbox::sys;
-use crate::sandbox::watch;
+use crate::sandbox::watchdog;
 use crate::sandbox::wire::{self, Request};
 use std::ffi::{CStr, CString};
 use std::io;
@@ -171,7 +171,7 @@ pub(super) struct Ahead {
 
 /// A standby's request as its init needs it: the program's path, when it started, and what to
 /// watch when the run has no cgroup (see [`watch_of`]).
-pub(super) type Started = (Vec<u8>, u64, Option<(watch::Watch, Vec<PathBuf>)>);
+pub(super) type Started = (Vec<u8>, u64, Option<(watchdog::Watch, Vec<PathBuf>)>);
 
 impl Ahead {
     /// In the program's process: joins `join`, receives its request, then starts the program
