@@ -12,6 +12,7 @@ mod jobs;
 mod messages;
 mod package_errors;
 mod packages;
+mod pair;
 mod run;
 mod sandbox;
 mod setter;

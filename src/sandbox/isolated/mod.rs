@@ -13,6 +13,7 @@ mod sink;
 
 pub use favor::tune;
 use lease::UidLease;
+pub use run::{RunIo, Running};
 
 use favor::{
     favordynmods_marked, favordynmods_note, favordynmods_shown, mark_favordynmods, Favor,
