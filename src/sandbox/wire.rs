@@ -47,7 +47,7 @@ pub struct Request {
     pub tmpfs_inodes: u64,
     pub processes: u64,
     /// Without a cgroup: the limits the run's init enforces by watching the tree (see
-    /// `watch.rs`), and the rlimits that back them up.
+    /// `watchdog/`), and the rlimits that back them up.
     pub watch: Option<super::watchdog::Watch>,
 }
 

@@ -1,4 +1,4 @@
-//! The judge's side of the full sandbox: starts a worker (see `worker.rs`) once, then for each run
+//! The judge's side of the full sandbox: starts a worker (see `worker/`) once, then for each run
 //! prepares the run's cgroup, pipes and detached mounts, hands them to the worker, and watches the
 //! run (CPU time from the cgroup, wall clock, output size) until it ends or must be killed.
 //!
@@ -46,7 +46,7 @@ pub struct Isolated {
     _lease: Option<UidLease>,
     cgroups: Result<Cgroups, String>,
     worker_layers: Vec<(String, String)>,
-    /// Not root: the worker runs in its own user namespace (see worker.rs).
+    /// Not root: the worker runs in its own user namespace (see `worker/`).
     userns: bool,
     /// The inits the worker holds ready, least recently made first (the worker keeps the same
     /// list, see `worker::STANDBYS`).

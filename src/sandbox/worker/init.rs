@@ -113,7 +113,7 @@ pub(super) fn lock_down(filter: &[seccomp::Insn]) -> Result<(), String> {
     })
 }
 
-/// What the init watches of a run without a cgroup (see `watch.rs`): the limits, and the tmpfs
+/// What the init watches of a run without a cgroup (see `watchdog/`): the limits, and the tmpfs
 /// mounts whose pages count as the run's memory.
 pub(super) fn watch_of(req: &Request) -> Option<(watchdog::Watch, Vec<PathBuf>)> {
     let watch = req.watch.clone()?;
