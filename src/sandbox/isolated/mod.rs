@@ -58,6 +58,8 @@ pub struct Isolated {
     recent: Vec<MountsKey>,
     /// The cgroup favordynmods mode; None without root (no cgroups).
     favordynmods: Option<Favor>,
+    /// A run was given up and its end never came (see `Running`'s drop): no run can start.
+    lost: bool,
 }
 
 impl Isolated {
@@ -137,6 +139,7 @@ impl Isolated {
             standbys: Vec::new(),
             recent: Vec::new(),
             favordynmods: None,
+            lost: false,
             userns,
         };
         match wire::recv_json::<Reply>(&this.sock) {

@@ -53,6 +53,11 @@ impl Isolated {
     /// [`super::super::wait_all`]) sees it end. Its stdin and stdout are the spec's files unless
     /// `stdio` gives descriptors.
     pub fn start(&mut self, spec: &RunSpec, stdio: RunIo) -> Result<Running<'_>, SandboxError> {
+        if self.lost {
+            return Err(SandboxError::Setup(
+                "a run given up earlier never reported its end: this sandbox cannot tell the next run's report from it (start another sandbox)".into(),
+            ));
+        }
         let io = |action: String| move |source| SandboxError::Io { action, source };
         let limits = spec.limits.clone();
         let stdin: OwnedFd = match (stdio.stdin, &spec.stdin) {

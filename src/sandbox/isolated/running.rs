@@ -164,7 +164,14 @@ impl Running<'_> {
             Err(SandboxError::Setup(why))
         };
         match wire::recv_json::<Reply>(&self.sandbox.sock) {
-            Ok(Some((Reply::Started, mut got))) => self.pidfd = got.pop(),
+            Ok(Some((Reply::Started, mut got))) => {
+                self.pidfd = got.pop();
+                if self.killed {
+                    // Killed before its init was known (by the caller, or a partner's end): the
+                    // program may not have joined the cgroup in time to get that signal.
+                    self.signal();
+                }
+            }
             Ok(Some((
                 Reply::Finished {
                     status,
@@ -303,6 +310,10 @@ impl Drop for Running<'_> {
             if self.advance(&pfds).is_err() {
                 return;
             }
+        }
+        if self.finished.is_none() {
+            // Its report may still come: the next run of this sandbox would read it as its own.
+            self.sandbox.lost = true;
         }
         if let Some(g) = self.group.take() {
             cgroup::retire(g);
