@@ -29,7 +29,7 @@ TESTS = 200
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ENV = "JUDGE_CGROUP_FAVORDYNMODS"
 # Where judges leave their marker (the boot id) after turning the mode on: next to the uid
-# leases (src/sandbox/isolated.rs, LEASE_DIRS).
+# leases (src/sandbox/isolated/lease.rs, LEASE_DIRS).
 MARKERS = ["/run/judge/favordynmods", "/tmp/judge-uids/favordynmods"]
 
 

@@ -15,13 +15,16 @@ use std::time::Duration;
 mod cgroup;
 mod isolated;
 mod naive;
+pub mod pair;
 pub mod seccomp;
 mod sys;
-mod watch;
+mod watchdog;
 mod wire;
 pub mod worker;
 
 pub(crate) use sys::random_u64;
+
+pub use isolated::RunIo;
 
 /// Kills the runs that have no cgroup and no PID namespace of their own (plain processes), for
 /// the Ctrl-C cleanup: nothing else would end them when the judge exits.
@@ -181,8 +184,8 @@ fn limit_mechanisms(
             limit("processes", &how, true, "pids.max: a fork beyond the limit fails".into()),
         ];
     }
-    let poll = watch::POLL.as_millis();
-    let cpu_poll = poll * u128::from(watch::CPU_EVERY);
+    let poll = watchdog::POLL.as_millis();
+    let cpu_poll = poll * u128::from(watchdog::CPU_EVERY);
     let (mechanism, who, tmpfs, unseen) = match watcher {
         Watcher::Init => (
             "watchdog in the run's init",
@@ -282,6 +285,21 @@ impl Sandbox {
         }
     }
 
+    /// Starts one program and returns at once with its [`Run`], which holds this sandbox until
+    /// the run is over: runs that go on together each need a sandbox of their own (each with
+    /// its own uid, cgroup and limits, and measured alone). `stdio` may replace the spec's
+    /// stdin and stdout with descriptors, such as the ends of a [`pipe`] to another run.
+    /// Only the full sandbox runs programs side by side: plain processes are watched as the
+    /// judge's descendants, which would mix two runs up.
+    pub fn start(&mut self, spec: &RunSpec, stdio: RunIo) -> Result<Run<'_>, SandboxError> {
+        match &mut self.backend {
+            Backend::Isolated(i) => Ok(Run(i.start(spec, stdio)?)),
+            Backend::Naive(_, why) => Err(SandboxError::Setup(format!(
+                "runs side by side need the full sandbox, unavailable here: {why}"
+            ))),
+        }
+    }
+
     /// Whether a run asked for a scratch working folder gets a private one of its own (a tmpfs
     /// in its mount namespace), so the host folder at that path is never written to and can be
     /// reused. The fallback runs programs in the host folder itself.
@@ -337,6 +355,93 @@ impl Sandbox {
             IsolationLevel::Partial
         } else {
             IsolationLevel::None
+        }
+    }
+}
+
+/// A run under way (see [`Sandbox::start`]). Dropped before its end, it is killed.
+pub struct Run<'a>(isolated::Running<'a>);
+
+impl Run<'_> {
+    /// Waits until the run ends (or is killed at a limit) and measures it.
+    pub fn wait(self) -> Result<RunOutcome, SandboxError> {
+        self.0.wait()
+    }
+
+    /// Kills the run's whole tree now; [`Run::wait`] then reports how it ended.
+    pub fn kill(&mut self) {
+        self.0.kill();
+    }
+}
+
+/// A pipe for two runs' stdio: (read end, write end), both close-on-exec in the judge.
+pub fn pipe() -> Result<(std::os::fd::OwnedFd, std::os::fd::OwnedFd), SandboxError> {
+    sys::pipe().map_err(|source| SandboxError::Io {
+        action: "create a pipe".into(),
+        source,
+    })
+}
+
+/// Waits for every run of `runs` at once and returns their outcomes in the same order. When
+/// `kill_rest(i, outcome)` says so for the run `i` that just ended (or when a run fails to
+/// report), every run still going is killed: a pair of programs talking through pipes ends
+/// together when one of them ends badly.
+pub fn wait_all(
+    runs: &mut [Run<'_>],
+    mut kill_rest: impl FnMut(usize, &RunOutcome) -> bool,
+) -> Vec<Result<RunOutcome, SandboxError>> {
+    let mut results: Vec<Option<Result<RunOutcome, SandboxError>>> =
+        runs.iter().map(|_| None).collect();
+    loop {
+        let mut kill = false;
+        for (i, run) in runs.iter_mut().enumerate() {
+            if results[i].is_none() {
+                if let Some(outcome) = run.0.outcome() {
+                    kill |= outcome.as_ref().map_or(true, |o| kill_rest(i, o));
+                    results[i] = Some(outcome);
+                }
+            }
+        }
+        if kill {
+            for (i, run) in runs.iter_mut().enumerate() {
+                if results[i].is_none() {
+                    run.kill();
+                }
+            }
+        }
+        if results.iter().all(Option::is_some) {
+            return results.into_iter().flatten().collect();
+        }
+        let mut pfds: Vec<libc::pollfd> = Vec::with_capacity(3 * runs.len());
+        let mut timeout = libc::c_int::MAX;
+        for (i, run) in runs.iter().enumerate() {
+            let mut fds = run.0.poll_fds();
+            if results[i].is_some() {
+                fds.iter_mut().for_each(|p| p.fd = -1);
+            } else {
+                timeout = timeout.min(run.0.timeout());
+            }
+            pfds.extend(fds);
+        }
+        // SAFETY: valid pollfds (negative descriptors are ignored by poll).
+        unsafe { libc::poll(pfds.as_mut_ptr(), pfds.len() as libc::nfds_t, timeout) };
+        let mut failed = false;
+        for (i, run) in runs.iter_mut().enumerate() {
+            if results[i].is_some() {
+                continue;
+            }
+            let fds: [libc::pollfd; 3] = pfds[3 * i..3 * i + 3].try_into().expect("three");
+            if let Err(e) = run.0.advance(&fds) {
+                results[i] = Some(Err(e));
+                failed = true;
+            }
+        }
+        if failed {
+            for (i, run) in runs.iter_mut().enumerate() {
+                if results[i].is_none() {
+                    run.kill();
+                }
+            }
         }
     }
 }

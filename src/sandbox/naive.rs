@@ -1,13 +1,13 @@
 //! Plain processes: rlimits, a process group, wait4 rusage and a polling watchdog.
 //! The weakest layer; used when nothing better is available.
 //!
-//! Without a cgroup, the watchdog of `watch.rs` runs here, in the judge: the judge is a child
+//! Without a cgroup, the watchdog runs here, in the judge (`watchdog/judge.rs`): the judge is a child
 //! subreaper, so every process a run starts stays its descendant (orphans come back to it
 //! instead of the machine's init), and each poll finds the run's tree among the user's
 //! processes in `/proc`, measures it and kills it at a limit.
 
 use super::cgroup::{Cgroups, RunGroup};
-use super::watch::{self, Tree};
+use super::watchdog::{self, JudgeWatchdog};
 use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
 use std::fs::File;
 use std::io::{Read, Write};
@@ -25,7 +25,7 @@ impl Naive {
     pub fn new() -> Naive {
         let cgroups = Cgroups::probe_system();
         if cgroups.is_err() {
-            watch::become_subreaper();
+            watchdog::become_subreaper();
             SUBREAPER.store(true, Ordering::SeqCst);
         }
         Naive { cgroups }
@@ -103,9 +103,9 @@ impl Naive {
         // Without a cgroup: an address-space backstop, and a process rlimit that leaves the run
         // `processes` more than the user has now (RLIMIT_NPROC counts all of the user's).
         let backstops = self.cgroups.is_err().then(|| {
-            let user_tasks = watch::descendants(proc, judge, uid).user_tasks;
+            let user_tasks = watchdog::descendants(proc, judge, uid).user_tasks;
             (
-                watch::address_space_backstop(limits.memory, limits.stack),
+                watchdog::address_space_backstop(limits.memory, limits.stack),
                 user_tasks + u64::from(limits.processes),
             )
         });
@@ -169,7 +169,7 @@ impl Naive {
         let mut wall_killed = false;
         let mut cpu_killed = false;
         let mut polls = 0u64;
-        let mut watchdog = (group.is_none()).then(|| Watchdog::new(judge, pid, uid, &limits));
+        let mut watchdog = (group.is_none()).then(|| JudgeWatchdog::new(judge, pid, uid, &limits));
         let (status, usage) = loop {
             let mut status = 0;
             // SAFETY: rusage is plain old data; wait4 fills it.
@@ -194,7 +194,7 @@ impl Naive {
             }
             if let Some(w) = &mut watchdog {
                 if !wall_killed && !over.load(Ordering::SeqCst) {
-                    w.poll(polls);
+                    w.poll();
                 }
             }
             polls += 1;
@@ -204,7 +204,9 @@ impl Naive {
                     kill(pid, Some(g));
                 }
             }
-            let pause = watchdog.as_ref().map_or(watch::POLL, Watchdog::pause);
+            let pause = watchdog
+                .as_ref()
+                .map_or(watchdog::POLL, JudgeWatchdog::pause);
             std::thread::sleep(pause);
         };
         let wall_time = start.elapsed();
@@ -230,12 +232,12 @@ impl Naive {
                 match &watchdog {
                     // The program and the orphans the judge reaped: the whole tree.
                     Some(w) => {
-                        cpu_killed |= w.watched.cpu_killed;
-                        let peak = w.watched.peak_memory;
+                        cpu_killed |= w.watched().cpu_killed;
+                        let peak = w.watched().peak_memory;
                         (
-                            own + w.reaped,
+                            own + w.reaped(),
                             peak,
-                            w.watched.memory_killed || peak > limits.memory,
+                            w.watched().memory_killed || peak > limits.memory,
                         )
                     }
                     None => {
@@ -276,7 +278,7 @@ pub fn kill_runs() {
     let uid = unsafe { libc::getuid() };
     let judge = std::process::id() as i32;
     for _ in 0..100 {
-        let found = watch::descendants(std::path::Path::new("/proc"), judge, uid);
+        let found = watchdog::descendants(std::path::Path::new("/proc"), judge, uid);
         if found.pids.is_empty() {
             return;
         }
@@ -285,122 +287,6 @@ pub fn kill_runs() {
             unsafe { libc::kill(pid, libc::SIGKILL) };
         }
         std::thread::sleep(Duration::from_millis(1));
-    }
-}
-
-/// The judge-side watchdog of a run without a cgroup.
-struct Watchdog {
-    judge: i32,
-    program: i32,
-    uid: u32,
-    memory: u64,
-    cpu: Duration,
-    /// Kill above this many tasks (RLIMIT_NPROC counts the user's other processes too, so it
-    /// cannot be exact).
-    processes: u64,
-    tree: Tree,
-    crowd: watch::Crowd,
-    /// CPU time of the orphans the judge reaped.
-    reaped: Duration,
-    watched: watch::Watched,
-    killed: bool,
-    /// How long the last poll took.
-    took: Duration,
-}
-
-impl Watchdog {
-    fn new(judge: i32, program: i32, uid: u32, limits: &super::Limits) -> Watchdog {
-        Watchdog {
-            judge,
-            program,
-            uid,
-            memory: limits.memory,
-            cpu: limits.cpu,
-            processes: u64::from(limits.processes),
-            tree: Tree::new(std::path::Path::new("/proc"), &[]),
-            crowd: watch::Crowd::default(),
-            reaped: Duration::ZERO,
-            watched: watch::Watched::default(),
-            killed: false,
-            took: Duration::ZERO,
-        }
-    }
-
-    /// The run's processes: the judge's descendants (it runs one program at a time). Reaps
-    /// the orphans that ended, counting their CPU time.
-    fn find(&mut self) -> Vec<i32> {
-        let found = watch::descendants(std::path::Path::new("/proc"), self.judge, self.uid);
-        for z in found.zombie_children {
-            if z != self.program {
-                self.reap(z);
-            }
-        }
-        found.pids
-    }
-
-    fn reap(&mut self, pid: i32) {
-        let mut status = 0;
-        // SAFETY: rusage is plain data filled by wait4.
-        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: an orphan of the run that came to the judge (not a child std knows about).
-        if unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) } == pid {
-            let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-            self.reaped += tv(usage.ru_utime) + tv(usage.ru_stime);
-        }
-    }
-
-    fn poll(&mut self, polls: u64) {
-        if self.killed {
-            return;
-        }
-        let began = Instant::now();
-        let pids = self.find();
-        let cpu = polls % u64::from(watch::CPU_EVERY) == 0;
-        let s = self.tree.sample(&pids, cpu, self.memory);
-        if self.crowd.is_crowded(pids.len(), s.tasks) {
-            self.crowd.lower(std::path::Path::new("/proc"), &pids);
-        }
-        let w = &mut self.watched;
-        w.peak_memory = w.peak_memory.max(s.memory);
-        let tasks = s.tasks.unwrap_or(0);
-        w.peak_tasks = w.peak_tasks.max(tasks);
-        w.memory_killed |= s.memory > self.memory;
-        w.cpu_killed |= s.cpu.is_some_and(|live| live + self.reaped > self.cpu);
-        w.tasks_killed |= tasks > self.processes;
-        if w.memory_killed || w.cpu_killed || w.tasks_killed {
-            self.killed = true;
-            self.kill_tree(true);
-        }
-        self.took = began.elapsed();
-    }
-
-    /// Between polls: at least [`watch::POLL`], and twice what the last poll took (a user
-    /// with many processes makes the scan of `/proc` dearer), so the watchdog uses at most a
-    /// third of a CPU.
-    fn pause(&self) -> Duration {
-        watch::POLL.max(self.took * 2)
-    }
-
-    /// Kills every process of the run until none is left but the program (which the judge
-    /// waits for: `program_unreaped` while it has not, so its pid is still its own), and reaps
-    /// the orphans.
-    fn kill_tree(&mut self, program_unreaped: bool) {
-        for _ in 0..1000 {
-            let pids = self.find();
-            let alive: Vec<i32> = pids.into_iter().filter(|&p| p != self.program).collect();
-            if program_unreaped {
-                // SAFETY: SIGKILL to the program, a child not reaped yet.
-                unsafe { libc::kill(self.program, libc::SIGKILL) };
-            }
-            if alive.is_empty() {
-                return;
-            }
-            for p in alive {
-                // SAFETY: SIGKILL to a descendant of the judge: a process of this run.
-                unsafe { libc::kill(p, libc::SIGKILL) };
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
     }
 }
 

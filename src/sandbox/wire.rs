@@ -47,8 +47,8 @@ pub struct Request {
     pub tmpfs_inodes: u64,
     pub processes: u64,
     /// Without a cgroup: the limits the run's init enforces by watching the tree (see
-    /// `watch.rs`), and the rlimits that back them up.
-    pub watch: Option<super::watch::Watch>,
+    /// `watchdog/`), and the rlimits that back them up.
+    pub watch: Option<super::watchdog::Watch>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -75,7 +75,7 @@ pub enum Reply {
         standby: bool,
         /// What the init's watchdog saw (runs without a cgroup). With it, `cpu_nanos` is the
         /// CPU time of everything the init reaped: the whole tree.
-        watched: Option<super::watch::Watched>,
+        watched: Option<super::watchdog::Watched>,
     },
     /// The run could not be started (bad path, setup failure): nothing of it ran.
     Failed { why: String },

@@ -13,6 +13,7 @@ mod jobs;
 mod messages;
 mod package_errors;
 mod packages;
+mod pair;
 mod practice;
 mod run;
 mod sandbox;
