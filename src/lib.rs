@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod lang;
 pub mod leftovers;
 pub mod package;
+pub mod practice;
 pub mod report;
 pub mod sandbox;
 pub mod setter;
