@@ -1,0 +1,894 @@
+// The practice page: plain JavaScript, no build step, nothing loaded from elsewhere.
+// Everything comes from the judge's HTTP API (README "judge practice"), authorised by the
+// cookie the server set when this page was opened with ?token=…; live updates arrive as
+// Server-Sent Events from /api/events and trigger a re-read of what they concern.
+"use strict";
+
+// ---------- small helpers ----------
+
+// An element with attributes and children (strings become text: nothing here is parsed as HTML
+// except the statement, which the server renders and sanitises).
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : String(c));
+  }
+  return el;
+}
+
+const $ = (sel) => document.querySelector(sel);
+
+function fmtMs(ms) {
+  if (ms === null || ms === undefined) return "";
+  return ms >= 10000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms";
+}
+
+function fmtKib(kib) {
+  if (kib === null || kib === undefined) return "";
+  return kib >= 1024 ? (kib / 1024).toFixed(1) + " MiB" : kib + " KiB";
+}
+
+function fmtWhen(t) {
+  if (!t) return "";
+  const d = new Date(typeof t === "number" && t < 1e12 ? t * 1000 : t);
+  return isNaN(d) ? String(t) : d.toLocaleString();
+}
+
+function verdictClass(v) {
+  if (!v) return "verdict pending";
+  if (v === "AC") return "verdict AC";
+  if (v === "CE" || v === "JE") return "verdict";
+  return "verdict bad";
+}
+
+function verdictBadge(v, big) {
+  return h("span", { class: verdictClass(v) + (big ? " big" : "") }, v || "…");
+}
+
+// Only http(s) links from received problems reach an href.
+function safeHref(url) {
+  return typeof url === "string" && /^https?:\/\//i.test(url) ? url : null;
+}
+
+// ---------- the API ----------
+
+// The token from ?token=… is kept for this tab (the server also set a cookie from it) and sent
+// as a bearer token too, then removed from the address bar so it is not shared by a copy.
+const TOKEN = (() => {
+  const params = new URLSearchParams(location.search);
+  const t = params.get("token");
+  if (t) {
+    sessionStorage.setItem("judge-token", t);
+    params.delete("token");
+    const rest = params.toString();
+    history.replaceState(null, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+  }
+  return t || sessionStorage.getItem("judge-token");
+})();
+
+class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (TOKEN) headers.Authorization = "Bearer " + TOKEN;
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch (_) {
+    data = text;
+  }
+  if (res.status === 401) {
+    showBanner("Not authorised: open the address that `judge practice` printed (it ends with ?token=…).");
+  }
+  if (!res.ok) {
+    const msg = (data && (data.error || data.message)) || text || res.statusText;
+    throw new ApiError(res.status, `${method} ${path}: ${res.status} ${msg}`);
+  }
+  return data;
+}
+
+function showBanner(text) {
+  const b = $("#banner");
+  b.textContent = text;
+  b.hidden = !text;
+}
+
+// ---------- shapes (the page reads the API through these, tolerant of optional fields) ----------
+
+function testCount(p) {
+  if (Array.isArray(p.tests)) return p.tests.length;
+  return typeof p.tests === "number" ? p.tests : null;
+}
+
+function samplesOf(p) {
+  const raw = p.samples || (Array.isArray(p.tests) && typeof p.tests[0] === "object" ? p.tests : []);
+  return raw
+    .filter((t) => t && typeof t.input === "string")
+    .map((t, i) => ({
+      name: t.name || `sample ${i + 1}`,
+      input: t.input,
+      output: t.output ?? t.answer ?? "",
+    }));
+}
+
+function submissionTests(s) {
+  return (s && Array.isArray(s.tests) ? s.tests : []).map((t, i) => ({
+    ...t,
+    index: t.index ?? i + 1,
+  }));
+}
+
+// ---------- state ----------
+
+const state = {
+  problems: [],
+  contests: [],
+  route: { view: "problems" },
+  problem: null, // the open problem's detail
+  submission: null, // the submission shown
+  selectedTest: null, // the test whose diff is shown
+  history: [],
+  results: {}, // problem id -> best verdict seen in history ("AC" or other)
+  contest: null,
+  scoreboard: null,
+  stress: null,
+  lastSource: null, // what was last submitted: {source, language} or {path}
+};
+
+// ---------- routing ----------
+
+function parseRoute() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "p" && parts[1]) return { view: "problem", id: parts[1], submission: parts[3] || null };
+  if (parts[0] === "contests") return { view: "contests" };
+  if (parts[0] === "c" && parts[1]) return { view: "contest", id: parts[1] };
+  return { view: "problems" };
+}
+
+async function route() {
+  state.route = parseRoute();
+  for (const a of document.querySelectorAll("header nav a")) {
+    const on = a.dataset.nav === (state.route.view.startsWith("contest") ? "contests" : "problems");
+    a.classList.toggle("on", on);
+  }
+  renderSidebar();
+  try {
+    if (state.route.view === "problem") await openProblem(state.route.id, state.route.submission);
+    else if (state.route.view === "contests") renderContests();
+    else if (state.route.view === "contest") await openContest(state.route.id);
+    else renderHome();
+  } catch (e) {
+    $("#main").replaceChildren(h("p", { class: "error" }, e.message));
+  }
+}
+
+// ---------- the problem list ----------
+
+async function loadProblems() {
+  try {
+    const list = await api("GET", "/api/problems");
+    state.problems = Array.isArray(list) ? list : [];
+    renderSidebar();
+    if (state.route.view === "problems") renderHome();
+  } catch (e) {
+    if (!(e instanceof ApiError && e.status === 401)) showBanner(e.message);
+  }
+}
+
+function renderSidebar() {
+  const groups = new Map();
+  for (const p of state.problems) {
+    const g = p.group || "";
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(p);
+  }
+  const out = [];
+  for (const [g, ps] of groups) {
+    if (g) out.push(h("div", { class: "group" }, g));
+    for (const p of ps) {
+      const r = state.results[p.id];
+      out.push(
+        h(
+          "a",
+          {
+            class: "problem" + (state.route.id === String(p.id) && state.route.view === "problem" ? " on" : ""),
+            href: `#/p/${encodeURIComponent(p.id)}`,
+            "data-problem": p.id,
+            title: p.name,
+          },
+          h("span", { class: "mark " + (r === "AC" ? "AC" : r ? "bad" : "") }, r === "AC" ? "✓" : r ? "✗" : ""),
+          p.name || p.id,
+        ),
+      );
+    }
+  }
+  $("#problem-list").replaceChildren(...out);
+  $("#no-problems").hidden = state.problems.length > 0;
+}
+
+function renderHome() {
+  const rows = state.problems.map((p) =>
+    h(
+      "tr",
+      { class: "clickable", onclick: () => (location.hash = `#/p/${encodeURIComponent(p.id)}`) },
+      h("td", {}, h("a", { href: `#/p/${encodeURIComponent(p.id)}` }, p.name || p.id)),
+      h("td", {}, p.group || ""),
+      h("td", { class: "num" }, p.time_limit_ms != null ? fmtMs(p.time_limit_ms) : ""),
+      h("td", { class: "num" }, p.memory_mib != null ? p.memory_mib + " MiB" : ""),
+      h("td", { class: "num" }, testCount(p) ?? ""),
+      h("td", {}, state.results[p.id] ? verdictBadge(state.results[p.id]) : ""),
+    ),
+  );
+  $("#main").replaceChildren(
+    h("h1", {}, "Problems"),
+    state.problems.length
+      ? h(
+          "table",
+          { id: "problems" },
+          h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Group"), h("th", { class: "num" }, "Time"),
+            h("th", { class: "num" }, "Memory"), h("th", { class: "num" }, "Tests"), h("th", {}, "Best"))),
+          h("tbody", {}, rows),
+        )
+      : h("p", { class: "hint" }, "No problems yet: parse one with competitive-companion (custom port = this judge's receiver port)."),
+  );
+}
+
+// ---------- one problem ----------
+
+async function openProblem(id, submissionId) {
+  const same = state.problem && String(state.problem.id) === String(id);
+  if (!same) {
+    state.submission = null;
+    state.selectedTest = null;
+    state.stress = null;
+    let detail;
+    try {
+      detail = await api("GET", `/api/problems/${encodeURIComponent(id)}`);
+    } catch (e) {
+      // A server without the detail route: the list entry is all there is.
+      detail = state.problems.find((p) => String(p.id) === String(id));
+      if (!detail) throw e;
+    }
+    state.problem = detail;
+    renderProblem();
+    await loadHistory();
+  }
+  if (submissionId) await showSubmission(submissionId);
+  else if (!state.submission && state.history[0]) await showSubmission(state.history[0].id);
+  renderProblem();
+}
+
+async function loadHistory() {
+  if (!state.problem) return;
+  try {
+    const list = await api("GET", `/api/submissions?problem=${encodeURIComponent(state.problem.id)}`);
+    state.history = Array.isArray(list) ? list : [];
+    const best = state.history.some((s) => s.verdict === "AC") ? "AC" : state.history.find((s) => s.verdict)?.verdict;
+    if (best) state.results[state.problem.id] = best;
+    renderSidebar();
+  } catch (_) {
+    state.history = [];
+  }
+}
+
+function renderProblem() {
+  const p = state.problem;
+  if (!p) return;
+  const link = safeHref(p.url);
+  const tl = p.time_limit_ms;
+  const main = $("#main");
+  const statementHtml = p.statement_html ?? p.statement ?? null;
+  const statement = h("section", { class: "statement", id: "statement" });
+  if (typeof statementHtml === "string" && statementHtml) {
+    // Rendered and sanitised on the server (src/practice/statement.rs): raw HTML escaped,
+    // TeX as MathML, unsafe link schemes dropped.
+    statement.innerHTML = statementHtml;
+  } else {
+    const samples = samplesOf(p);
+    statement.append(
+      h("p", { class: "hint" }, link ? ["Statement: ", h("a", { href: link, target: "_blank", rel: "noopener noreferrer" }, link)] : "No statement."),
+      samples.length ? h("h2", {}, "Samples") : null,
+      samples.map((s) =>
+        h("div", { class: "samples" },
+          h("h3", {}, `Input (${s.name})`), h("h3", {}, "Output"),
+          h("pre", { class: "sample-in" }, s.input), h("pre", { class: "sample-out" }, s.output)),
+      ),
+    );
+  }
+  main.replaceChildren(
+    h("h1", { id: "problem-name" }, p.name || p.id),
+    h("div", { class: "meta" },
+      p.group ? h("span", {}, p.group) : null,
+      tl != null ? h("span", {}, "time limit ", h("b", {}, fmtMs(tl))) : null,
+      p.memory_mib != null ? h("span", {}, "memory ", h("b", {}, p.memory_mib + " MiB")) : null,
+      testCount(p) != null ? h("span", {}, testCount(p) + " tests") : null,
+      p.interactive ? h("span", {}, "interactive") : null,
+      link ? h("a", { href: link, target: "_blank", rel: "noopener noreferrer" }, "original ↗") : null),
+    statement,
+    submitPanel(),
+    h("div", { id: "result" }, resultPanel()),
+    historyPanel(),
+    testsPanel(),
+    stressPanel(),
+  );
+  if (window.MathMLElement === undefined) {
+    statement.prepend(h("p", { class: "hint" }, "This browser does not show MathML; formulas appear as plain text."));
+  }
+}
+
+function submitPanel() {
+  const mode = state.submitMode || "paste";
+  const tab = (m, label) =>
+    h("button", { class: mode === m ? "on" : "", type: "button", "data-tab": m,
+      onclick: () => { state.submitMode = m; renderProblem(); } }, label);
+  const status = h("span", { id: "submit-status", class: "hint" });
+  let body;
+  if (mode === "paste") {
+    const lang = h("select", { id: "language" },
+      ["C++", "C", "Rust", "Python 3"].map((l) => h("option", { value: l, selected: l === (state.language || "C++") }, l)));
+    const text = h("textarea", { id: "source", spellcheck: "false", placeholder: "Paste your solution here" });
+    if (state.draft) text.value = state.draft;
+    text.addEventListener("input", () => (state.draft = text.value));
+    body = h("div", {}, text,
+      h("div", { class: "row" }, "Language ", lang,
+        h("button", { class: "primary", id: "submit", type: "button", onclick: async (ev) => {
+          state.language = lang.value;
+          await submit(ev.target, status, { source: text.value, language: lang.value });
+        } }, "Submit"), status));
+  } else {
+    const path = h("input", { type: "text", id: "path", placeholder: "/home/you/contest/a.cpp", value: state.watchPath || "" });
+    body = h("div", {},
+      h("p", { class: "hint" }, "The judge reads this file now and re-judges it every time you save it."),
+      h("div", { class: "row" }, path,
+        h("button", { class: "primary", id: "watch", type: "button", onclick: async (ev) => {
+          state.watchPath = path.value.trim();
+          await submit(ev.target, status, { path: state.watchPath });
+        } }, "Watch"), status));
+  }
+  return h("section", { class: "panel", id: "submit-panel" }, h("h2", {}, "Submit"),
+    h("div", { class: "tabs" }, tab("paste", "Paste"), tab("watch", "Watch a file")), body);
+}
+
+async function submit(button, status, what) {
+  if (what.source !== undefined && !what.source.trim()) {
+    status.textContent = "Nothing to submit: paste a solution first.";
+    return;
+  }
+  if (what.path !== undefined && !what.path) {
+    status.textContent = "Give the absolute path of your source file.";
+    return;
+  }
+  button.disabled = true;
+  status.textContent = "Submitting…";
+  try {
+    const res = await api("POST", "/api/submissions", { problem: state.problem.id, ...what });
+    state.lastSource = what;
+    status.textContent = what.path ? "Watching: every save is judged." : "";
+    state.submission = { id: res.id, problem: state.problem.id, verdict: null, tests: [] };
+    state.selectedTest = null;
+    await showSubmission(res.id);
+    await loadHistory();
+    renderProblem();
+  } catch (e) {
+    status.textContent = "";
+    status.className = "error";
+    status.textContent = e.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function showSubmission(id) {
+  try {
+    state.submission = await api("GET", `/api/submissions/${encodeURIComponent(id)}`);
+  } catch (e) {
+    state.submission = { id, error: e.message, tests: [] };
+  }
+  refreshResult();
+}
+
+function refreshResult() {
+  const el = document.getElementById("result");
+  if (el) el.replaceChildren(resultPanel());
+}
+
+function resultPanel() {
+  const s = state.submission;
+  if (!s) return h("span");
+  const tests = submissionTests(s);
+  const failing = tests.find((t) => t.verdict && t.verdict !== "AC");
+  const selected = tests.find((t) => t.name === state.selectedTest) || failing;
+  const judging = !s.verdict;
+  const compile = s.compile && (s.compile.message || s.compile.output);
+  return h("section", { class: "panel", id: "submission", "data-id": s.id, "data-verdict": s.verdict || "" },
+    h("h2", {}, `Submission ${s.id} `, verdictBadge(s.verdict, true),
+      judging ? h("span", { class: "hint" }, " judging…") : null),
+    s.error ? h("p", { class: "error" }, s.error) : null,
+    s.message ? h("p", { class: "error", id: "submission-message" }, s.message) : null,
+    compile && s.verdict === "CE" ? h("pre", { class: "compile" }, compile) : null,
+    tests.length
+      ? h("table", { id: "tests" },
+          h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", {}, "Test"), h("th", {}, "Verdict"),
+            h("th", { class: "num" }, "CPU time"), h("th", { class: "num" }, "Memory"), h("th", {}, "Message"))),
+          h("tbody", {}, tests.map((t) =>
+            h("tr", {
+              class: "clickable" + (selected && t.name === selected.name ? " selected" : ""),
+              "data-test": t.name, "data-verdict": t.verdict || "",
+              onclick: () => { state.selectedTest = t.name; refreshResult(); },
+            },
+              h("td", { class: "num" }, t.index),
+              h("td", { class: "mono" }, t.name),
+              h("td", {}, verdictBadge(t.verdict)),
+              h("td", { class: "num time" }, fmtMs(t.time_ms)),
+              h("td", { class: "num memory" }, fmtKib(t.memory_kib)),
+              h("td", { class: "msg" }, t.message || "")))))
+      : h("p", { class: "hint" }, judging ? "Compiling…" : "No tests were run."),
+    selected && selected.verdict !== "AC" ? diffPanel(selected) : null,
+  );
+}
+
+// ---------- the diff of a failing test ----------
+
+const DIFF_CAP_LINES = 200;
+const DIFF_CAP_CHARS = 200;
+
+function diffPanel(t) {
+  const m = t.mismatch;
+  const parts = [h("h3", {}, `Test ${t.name}: `, verdictBadge(t.verdict))];
+  if (t.message) parts.push(h("p", { class: "checker-message" }, "Checker: ", h("span", { class: "mono" }, t.message)));
+  if (m && typeof m.diff === "string" && m.diff) {
+    parts.push(h("p", { class: "where" }, `First difference at line ${m.line}, column ${m.column}: expected `,
+      h("code", { class: "exp" }, m.expected), ", found ", h("code", { class: "fnd" }, m.found)));
+    parts.push(windowDiff(m.diff));
+  } else if (typeof t.expected === "string" && typeof (t.output ?? t.found) === "string") {
+    parts.push(sideBySide(t.expected, t.output ?? t.found));
+  } else if (t.verdict === "WA" || t.verdict === "PE") {
+    parts.push(h("p", { class: "hint" }, "The checker gave no line-by-line difference for this test."));
+  }
+  return h("div", { class: "diff", id: "diff", "data-test": t.name }, parts);
+}
+
+// The judge's own rendering of the window around the first difference (the same text as the
+// terminal's): rows "expected N │ …" and "found N │ …", markers "^" under the differing token.
+function windowDiff(text) {
+  const lines = text.split("\n");
+  const shown = lines.slice(0, DIFF_CAP_LINES).map((line) => {
+    const bar = line.indexOf("│");
+    const gutter = bar >= 0 ? line.slice(0, bar) : "";
+    const rest = bar >= 0 ? line.slice(bar + 1) : line;
+    let cls = "";
+    if (/expected/.test(gutter)) cls = "exp";
+    else if (/found/.test(gutter)) cls = "fnd";
+    else if (/^\s*[v^]+\s*$/.test(rest) && rest.trim()) cls = "mark";
+    return h("span", { class: cls }, cap(line), "\n");
+  });
+  if (lines.length > DIFF_CAP_LINES) shown.push(h("span", { class: "capped" }, `… ${lines.length - DIFF_CAP_LINES} more lines`));
+  return h("pre", { class: "window" }, shown);
+}
+
+function cap(line) {
+  return line.length > DIFF_CAP_CHARS ? line.slice(0, DIFF_CAP_CHARS) + " …" : line;
+}
+
+// Expected and found in two columns, the first differing line highlighted and its first
+// differing character marked; long outputs capped around it.
+function sideBySide(expected, found) {
+  const a = expected.split("\n");
+  const b = found.split("\n");
+  let line = 0;
+  while (line < a.length && line < b.length && a[line].trimEnd() === b[line].trimEnd()) line++;
+  const from = Math.max(0, line - 5);
+  const to = Math.min(Math.max(a.length, b.length), from + DIFF_CAP_LINES);
+  const column = (x, y) => {
+    let i = 0;
+    while (i < x.length && i < y.length && x[i] === y[i]) i++;
+    return i;
+  };
+  const side = (rows, other) => {
+    const out = [];
+    if (from > 0) out.push(h("span", { class: "capped" }, `… ${from} equal lines\n`));
+    for (let i = from; i < Math.min(to, rows.length); i++) {
+      const text = cap(rows[i]);
+      if (i === line) {
+        const c = column(text, other[i] ?? "");
+        out.push(h("span", { class: "line-bad" }, `${i + 1}: `, text.slice(0, c), h("mark", {}, text.slice(c, c + 1) || " "), text.slice(c + 1)));
+      } else out.push(`${i + 1}: ${text}\n`);
+    }
+    if (rows.length > to) out.push(h("span", { class: "capped" }, `… ${rows.length - to} more lines`));
+    return out;
+  };
+  return h("div", {},
+    h("p", { class: "where" }, `First difference at line ${line + 1}.`),
+    h("div", { class: "cols" },
+      h("div", {}, h("h3", {}, "Expected"), h("pre", { class: "exp" }, side(a, b))),
+      h("div", {}, h("h3", {}, "Found"), h("pre", { class: "fnd" }, side(b, a)))));
+}
+
+// ---------- history ----------
+
+function historyPanel() {
+  const rows = state.history.map((s) =>
+    h("tr", { class: "clickable" + (state.submission && String(state.submission.id) === String(s.id) ? " selected" : ""),
+      onclick: async () => { state.selectedTest = null; await showSubmission(s.id); renderProblem(); } },
+      h("td", { class: "num" }, s.id),
+      h("td", {}, fmtWhen(s.created_at ?? s.when ?? s.time)),
+      h("td", {}, s.language || ""),
+      h("td", { class: "mono" }, s.path || ""),
+      h("td", {}, verdictBadge(s.verdict)),
+      h("td", { class: "num" }, fmtMs(s.time_ms ?? maxOf(s.tests, "time_ms"))),
+      h("td", { class: "num" }, fmtKib(s.memory_kib ?? maxOf(s.tests, "memory_kib")))));
+  return h("section", { class: "panel", id: "history" }, h("h2", {}, "History"),
+    rows.length
+      ? h("table", {}, h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", {}, "When"), h("th", {}, "Language"),
+          h("th", {}, "File"), h("th", {}, "Verdict"), h("th", { class: "num" }, "Max time"), h("th", { class: "num" }, "Max memory"))),
+          h("tbody", {}, rows))
+      : h("p", { class: "hint" }, "No submissions yet."));
+}
+
+function maxOf(tests, key) {
+  if (!Array.isArray(tests) || !tests.length) return null;
+  return Math.max(...tests.map((t) => t[key] || 0));
+}
+
+// ---------- your own tests ----------
+
+function testsPanel() {
+  const input = h("textarea", { id: "own-input", placeholder: "input", style: "min-height:6em" });
+  const output = h("textarea", { id: "own-output", placeholder: "expected output (empty: any output the checker accepts is fine)", style: "min-height:6em" });
+  const status = h("span", { class: "hint" });
+  return h("section", { class: "panel", id: "own-tests" }, h("h2", {}, "Add a test"),
+    h("div", { class: "samples" }, h("h3", {}, "Input"), h("h3", {}, "Expected output"), input, output),
+    h("div", { class: "row" },
+      h("button", { type: "button", id: "add-test", onclick: async (ev) => {
+        await addTest(ev.target, status, input.value, output.value);
+      } }, "Add test"), status));
+}
+
+async function addTest(button, status, input, output) {
+  if (!input.trim()) {
+    status.textContent = "The input is empty.";
+    return;
+  }
+  button.disabled = true;
+  try {
+    const res = await api("POST", `/api/problems/${encodeURIComponent(state.problem.id)}/tests`, { input, output });
+    status.className = "ok";
+    status.textContent = `Added test ${res && res.name ? res.name : ""}`.trim() + ".";
+    const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
+    if (detail) state.problem = detail;
+    loadProblems();
+  } catch (e) {
+    status.className = "error";
+    status.textContent = e.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ---------- stress ----------
+
+function stressPanel() {
+  const gen = h("input", { type: "text", id: "stress-gen", placeholder: "generator source, e.g. /home/you/gen.py (prints one input; gets a seed as its argument)", value: state.stressGen || "" });
+  const brute = h("input", { type: "text", id: "stress-brute", placeholder: "brute-force source, e.g. /home/you/brute.cpp", value: state.stressBrute || "" });
+  const solution = h("input", { type: "text", id: "stress-solution", placeholder: "your solution's path (empty: the last one submitted)", value: state.stressSolution || "" });
+  const seconds = h("input", { type: "number", id: "stress-seconds", value: state.stressSeconds || 10, min: 1, max: 600, style: "width:5em" });
+  const status = h("span", { class: "hint", id: "stress-status" });
+  const found = state.stress && (state.stress.found || state.stress.counterexample);
+  return h("section", { class: "panel", id: "stress" }, h("h2", {}, "Stress test"),
+    h("p", { class: "hint" }, "Runs generated inputs through your solution and a brute force until they disagree, then shrinks the input."),
+    h("div", { class: "row" }, "Generator ", gen),
+    h("div", { class: "row" }, "Brute force ", brute),
+    h("div", { class: "row" }, "Solution ", solution),
+    h("div", { class: "row" }, "Seconds ", seconds,
+      h("button", { type: "button", id: "stress-run", class: "primary", onclick: async (ev) => {
+        state.stressGen = gen.value.trim();
+        state.stressBrute = brute.value.trim();
+        state.stressSolution = solution.value.trim();
+        state.stressSeconds = Number(seconds.value) || 10;
+        await runStress(ev.target, status);
+      } }, "Stress"), status),
+    state.stress
+      ? found
+        ? h("div", { id: "counterexample" },
+            h("p", {}, "Counterexample", found.verdict ? [" (", verdictBadge(found.verdict), ")"] : "", ":"),
+            h("div", { class: "samples" }, h("h3", {}, "Input"), h("h3", {}, "Brute force's answer"),
+              h("pre", {}, found.input ?? ""), h("pre", {}, found.answer ?? found.expected ?? found.output ?? "")),
+            found.message ? h("p", { class: "mono" }, found.message) : null,
+            h("button", { type: "button", id: "stress-add", onclick: async (ev) => {
+              await addTest(ev.target, status, found.input ?? "", found.answer ?? found.expected ?? found.output ?? "");
+            } }, "Add the counterexample as a test"))
+        : h("p", { class: "ok" }, state.stress.message || `No difference found in ${state.stress.seconds ?? state.stressSeconds} s.`)
+      : null);
+}
+
+async function runStress(button, status) {
+  const body = { problem: state.problem.id, generator: state.stressGen, brute: state.stressBrute, seconds: state.stressSeconds };
+  if (state.stressSolution) body.path = state.stressSolution;
+  else if (state.lastSource) Object.assign(body, state.lastSource);
+  else if (state.watchPath) body.path = state.watchPath;
+  button.disabled = true;
+  status.className = "hint";
+  status.textContent = "Stressing…";
+  try {
+    state.stress = await api("POST", "/api/stress", body);
+    status.textContent = "";
+    renderProblem();
+  } catch (e) {
+    status.className = "error";
+    status.textContent = e.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ---------- contests ----------
+
+async function loadContests() {
+  try {
+    const list = await api("GET", "/api/contests");
+    state.contests = Array.isArray(list) ? list : [];
+  } catch (_) {
+    state.contests = [];
+  }
+}
+
+function contestEnd(c) {
+  const start = c.started_at ?? c.start ?? c.start_time;
+  if (start == null || c.duration_min == null) return null;
+  const ms = typeof start === "number" ? (start < 1e12 ? start * 1000 : start) : Date.parse(start);
+  return isNaN(ms) ? null : ms + c.duration_min * 60000;
+}
+
+async function renderContests() {
+  await loadContests();
+  const byGroup = new Map();
+  for (const p of state.problems) {
+    const g = p.group || "(no group)";
+    if (!byGroup.has(g)) byGroup.set(g, []);
+    byGroup.get(g).push(p);
+  }
+  const name = h("input", { type: "text", id: "contest-name", placeholder: "name", value: "Virtual contest" });
+  const duration = h("input", { type: "number", id: "contest-duration", value: 120, min: 1, style: "width:6em" });
+  const boxes = h("div", { class: "pick" },
+    [...byGroup].map(([g, ps]) => [
+      h("label", {}, h("b", {}, g), " ",
+        h("button", { type: "button", onclick: () => {
+          for (const p of ps) document.getElementById("pick-" + p.id).checked = true;
+          if (name.value === "Virtual contest") name.value = g;
+        } }, "whole batch")),
+      ps.map((p) => h("label", {}, h("input", { type: "checkbox", id: "pick-" + p.id, value: p.id }), " ", p.name || p.id)),
+    ]));
+  const status = h("span", { class: "hint" });
+  $("#main").replaceChildren(
+    h("h1", {}, "Virtual contests"),
+    state.contests.length
+      ? h("table", { id: "contests" }, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Problems"), h("th", {}, "Duration"), h("th", {}, "Ends"))),
+          h("tbody", {}, state.contests.map((c) => {
+            const end = contestEnd(c);
+            return h("tr", { class: "clickable", onclick: () => (location.hash = `#/c/${encodeURIComponent(c.id)}`) },
+              h("td", {}, h("a", { href: `#/c/${encodeURIComponent(c.id)}` }, c.name || c.id)),
+              h("td", {}, Array.isArray(c.problems) ? c.problems.length : ""),
+              h("td", {}, c.duration_min != null ? c.duration_min + " min" : ""),
+              h("td", {}, end ? new Date(end).toLocaleString() : ""));
+          })))
+      : h("p", { class: "hint" }, "No contests yet."),
+    h("section", { class: "panel", id: "new-contest" }, h("h2", {}, "Start a virtual contest"),
+      h("div", { class: "row" }, "Name ", name, "Duration (minutes) ", duration),
+      state.problems.length ? boxes : h("p", { class: "hint" }, "Receive some problems first."),
+      h("div", { class: "row" }, h("button", { class: "primary", type: "button", id: "contest-start", onclick: async (ev) => {
+        const problems = [...boxes.querySelectorAll("input:checked")].map((b) => {
+          const p = state.problems.find((x) => String(x.id) === b.value);
+          return p ? p.id : b.value;
+        });
+        if (!problems.length) {
+          status.textContent = "Pick at least one problem.";
+          return;
+        }
+        ev.target.disabled = true;
+        try {
+          const res = await api("POST", "/api/contests", { name: name.value.trim() || "Virtual contest", problems, duration_min: Number(duration.value) || 120 });
+          location.hash = `#/c/${encodeURIComponent(res.id)}`;
+        } catch (e) {
+          status.className = "error";
+          status.textContent = e.message;
+        } finally {
+          ev.target.disabled = false;
+        }
+      } }, "Start"), status)));
+}
+
+async function openContest(id) {
+  const board = await api("GET", `/api/contests/${encodeURIComponent(id)}/scoreboard`);
+  await loadContests();
+  state.contest = state.contests.find((c) => String(c.id) === String(id)) || board.contest || { id };
+  state.scoreboard = board;
+  renderContest();
+}
+
+const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+
+// The scoreboard: one row per contestant (locally usually one), a cell per problem with its
+// attempts and the minute of the accepted one, then solved and penalty.
+function renderContest() {
+  const c = state.contest;
+  const b = state.scoreboard || {};
+  const problems = b.problems || c.problems || [];
+  const problemId = (p) => (typeof p === "object" ? p.id ?? p.problem : p);
+  const problemName = (p) => {
+    const id = problemId(p);
+    return (typeof p === "object" && p.name) || state.problems.find((x) => String(x.id) === String(id))?.name || id;
+  };
+  const rows = b.rows || b.teams || (b.solved !== undefined ? [b] : []);
+  const cell = (row, p, i) => {
+    const list = row.problems || row.cells || [];
+    const r = list.find((x) => String(x.problem ?? x.id) === String(problemId(p))) || list[i] || {};
+    const attempts = r.attempts ?? r.tries ?? 0;
+    const solved = r.solved ?? (r.time_min != null || r.solved_at_min != null);
+    const minute = r.time_min ?? r.solved_at_min ?? r.minute;
+    if (solved) return h("td", { class: "solved" }, "+" + (attempts > 1 ? attempts - 1 : ""), h("small", {}, minute != null ? `${minute} min` : ""));
+    if (attempts) return h("td", { class: "tried" }, "−" + attempts, r.pending ? h("small", {}, "judging") : null);
+    return h("td", {}, "");
+  };
+  const end = contestEnd(c);
+  $("#main").replaceChildren(
+    h("h1", { id: "contest-name" }, c.name || `Contest ${c.id}`),
+    h("div", { class: "meta" },
+      c.duration_min != null ? h("span", {}, `${c.duration_min} min`) : null,
+      end ? h("span", {}, "ends ", new Date(end).toLocaleTimeString()) : null,
+      b.frozen ? h("span", { class: "verdict" }, "frozen") : null,
+      c.penalty_min ? h("span", {}, `${c.penalty_min} min per rejected attempt`) : h("span", {}, "ICPC rules: 20 min per rejected attempt before the accepted one; compile errors are free")),
+    h("p", { class: "contest-problems" }, problems.map((p, i) =>
+      h("a", { href: `#/p/${encodeURIComponent(problemId(p))}` }, `${LETTERS[i] || i + 1}. ${problemName(p)}`))),
+    h("table", { class: "scoreboard", id: "scoreboard" },
+      h("thead", {}, h("tr", {}, h("th", { class: "name" }, "Who"), problems.map((p, i) => h("th", { title: problemName(p) }, LETTERS[i] || i + 1)),
+        h("th", {}, "Solved"), h("th", {}, "Penalty"))),
+      h("tbody", {}, rows.map((row) =>
+        h("tr", {}, h("td", { class: "name" }, row.name || "you"), problems.map((p, i) => cell(row, p, i)),
+          h("td", { class: "total-solved" }, row.solved ?? 0), h("td", { class: "total-penalty" }, row.penalty_min ?? row.penalty ?? 0))))),
+  );
+  state.clockContest = c;
+  tickClock();
+}
+
+// The header clock: the time left in the contest last opened (or running).
+function tickClock() {
+  const clock = $("#clock");
+  const c = state.clockContest;
+  const end = c && contestEnd(c);
+  if (!end) {
+    clock.hidden = true;
+    return;
+  }
+  const left = Math.max(0, end - Date.now());
+  const s = Math.floor(left / 1000);
+  const pad = (n) => String(n).padStart(2, "0");
+  clock.hidden = false;
+  clock.textContent = left > 0 ? `${c.name || "contest"} ${Math.floor(s / 3600)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}` : `${c.name || "contest"} over`;
+}
+
+// ---------- live updates ----------
+
+let refreshTimer = null;
+
+// Re-reads what may have changed, at most every 150 ms, however many events arrive.
+function scheduleRefresh(what) {
+  state.pending = Object.assign(state.pending || {}, what);
+  if (refreshTimer) return;
+  refreshTimer = setTimeout(async () => {
+    refreshTimer = null;
+    const p = state.pending;
+    state.pending = {};
+    if (p.problems) await loadProblems();
+    if (p.submission && state.submission) {
+      await showSubmission(state.submission.id);
+      if (state.submission.verdict) {
+        await loadHistory();
+        const hist = document.getElementById("history");
+        if (hist) hist.replaceWith(historyPanel());
+      }
+    }
+    if (p.history && state.route.view === "problem") {
+      await loadHistory();
+      const hist = document.getElementById("history");
+      if (hist) hist.replaceWith(historyPanel());
+    }
+    if (p.contest && state.route.view === "contest") await openContest(state.route.id);
+  }, 150);
+}
+
+function onEvent(type, data) {
+  let ev = {};
+  try {
+    ev = JSON.parse(data);
+  } catch (_) {
+    /* a comment or keep-alive */
+  }
+  const kind = ev.event || ev.type || type;
+  const sub = ev.submission ?? ev.submission_id ?? ev.id;
+  if (/problem|contest_created|received/.test(kind) && !/test|solution|compile/.test(kind)) scheduleRefresh({ problems: true });
+  if (/test|solution|compile|submission|rejudged/.test(kind)) {
+    const mine = state.submission && (sub === undefined || String(sub) === String(state.submission.id));
+    if (mine) scheduleRefresh({ submission: true });
+    // A watched file saved: a new submission of the open problem appears in the history.
+    if (/submission_created|submitted|solution_started|compile_started/.test(kind)) {
+      const prob = ev.problem ?? ev.problem_id;
+      if (state.problem && (prob === undefined || String(prob) === String(state.problem.id))) {
+        if (sub !== undefined && (!state.submission || String(sub) !== String(state.submission.id)) && state.lastSource && state.lastSource.path) {
+          state.submission = { id: sub, verdict: null, tests: [] };
+        }
+        scheduleRefresh({ history: true, submission: true });
+      }
+    }
+    if (/solution_finished|submission_finished/.test(kind)) scheduleRefresh({ contest: true, history: true });
+  }
+}
+
+const EVENT_NAMES = ["message", "problem", "problem_added", "problem_received", "contest", "contest_created", "submission",
+  "submission_created", "submission_finished", "compile_started", "compile_finished", "test_started", "test_finished",
+  "solution_finished", "rejudged"];
+
+function connectEvents() {
+  const live = $("#live");
+  let es;
+  try {
+    es = new EventSource("/api/events", { withCredentials: true });
+  } catch (_) {
+    return;
+  }
+  es.onopen = () => {
+    live.textContent = "live";
+    live.classList.add("on");
+  };
+  es.onerror = () => {
+    live.textContent = "reconnecting…";
+    live.classList.remove("on");
+  };
+  for (const name of EVENT_NAMES) es.addEventListener(name, (e) => onEvent(name, e.data));
+}
+
+// A slow poll as well, so that nothing depends on an event arriving: the problem list every 2 s
+// while the tab is visible, a submission being judged every second.
+function poll() {
+  setInterval(() => {
+    if (document.hidden) return;
+    if (state.submission && !state.submission.verdict && !state.submission.error) scheduleRefresh({ submission: true });
+  }, 1000);
+  setInterval(() => {
+    if (!document.hidden) scheduleRefresh({ problems: true });
+  }, 2000);
+  setInterval(tickClock, 1000);
+}
+
+// ---------- start ----------
+
+window.addEventListener("hashchange", route);
+(async () => {
+  await loadProblems();
+  await loadContests();
+  const running = state.contests.find((c) => (contestEnd(c) || 0) > Date.now());
+  if (running) state.clockContest = running;
+  tickClock();
+  await route();
+  connectEvents();
+  poll();
+})();
