@@ -647,16 +647,29 @@ async function loadContests() {
   try {
     const list = await api("GET", "/api/contests");
     state.contests = Array.isArray(list) ? list : [];
+    noteServerClock(state.contests[0]);
   } catch (_) {
     state.contests = [];
   }
 }
 
+// The end of contest `c` in this browser's clock (milliseconds), or null. The server's `now`
+// (sent with every contest) corrects for a clock that differs from the browser's.
 function contestEnd(c) {
-  const start = c.started_at ?? c.start ?? c.start_time;
-  if (start == null || c.duration_min == null) return null;
-  const ms = typeof start === "number" ? (start < 1e12 ? start * 1000 : start) : Date.parse(start);
-  return isNaN(ms) ? null : ms + c.duration_min * 60000;
+  let end = c.end_at ?? null;
+  if (end == null) {
+    const start = c.start_at ?? c.started_at ?? c.start;
+    if (start == null || c.duration_min == null) return null;
+    const ms = typeof start === "number" ? (start < 1e12 ? start * 1000 : start) : Date.parse(start);
+    if (isNaN(ms)) return null;
+    end = ms + c.duration_min * 60000;
+  }
+  if (typeof end === "string") end = Date.parse(end);
+  return end - (state.clockOffset || 0);
+}
+
+function noteServerClock(c) {
+  if (c && typeof c.now === "number") state.clockOffset = c.now - Date.now();
 }
 
 async function renderContests() {
@@ -720,12 +733,14 @@ async function renderContests() {
 async function openContest(id) {
   const board = await api("GET", `/api/contests/${encodeURIComponent(id)}/scoreboard`);
   await loadContests();
-  state.contest = state.contests.find((c) => String(c.id) === String(id)) || board.contest || { id };
+  state.contest = board.contest || state.contests.find((c) => String(c.id) === String(id)) || { id };
+  noteServerClock(state.contest);
   state.scoreboard = board;
   renderContest();
 }
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const label = (p, i) => (typeof p === "object" && p.label) || LETTERS[i] || String(i + 1);
 
 // The scoreboard: one row per contestant (locally usually one), a cell per problem with its
 // attempts and the minute of the accepted one, then solved and penalty.
@@ -741,13 +756,15 @@ function renderContest() {
   const rows = b.rows || b.teams || (b.solved !== undefined ? [b] : []);
   const cell = (row, p, i) => {
     const list = row.problems || row.cells || [];
-    const r = list.find((x) => String(x.problem ?? x.id) === String(problemId(p))) || list[i] || {};
-    const attempts = r.attempts ?? r.tries ?? 0;
-    const solved = r.solved ?? (r.time_min != null || r.solved_at_min != null);
-    const minute = r.time_min ?? r.solved_at_min ?? r.minute;
-    if (solved) return h("td", { class: "solved" }, "+" + (attempts > 1 ? attempts - 1 : ""), h("small", {}, minute != null ? `${minute} min` : ""));
-    if (attempts) return h("td", { class: "tried" }, "−" + attempts, r.pending ? h("small", {}, "judging") : null);
-    return h("td", {}, "");
+    const r = list.find((x) => typeof x === "object" && String(x.problem ?? x.id) === String(problemId(p))) || {};
+    const rejected = r.rejected ?? r.attempts ?? 0;
+    const minute = r.time_min ?? r.solved_at_min;
+    const extra = [];
+    if (r.pending) extra.push(h("small", {}, `${r.pending} judging`));
+    if (r.frozen) extra.push(h("small", {}, `${r.frozen} frozen`));
+    if (r.solved) return h("td", { class: "solved", "data-problem": problemId(p) }, "+" + (rejected || ""), h("small", {}, minute != null ? `${minute} min` : ""), extra);
+    if (rejected || r.pending || r.frozen) return h("td", { class: "tried", "data-problem": problemId(p) }, rejected ? "−" + rejected : "?", extra);
+    return h("td", { "data-problem": problemId(p) }, "");
   };
   const end = contestEnd(c);
   $("#main").replaceChildren(
@@ -755,12 +772,14 @@ function renderContest() {
     h("div", { class: "meta" },
       c.duration_min != null ? h("span", {}, `${c.duration_min} min`) : null,
       end ? h("span", {}, "ends ", new Date(end).toLocaleTimeString()) : null,
-      b.frozen ? h("span", { class: "verdict" }, "frozen") : null,
+      b.state ? h("span", { id: "contest-state" }, b.state) : null,
+      b.elapsed_min != null ? h("span", {}, `minute ${b.elapsed_min}`) : null,
+      c.freeze_min ? h("span", {}, `frozen for the last ${c.freeze_min} min`) : null,
       c.penalty_min ? h("span", {}, `${c.penalty_min} min per rejected attempt`) : h("span", {}, "ICPC rules: 20 min per rejected attempt before the accepted one; compile errors are free")),
     h("p", { class: "contest-problems" }, problems.map((p, i) =>
-      h("a", { href: `#/p/${encodeURIComponent(problemId(p))}` }, `${LETTERS[i] || i + 1}. ${problemName(p)}`))),
+      h("a", { href: `#/p/${encodeURIComponent(problemId(p))}` }, `${label(p, i)}. ${problemName(p)}`))),
     h("table", { class: "scoreboard", id: "scoreboard" },
-      h("thead", {}, h("tr", {}, h("th", { class: "name" }, "Who"), problems.map((p, i) => h("th", { title: problemName(p) }, LETTERS[i] || i + 1)),
+      h("thead", {}, h("tr", {}, h("th", { class: "name" }, "Who"), problems.map((p, i) => h("th", { title: problemName(p) }, label(p, i))),
         h("th", {}, "Solved"), h("th", {}, "Penalty"))),
       h("tbody", {}, rows.map((row) =>
         h("tr", {}, h("td", { class: "name" }, row.name || "you"), problems.map((p, i) => cell(row, p, i)),
