@@ -128,6 +128,7 @@ function samplesOf(p) {
       name: t.name || `sample ${i + 1}`,
       input: t.input,
       output: t.output ?? t.answer ?? "",
+      custom: Boolean(t.custom),
     }));
 }
 
@@ -152,6 +153,8 @@ const state = {
   contest: null,
   scoreboard: null,
   stress: null,
+  languages: ["C++", "C", "Rust", "Python 3"],
+  watches: [],
   lastSource: null, // what was last submitted: {source, language} or {path}
 };
 
@@ -195,6 +198,12 @@ async function loadProblems() {
   }
 }
 
+// "AC" once solved, the last verdict after a rejection, null before any submission.
+function resultOf(p) {
+  if (p.solved) return "AC";
+  return state.results[p.id] || (p.submissions ? "tried" : null);
+}
+
 function renderSidebar() {
   const groups = new Map();
   for (const p of state.problems) {
@@ -206,7 +215,7 @@ function renderSidebar() {
   for (const [g, ps] of groups) {
     if (g) out.push(h("div", { class: "group" }, g));
     for (const p of ps) {
-      const r = state.results[p.id];
+      const r = resultOf(p);
       out.push(
         h(
           "a",
@@ -236,7 +245,7 @@ function renderHome() {
       h("td", { class: "num" }, p.time_limit_ms != null ? fmtMs(p.time_limit_ms) : ""),
       h("td", { class: "num" }, p.memory_mib != null ? p.memory_mib + " MiB" : ""),
       h("td", { class: "num" }, testCount(p) ?? ""),
-      h("td", {}, state.results[p.id] ? verdictBadge(state.results[p.id]) : ""),
+      h("td", {}, resultOf(p) ? verdictBadge(resultOf(p)) : ""),
     ),
   );
   $("#main").replaceChildren(
@@ -270,6 +279,7 @@ async function openProblem(id, submissionId) {
       if (!detail) throw e;
     }
     state.problem = detail;
+    await loadWatches();
     renderProblem();
     await loadHistory();
   }
@@ -345,7 +355,7 @@ function submitPanel() {
   let body;
   if (mode === "paste") {
     const lang = h("select", { id: "language" },
-      ["C++", "C", "Rust", "Python 3"].map((l) => h("option", { value: l, selected: l === (state.language || "C++") }, l)));
+      state.languages.map((l) => h("option", { value: l, selected: l === (state.language || "C++") }, l)));
     const text = h("textarea", { id: "source", spellcheck: "false", placeholder: "Paste your solution here" });
     if (state.draft) text.value = state.draft;
     text.addEventListener("input", () => (state.draft = text.value));
@@ -357,8 +367,17 @@ function submitPanel() {
         } }, "Submit"), status));
   } else {
     const path = h("input", { type: "text", id: "path", placeholder: "/home/you/contest/a.cpp", value: state.watchPath || "" });
+    const watching = state.watches.filter((w) => String(w.problem) === String(state.problem.id));
     body = h("div", {},
       h("p", { class: "hint" }, "The judge reads this file now and re-judges it every time you save it."),
+      watching.length
+        ? h("ul", { id: "watches" }, watching.map((w) => h("li", {}, h("span", { class: "mono" }, w.path), " ",
+            h("button", { type: "button", onclick: async () => {
+              await api("DELETE", `/api/watches/${encodeURIComponent(w.id)}`).catch((e) => setStatus("submit-status", e.message, "error"));
+              await loadWatches();
+              renderProblem();
+            } }, "stop watching"))))
+        : null,
       h("div", { class: "row" }, path,
         h("button", { class: "primary", id: "watch", type: "button", onclick: async (ev) => {
           state.watchPath = path.value.trim();
@@ -384,6 +403,7 @@ async function submit(button, status, what) {
     const res = await api("POST", "/api/submissions", { problem: state.problem.id, ...what });
     state.lastSource = what;
     status.textContent = what.path ? "Watching: every save is judged." : "";
+    if (what.path) await loadWatches();
     state.submission = { id: res.id, problem: state.problem.id, verdict: null, tests: [] };
     state.selectedTest = null;
     await showSubmission(res.id);
@@ -395,6 +415,15 @@ async function submit(button, status, what) {
     status.textContent = e.message;
   } finally {
     button.disabled = false;
+  }
+}
+
+async function loadWatches() {
+  try {
+    const list = await api("GET", "/api/watches");
+    state.watches = Array.isArray(list) ? list : [];
+  } catch (_) {
+    state.watches = [];
   }
 }
 
@@ -444,6 +473,7 @@ function resultPanel() {
               h("td", { class: "msg" }, t.message || "")))))
       : h("p", { class: "hint" }, judging ? "Compiling…" : "No tests were run."),
     selected && selected.verdict !== "AC" ? diffPanel(selected) : null,
+    typeof s.source === "string" ? h("details", { class: "source" }, h("summary", {}, `Source${s.path ? " (" + s.path + ")" : ""}`), h("pre", {}, s.source)) : null,
   );
 }
 
@@ -555,8 +585,22 @@ function maxOf(tests, key) {
 function testsPanel() {
   const input = h("textarea", { id: "own-input", placeholder: "input", style: "min-height:6em" });
   const output = h("textarea", { id: "own-output", placeholder: "expected output (empty: any output the checker accepts is fine)", style: "min-height:6em" });
-  const status = h("span", { class: "hint" });
-  return h("section", { class: "panel", id: "own-tests" }, h("h2", {}, "Add a test"),
+  const status = h("span", { class: "hint", id: "add-test-status" });
+  const own = samplesOf(state.problem).filter((t) => t.custom);
+  return h("section", { class: "panel", id: "own-tests" }, h("h2", {}, "Your tests"),
+    own.length
+      ? h("ul", { id: "custom-tests" }, own.map((t) => h("li", {}, h("span", { class: "mono" }, t.name), " ",
+          h("button", { type: "button", onclick: async () => {
+            try {
+              await api("DELETE", `/api/problems/${encodeURIComponent(state.problem.id)}/tests/${encodeURIComponent(t.name)}`);
+              state.problem = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`);
+              renderProblem();
+            } catch (e) {
+              status.className = "error";
+              status.textContent = e.message;
+            }
+          } }, "remove"))))
+      : h("p", { class: "hint" }, "Tests you add are judged with the samples on every submission."),
     h("div", { class: "samples" }, h("h3", {}, "Input"), h("h3", {}, "Expected output"), input, output),
     h("div", { class: "row" },
       h("button", { type: "button", id: "add-test", onclick: async (ev) => {
@@ -573,10 +617,11 @@ async function addTest(button, status, input, output) {
   try {
     const res = await api("POST", `/api/problems/${encodeURIComponent(state.problem.id)}/tests`, { input, output });
     status.className = "ok";
-    status.textContent = `Added test ${res && res.name ? res.name : ""}`.trim() + ".";
     const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
     if (detail) state.problem = detail;
     loadProblems();
+    renderProblem();
+    setStatus("add-test-status", `Added test ${res && res.name ? res.name : ""}`.trim() + ".", "ok");
   } catch (e) {
     status.className = "error";
     status.textContent = e.message;
@@ -591,12 +636,13 @@ function stressPanel() {
   const gen = h("input", { type: "text", id: "stress-gen", placeholder: "generator source, e.g. /home/you/gen.py (prints one input; gets a seed as its argument)", value: state.stressGen || "" });
   const brute = h("input", { type: "text", id: "stress-brute", placeholder: "brute-force source, e.g. /home/you/brute.cpp", value: state.stressBrute || "" });
   const solution = h("input", { type: "text", id: "stress-solution", placeholder: "your solution's path (empty: the last one submitted)", value: state.stressSolution || "" });
+  const args = h("input", { type: "text", id: "stress-args", value: state.stressArgs || "{seed} {size}", style: "max-width:12em" });
   const seconds = h("input", { type: "number", id: "stress-seconds", value: state.stressSeconds || 10, min: 1, max: 600, style: "width:5em" });
   const status = h("span", { class: "hint", id: "stress-status" });
   const found = state.stress && (state.stress.found || state.stress.counterexample);
   return h("section", { class: "panel", id: "stress" }, h("h2", {}, "Stress test"),
     h("p", { class: "hint" }, "Runs generated inputs through your solution and a brute force until they disagree, then shrinks the input."),
-    h("div", { class: "row" }, "Generator ", gen),
+    h("div", { class: "row" }, "Generator ", gen, "arguments ", args),
     h("div", { class: "row" }, "Brute force ", brute),
     h("div", { class: "row" }, "Solution ", solution),
     h("div", { class: "row" }, "Seconds ", seconds,
@@ -605,9 +651,14 @@ function stressPanel() {
         state.stressBrute = brute.value.trim();
         state.stressSolution = solution.value.trim();
         state.stressSeconds = Number(seconds.value) || 10;
+        state.stressArgs = args.value.trim() || "{seed} {size}";
         await runStress(ev.target, status);
       } }, "Stress"), status),
-    state.stress
+    state.stress && state.stress.state === "failed"
+      ? h("p", { class: "error" }, state.stress.error || "The stress run failed.")
+      : state.stress && state.stress.state !== "done" && state.stress.state !== undefined
+      ? h("p", { class: "hint" }, `Still ${state.stress.state}…`)
+      : state.stress
       ? found
         ? h("div", { id: "counterexample" },
             h("p", {}, "Counterexample", found.verdict ? [" (", verdictBadge(found.verdict), ")"] : "", ":"),
@@ -622,7 +673,7 @@ function stressPanel() {
 }
 
 async function runStress(button, status) {
-  const body = { problem: state.problem.id, generator: state.stressGen, brute: state.stressBrute, seconds: state.stressSeconds };
+  const body = { problem: state.problem.id, generator: state.stressGen, brute: state.stressBrute, seconds: state.stressSeconds, args: state.stressArgs };
   if (state.stressSolution) body.path = state.stressSolution;
   else if (state.lastSource) Object.assign(body, state.lastSource);
   else if (state.watchPath) body.path = state.watchPath;
@@ -682,6 +733,7 @@ async function renderContests() {
   }
   const name = h("input", { type: "text", id: "contest-name", placeholder: "name", value: "Virtual contest" });
   const duration = h("input", { type: "number", id: "contest-duration", value: 120, min: 1, style: "width:6em" });
+  const freeze = h("input", { type: "number", id: "contest-freeze", value: 0, min: 0, style: "width:5em" });
   const boxes = h("div", { class: "pick" },
     [...byGroup].map(([g, ps]) => [
       h("label", {}, h("b", {}, g), " ",
@@ -695,18 +747,19 @@ async function renderContests() {
   $("#main").replaceChildren(
     h("h1", {}, "Virtual contests"),
     state.contests.length
-      ? h("table", { id: "contests" }, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Problems"), h("th", {}, "Duration"), h("th", {}, "Ends"))),
+      ? h("table", { id: "contests" }, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Problems"), h("th", {}, "Duration"), h("th", {}, "State"), h("th", {}, "Ends"))),
           h("tbody", {}, state.contests.map((c) => {
             const end = contestEnd(c);
             return h("tr", { class: "clickable", onclick: () => (location.hash = `#/c/${encodeURIComponent(c.id)}`) },
               h("td", {}, h("a", { href: `#/c/${encodeURIComponent(c.id)}` }, c.name || c.id)),
               h("td", {}, Array.isArray(c.problems) ? c.problems.length : ""),
               h("td", {}, c.duration_min != null ? c.duration_min + " min" : ""),
+              h("td", {}, (c.state || "").replace("_", " ")),
               h("td", {}, end ? new Date(end).toLocaleString() : ""));
           })))
       : h("p", { class: "hint" }, "No contests yet."),
     h("section", { class: "panel", id: "new-contest" }, h("h2", {}, "Start a virtual contest"),
-      h("div", { class: "row" }, "Name ", name, "Duration (minutes) ", duration),
+      h("div", { class: "row" }, "Name ", name, "Duration (minutes) ", duration, "Freeze the last (minutes) ", freeze),
       state.problems.length ? boxes : h("p", { class: "hint" }, "Receive some problems first."),
       h("div", { class: "row" }, h("button", { class: "primary", type: "button", id: "contest-start", onclick: async (ev) => {
         const problems = [...boxes.querySelectorAll("input:checked")].map((b) => {
@@ -719,7 +772,9 @@ async function renderContests() {
         }
         ev.target.disabled = true;
         try {
-          const res = await api("POST", "/api/contests", { name: name.value.trim() || "Virtual contest", problems, duration_min: Number(duration.value) || 120 });
+          const body = { name: name.value.trim() || "Virtual contest", problems, duration_min: Number(duration.value) || 120 };
+          if (Number(freeze.value) > 0) body.freeze_min = Number(freeze.value);
+          const res = await api("POST", "/api/contests", body);
           location.hash = `#/c/${encodeURIComponent(res.id)}`;
         } catch (e) {
           status.className = "error";
@@ -776,6 +831,7 @@ function renderContest() {
       b.elapsed_min != null ? h("span", {}, `minute ${b.elapsed_min}`) : null,
       c.freeze_min ? h("span", {}, `frozen for the last ${c.freeze_min} min`) : null,
       c.penalty_min ? h("span", {}, `${c.penalty_min} min per rejected attempt`) : h("span", {}, "ICPC rules: 20 min per rejected attempt before the accepted one; compile errors are free")),
+    (b.state || c.state) === "not_started" ? startForm(c) : null,
     h("p", { class: "contest-problems" }, problems.map((p, i) =>
       h("a", { href: `#/p/${encodeURIComponent(problemId(p))}` }, `${label(p, i)}. ${problemName(p)}`))),
     h("table", { class: "scoreboard", id: "scoreboard" },
@@ -787,6 +843,29 @@ function renderContest() {
   );
   state.clockContest = c;
   tickClock();
+}
+
+// A contest made from a competitive-companion batch waits for its start.
+function startForm(c) {
+  const duration = h("input", { type: "number", id: "start-duration", value: c.duration_min || 120, min: 1, style: "width:6em" });
+  const freeze = h("input", { type: "number", id: "start-freeze", value: c.freeze_min || 0, min: 0, style: "width:5em" });
+  const status = h("span", { class: "hint" });
+  return h("section", { class: "panel", id: "start-contest" },
+    h("p", {}, "This contest has not started. The timer and the scoreboard begin when you start it."),
+    h("div", { class: "row" }, "Duration (minutes) ", duration, "Freeze the last (minutes) ", freeze,
+      h("button", { class: "primary", type: "button", id: "contest-begin", onclick: async (ev) => {
+        ev.target.disabled = true;
+        try {
+          const body = { duration_min: Number(duration.value) || 120 };
+          if (Number(freeze.value) > 0) body.freeze_min = Number(freeze.value);
+          await api("POST", `/api/contests/${encodeURIComponent(c.id)}/start`, body);
+          await openContest(c.id);
+        } catch (e) {
+          status.className = "error";
+          status.textContent = e.message;
+          ev.target.disabled = false;
+        }
+      } }, "Start now"), status));
 }
 
 // The header clock: the time left in the contest last opened (or running).
@@ -818,6 +897,13 @@ function scheduleRefresh(what) {
     const p = state.pending;
     state.pending = {};
     if (p.problems) await loadProblems();
+    if (p.detail && state.problem) {
+      const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
+      if (detail && state.problem && String(detail.id) === String(state.problem.id)) {
+        state.problem = detail;
+        renderProblem();
+      }
+    }
     if (p.submission && state.submission) {
       await showSubmission(state.submission.id);
       if (state.submission.verdict) {
@@ -832,39 +918,68 @@ function scheduleRefresh(what) {
       if (hist) hist.replaceWith(historyPanel());
     }
     if (p.contest && state.route.view === "contest") await openContest(state.route.id);
+    if (p.contest && state.route.view === "contests") await renderContests();
   }, 150);
 }
 
-function onEvent(type, data) {
-  let ev = {};
+// One Server-Sent Event of the judge (README "judge practice": the engine's events with the
+// submission's id added, and the server's own).
+function onEvent(data) {
+  let ev;
   try {
     ev = JSON.parse(data);
   } catch (_) {
-    /* a comment or keep-alive */
+    return;
   }
-  const kind = ev.event || ev.type || type;
-  const sub = ev.submission ?? ev.submission_id ?? ev.id;
-  if (/problem|contest_created|received/.test(kind) && !/test|solution|compile/.test(kind)) scheduleRefresh({ problems: true });
-  if (/test|solution|compile|submission|rejudged/.test(kind)) {
-    const mine = state.submission && (sub === undefined || String(sub) === String(state.submission.id));
-    if (mine) scheduleRefresh({ submission: true });
-    // A watched file saved: a new submission of the open problem appears in the history.
-    if (/submission_created|submitted|solution_started|compile_started/.test(kind)) {
-      const prob = ev.problem ?? ev.problem_id;
-      if (state.problem && (prob === undefined || String(prob) === String(state.problem.id))) {
-        if (sub !== undefined && (!state.submission || String(sub) !== String(state.submission.id)) && state.lastSource && state.lastSource.path) {
-          state.submission = { id: sub, verdict: null, tests: [] };
-        }
-        scheduleRefresh({ history: true, submission: true });
+  const kind = ev.event || "";
+  const current = state.submission && String(ev.submission) === String(state.submission.id);
+  const here = state.problem && String(ev.problem) === String(state.problem.id);
+  switch (kind) {
+    case "problem_received":
+    case "problem_changed":
+      scheduleRefresh({ problems: true, detail: here });
+      break;
+    case "receive_failed":
+      showBanner("A problem from competitive-companion could not be stored: " + (ev.message || ""));
+      break;
+    case "contest_created":
+    case "contest_started":
+      scheduleRefresh({ contest: true });
+      break;
+    case "submission_queued":
+    case "watch_submitted":
+      // A watched file was saved: its new submission of the open problem is shown.
+      if (here && (kind === "watch_submitted" || ev.path) && ev.submission !== undefined
+          && (!state.submission || String(ev.submission) !== String(state.submission.id))) {
+        state.submission = { id: ev.submission, problem: ev.problem, verdict: null, tests: [] };
+        state.selectedTest = null;
+        refreshResult();
+        scheduleRefresh({ submission: true });
       }
-    }
-    if (/solution_finished|submission_finished/.test(kind)) scheduleRefresh({ contest: true, history: true });
+      if (here) scheduleRefresh({ history: true });
+      break;
+    case "watch_failed":
+      if (here) setStatus("submit-status", ev.message || "the watched file could not be read", "error");
+      break;
+    case "submission_finished":
+      if (current) scheduleRefresh({ submission: true });
+      scheduleRefresh({ history: here, problems: true, contest: true });
+      break;
+    case "stress_progress":
+      setStatus("stress-status", ev.message || "", "hint");
+      break;
+    default:
+      // The engine's events about a submission (compile, tests, verdict).
+      if (current) scheduleRefresh({ submission: true });
   }
 }
 
-const EVENT_NAMES = ["message", "problem", "problem_added", "problem_received", "contest", "contest_created", "submission",
-  "submission_created", "submission_finished", "compile_started", "compile_finished", "test_started", "test_finished",
-  "solution_finished", "rejudged"];
+function setStatus(id, text, cls) {
+  const el = document.getElementById(id);
+  if (!el) return;
+  el.className = cls;
+  el.textContent = text;
+}
 
 function connectEvents() {
   const live = $("#live");
@@ -882,7 +997,7 @@ function connectEvents() {
     live.textContent = "reconnecting…";
     live.classList.remove("on");
   };
-  for (const name of EVENT_NAMES) es.addEventListener(name, (e) => onEvent(name, e.data));
+  es.onmessage = (e) => onEvent(e.data);
 }
 
 // A slow poll as well, so that nothing depends on an event arriving: the problem list every 2 s
@@ -901,10 +1016,21 @@ function poll() {
 // ---------- start ----------
 
 window.addEventListener("hashchange", route);
+async function loadLanguages() {
+  try {
+    const list = await api("GET", "/api/languages");
+    const names = (Array.isArray(list) ? list : []).map((l) => (typeof l === "string" ? l : l.name)).filter(Boolean);
+    if (names.length) state.languages = names;
+  } catch (_) {
+    /* the built-in four */
+  }
+}
+
 (async () => {
   await loadProblems();
   await loadContests();
-  const running = state.contests.find((c) => (contestEnd(c) || 0) > Date.now());
+  await loadLanguages();
+  const running = state.contests.find((c) => c.state === "running" || c.state === "frozen");
   if (running) state.clockContest = running;
   tickClock();
   await route();
