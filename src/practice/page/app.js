@@ -25,6 +25,15 @@ function h(tag, attrs, ...children) {
 
 const $ = (sel) => document.querySelector(sel);
 
+// The main area's content (nulls left out: replaceChildren would show them as text).
+function appendAll(el, ...children) {
+  el.append(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+function setMain(...children) {
+  $("#main").replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+}
+
 function fmtMs(ms) {
   if (ms === null || ms === undefined) return "";
   return ms >= 10000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms";
@@ -181,7 +190,7 @@ async function route() {
     else if (state.route.view === "contest") await openContest(state.route.id);
     else renderHome();
   } catch (e) {
-    $("#main").replaceChildren(h("p", { class: "error" }, e.message));
+    setMain(h("p", { class: "error" }, e.message));
   }
 }
 
@@ -248,7 +257,7 @@ function renderHome() {
       h("td", {}, resultOf(p) ? verdictBadge(resultOf(p)) : ""),
     ),
   );
-  $("#main").replaceChildren(
+  setMain(
     h("h1", {}, "Problems"),
     state.problems.length
       ? h(
@@ -314,8 +323,8 @@ function renderProblem() {
     // TeX as MathML, unsafe link schemes dropped.
     statement.innerHTML = statementHtml;
   } else {
-    const samples = samplesOf(p);
-    statement.append(
+    const samples = samplesOf(p).filter((t) => !t.custom);
+    appendAll(statement,
       h("p", { class: "hint" }, link ? ["Statement: ", h("a", { href: link, target: "_blank", rel: "noopener noreferrer" }, link)] : "No statement."),
       samples.length ? h("h2", {}, "Samples") : null,
       samples.map((s) =>
@@ -325,7 +334,7 @@ function renderProblem() {
       ),
     );
   }
-  main.replaceChildren(
+  setMain(
     h("h1", { id: "problem-name" }, p.name || p.id),
     h("div", { class: "meta" },
       p.group ? h("span", {}, p.group) : null,
@@ -744,7 +753,7 @@ async function renderContests() {
       ps.map((p) => h("label", {}, h("input", { type: "checkbox", id: "pick-" + p.id, value: p.id }), " ", p.name || p.id)),
     ]));
   const status = h("span", { class: "hint" });
-  $("#main").replaceChildren(
+  setMain(
     h("h1", {}, "Virtual contests"),
     state.contests.length
       ? h("table", { id: "contests" }, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Problems"), h("th", {}, "Duration"), h("th", {}, "State"), h("th", {}, "Ends"))),
@@ -795,6 +804,8 @@ async function openContest(id) {
 }
 
 const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+// "A. Sum", without doubling a label the name already starts with (Codeforces names do).
+const labelled = (l, name) => (String(name).startsWith(l + ".") || String(name).startsWith(l + " ") ? String(name) : `${l}. ${name}`);
 const label = (p, i) => (typeof p === "object" && p.label) || LETTERS[i] || String(i + 1);
 
 // The scoreboard: one row per contestant (locally usually one), a cell per problem with its
@@ -822,7 +833,7 @@ function renderContest() {
     return h("td", { "data-problem": problemId(p) }, "");
   };
   const end = contestEnd(c);
-  $("#main").replaceChildren(
+  setMain(
     h("h1", { id: "contest-name" }, c.name || `Contest ${c.id}`),
     h("div", { class: "meta" },
       c.duration_min != null ? h("span", {}, `${c.duration_min} min`) : null,
@@ -833,7 +844,7 @@ function renderContest() {
       c.penalty_min ? h("span", {}, `${c.penalty_min} min per rejected attempt`) : h("span", {}, "ICPC rules: 20 min per rejected attempt before the accepted one; compile errors are free")),
     (b.state || c.state) === "not_started" ? startForm(c) : null,
     h("p", { class: "contest-problems" }, problems.map((p, i) =>
-      h("a", { href: `#/p/${encodeURIComponent(problemId(p))}` }, `${label(p, i)}. ${problemName(p)}`))),
+      h("a", { href: `#/p/${encodeURIComponent(problemId(p))}` }, labelled(label(p, i), problemName(p))))),
     h("table", { class: "scoreboard", id: "scoreboard" },
       h("thead", {}, h("tr", {}, h("th", { class: "name" }, "Who"), problems.map((p, i) => h("th", { title: problemName(p) }, label(p, i))),
         h("th", {}, "Solved"), h("th", {}, "Penalty"))),
