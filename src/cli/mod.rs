@@ -7,6 +7,7 @@ pub mod exit;
 mod gen;
 mod inspect;
 mod new;
+mod practice;
 mod run;
 mod stress;
 mod verify;
@@ -153,6 +154,14 @@ Examples:
   judge completions powershell >> $PROFILE
   source <(judge completions bash)           this shell only")]
     Completions(completions::Args),
+    /// Serve a local practice page: problems from competitive-companion, live verdicts, history, virtual contests.
+    #[command(after_help = "\
+Examples:
+  judge practice                          page on 127.0.0.1:27180, competitive-companion on 27181
+  judge practice --open                   also open the page in the browser
+  judge practice --dir ~/cp --port 8080 --cc-port 8081
+  judge practice --token my-long-secret-token")]
+    Practice(practice::Args),
 }
 
 /// `--color WHEN` as given on the command line, read before clap parses the rest, so that
@@ -220,6 +229,7 @@ pub fn main() -> i32 {
         Command::New(args) => new::run(args, languages),
         Command::Inspect(args) => inspect::run(args),
         Command::Completions(args) => completions::run(args),
+        Command::Practice(args) => practice::run(args, languages),
     }));
     crate::sandbox::finish();
     let code = match result {

@@ -1,0 +1,117 @@
+//! `judge practice [--dir DIR] [--port P] [--cc-port Q] [--token T] [--open]`: the local
+//! practice server (`crate::practice`). Runs until interrupted (Ctrl-C: exit status 130).
+
+use super::Session;
+use crate::practice::{self, access, contest};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// The page's port by default.
+pub const DEFAULT_PORT: u16 = 27180;
+/// competitive-companion's port by default: none of the ports other tools take (cph 27121,
+/// CP Editor 10045, cpbooster 1327, Hightail 4244, Mind Sport 6174, acmX 10042, Caide 10043,
+/// CHelper 4243).
+pub const DEFAULT_CC_PORT: u16 = 27181;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// Where problems and the history live (default: $XDG_DATA_HOME/judge/practice, else
+    /// ~/.local/share/judge/practice of the user who started the judge, through sudo too).
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    dir: Option<PathBuf>,
+    /// The page's and the API's port on 127.0.0.1 (0: any free port).
+    #[arg(long, value_name = "P", default_value_t = DEFAULT_PORT)]
+    port: u16,
+    /// The port competitive-companion sends problems to (add it in the extension's options as a
+    /// custom port; 0: any free port).
+    #[arg(long, value_name = "Q", default_value_t = DEFAULT_CC_PORT)]
+    cc_port: u16,
+    /// The secret the page and the API need (default: a new random one each start).
+    #[arg(long, value_name = "T")]
+    token: Option<String>,
+    /// Open the page in the browser (as the user who started the judge).
+    #[arg(long)]
+    open: bool,
+    /// Tests only: read "now" (milliseconds since the epoch) from this file.
+    #[arg(long, value_name = "FILE", hide = true)]
+    clock_file: Option<PathBuf>,
+}
+
+pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
+    let dir = match args.dir.clone().or_else(practice::default_dir) {
+        Some(d) => d,
+        None => anyhow::bail!(
+            "no folder for the practice problems: HOME and XDG_DATA_HOME are unset\n  hint: give one with --dir DIR"
+        ),
+    };
+    let token = match args.token {
+        Some(t) => {
+            access::check_token(&t).map_err(|e| anyhow::anyhow!("--token: {e}"))?;
+            t
+        }
+        None => access::random_token()
+            .map_err(|e| anyhow::anyhow!("cannot make a token (/dev/urandom): {e}"))?,
+    };
+    if args.port != 0 && args.port == args.cc_port {
+        anyhow::bail!(
+            "--port and --cc-port are both {}: the page and competitive-companion need a port each",
+            args.port
+        );
+    }
+    let listening = practice::bind(args.port, args.cc_port).map_err(anyhow::Error::msg)?;
+    let port = listening.page.local_addr()?.port();
+    let cc_port = listening.receiver.local_addr()?.port();
+    let clock: Box<dyn contest::Clock> = match args.clock_file {
+        Some(f) => Box::new(contest::FileClock(f)),
+        None => Box::new(contest::SystemClock),
+    };
+    let mut session = Session::new(languages)?;
+    super::warn_isolation(&session.engine.sandbox);
+    let state = practice::Practice::new(
+        &dir,
+        token.clone(),
+        port,
+        cc_port,
+        clock,
+        session.engine.languages.clone(),
+    )
+    .map_err(anyhow::Error::msg)?;
+    let url = format!("http://127.0.0.1:{port}/?token={token}");
+    crate::outln!("page: {url}");
+    crate::outln!("competitive-companion port: {cc_port} (add it as a custom port in the extension's options)");
+    crate::outln!("folder: {}", dir.display());
+    crate::outln!("Ctrl-C stops the server");
+    if args.open {
+        open_browser(&url);
+    }
+    practice::serve(Arc::new(state), listening, &mut session.engine)
+}
+
+/// Starts `xdg-open URL` as the user who started the judge (never a browser as root).
+fn open_browser(url: &str) {
+    use std::os::unix::process::CommandExt;
+    let user = practice::user::User::invoking();
+    let mut command = std::process::Command::new("xdg-open");
+    command
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } == 0 {
+        if user.uid == 0 {
+            crate::errln!("note: not opening a browser as root; open the address above yourself");
+            return;
+        }
+        command.uid(user.uid).gid(user.gid);
+    }
+    match command.spawn() {
+        // Reaped on a thread of its own, so it leaves no zombie.
+        Ok(mut child) => {
+            std::thread::spawn(move || child.wait());
+        }
+        Err(e) => crate::errln!(
+            "note: cannot open a browser (xdg-open: {e}); open the address above yourself"
+        ),
+    }
+}

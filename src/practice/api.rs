@@ -1,0 +1,612 @@
+//! The HTTP API (README "Practice" lists every route) and the competitive-companion receiver.
+//! Every route of the page's port passes `access::gate` first; a POST must carry JSON
+//! (`Content-Type: application/json`), which a web page of another site cannot send without a
+//! CORS preflight that is never answered.
+
+use super::http::{Request, Response};
+use super::{access, cc, contest, judging, Job, Practice};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::SyncSender;
+use std::time::Duration;
+
+/// History entries `GET /api/submissions` returns at most (`limit` may ask for fewer).
+const HISTORY_LIMIT: i64 = 1000;
+/// Bytes of a test's input or answer shown by `GET /api/problems/{id}`.
+const PREVIEW: usize = 64 * 1024;
+/// Tests shown with their content by `GET /api/problems/{id}`.
+const PREVIEW_TESTS: usize = 50;
+/// The longest stress run the page may ask for.
+const MAX_STRESS_SECONDS: f64 = 600.0;
+
+/// The competitive-companion port: a JSON POST of a sane size, answered at once; the problem
+/// is stored afterwards by the receiving thread.
+pub fn receiver(practice: &Practice, tx: &SyncSender<cc::Received>, r: &Request) -> Response {
+    if !access::host_ok(r, practice.cc_port) {
+        return Response::error(403, "the Host header does not name this server");
+    }
+    if !access::extension_origin_ok(r) {
+        return Response::error(403, "only the browser extension may send problems here");
+    }
+    if r.method != "POST" {
+        return Response::error(405, "send a problem with POST (competitive-companion)")
+            .with_header("Allow", "POST");
+    }
+    if !is_json(r) {
+        return Response::error(415, "send Content-Type: application/json");
+    }
+    let problem = match cc::parse(&r.body) {
+        Ok(p) => p,
+        Err(e) => return Response::error(400, e),
+    };
+    match tx.try_send(problem) {
+        Ok(()) => Response::json(200, &json!({"ok": true})),
+        Err(_) => Response::error(503, "too many problems at once; send again"),
+    }
+}
+
+fn is_json(r: &Request) -> bool {
+    r.header("content-type")
+        .map(|t| {
+            t.split(';')
+                .next()
+                .unwrap_or_default()
+                .trim()
+                .eq_ignore_ascii_case("application/json")
+        })
+        .unwrap_or(false)
+}
+
+/// The page's port.
+pub fn handle(practice: &Practice, r: &Request) -> Response {
+    if let Some((status, why)) = access::gate(r, practice.port, &practice.token) {
+        return Response::error(status, why);
+    }
+    if r.method == "POST" && !is_json(r) {
+        return Response::error(415, "send Content-Type: application/json");
+    }
+    let body = || -> Result<Value, Response> {
+        serde_json::from_slice(&r.body)
+            .map_err(|e| Response::error(400, format!("the body is not JSON: {e}")))
+    };
+    let segments: Vec<&str> = r.path.split('/').skip(1).collect();
+    let result = match (r.method.as_str(), segments.as_slice()) {
+        ("GET", [""]) if r.query("token").is_some() => {
+            // Sets the cookie and drops the token from the address bar.
+            return Response::bytes(303, "text/plain", b"see /\n".to_vec())
+                .with_header("Location", "/")
+                .with_header(
+                    "Set-Cookie",
+                    format!(
+                        "{}={}; Path=/; HttpOnly; SameSite=Strict",
+                        access::COOKIE,
+                        practice.token
+                    ),
+                );
+        }
+        ("GET", ["api", "problems"]) => Ok(problems(practice)),
+        ("POST", ["api", "problems"]) => body().and_then(|b| post_problem(practice, &b)),
+        ("GET", ["api", "problems", id]) => problem(practice, id),
+        ("POST", ["api", "problems", id, "tests"]) => {
+            body().and_then(|b| add_test(practice, id, &b))
+        }
+        ("DELETE", ["api", "problems", id, "tests", name]) => practice
+            .store
+            .remove_test(id, name)
+            .map(|_| json!({"ok": true}))
+            .map_err(|e| Response::error(404, e)),
+        ("POST", ["api", "submissions"]) => body().and_then(|b| post_submission(practice, &b)),
+        ("GET", ["api", "submissions"]) => history(practice, r),
+        ("GET", ["api", "submissions", id]) => submission(practice, id),
+        ("GET", ["api", "watches"]) => Ok(practice.watches.json()),
+        ("DELETE", ["api", "watches", id]) => match id.parse::<u64>() {
+            Ok(id) if practice.watches.remove(id) => Ok(json!({"ok": true})),
+            _ => Err(Response::error(404, format!("no watch `{id}`"))),
+        },
+        ("GET", ["api", "languages"]) => Ok(languages(practice)),
+        ("GET", ["api", "events"]) => return events(practice),
+        ("GET", ["api", "contests"]) => contests(practice),
+        ("POST", ["api", "contests"]) => body().and_then(|b| post_contest(practice, &b)),
+        ("POST", ["api", "contests", id, "start"]) => {
+            body().and_then(|b| start_contest(practice, id, &b))
+        }
+        ("GET", ["api", "contests", id, "scoreboard"]) => scoreboard(practice, id),
+        ("POST", ["api", "stress"]) => body().and_then(|b| post_stress(practice, &b)),
+        ("GET", ["api", "stress", id]) => stress_state(practice, id),
+        (_, ["api", ..]) => Err(Response::error(
+            404,
+            format!("no route {} {}", r.method, r.path),
+        )),
+        ("GET", _) => {
+            return match super::page::asset(&r.path) {
+                Some((kind, bytes)) => Response::bytes(200, kind, bytes.to_vec()),
+                None => Response::error(404, format!("no page {}", r.path)),
+            }
+        }
+        _ => Err(Response::error(
+            405,
+            format!("{} is not served here", r.method),
+        )),
+    };
+    match result {
+        Ok(v) => Response::json(200, &v),
+        Err(response) => response,
+    }
+}
+
+fn bad(message: impl Into<String>) -> Response {
+    Response::error(400, message)
+}
+
+/// One problem's entry in the list.
+fn problem_entry(practice: &Practice, id: &str, stats: &super::db::Stats) -> Value {
+    let meta = practice.store.meta(id);
+    let mut v = match practice.store.load(id) {
+        Ok(p) => json!({
+            "id": id,
+            "name": p.name,
+            "format": p.format.name(),
+            "time_limit_ms": p.limits.time.as_millis() as u64,
+            "memory_mib": p.limits.memory >> 20,
+            "tests": p.tests.len(),
+            "input_file": p.io.input,
+            "output_file": p.io.output,
+        }),
+        Err(e) => json!({"id": id, "name": id, "error": e, "tests": 0}),
+    };
+    v["group"] = json!(meta.group);
+    v["url"] = json!(meta.url);
+    v["interactive"] = json!(meta.interactive);
+    v["received_at"] = json!((meta.received_at > 0).then_some(meta.received_at));
+    let (count, first, accepted) = stats.get(id).cloned().unwrap_or((0, 0, None));
+    v["submissions"] = json!(count);
+    v["solved"] = json!(accepted.is_some());
+    v["first_submission_at"] = json!((count > 0).then_some(first));
+    v["accepted_at"] = json!(accepted);
+    v["attempts"] = json!(practice.db.attempts_before_ac(id).unwrap_or(0));
+    // From receiving the problem (or the first submission) to the first accepted submission.
+    let from = if meta.received_at > 0 {
+        meta.received_at
+    } else {
+        first
+    };
+    v["time_to_ac_ms"] = json!(accepted.map(|a| (a - from).max(0)));
+    v
+}
+
+fn problems(practice: &Practice) -> Value {
+    let stats = practice.db.problem_stats().unwrap_or_default();
+    Value::Array(
+        practice
+            .store
+            .ids()
+            .iter()
+            .map(|id| problem_entry(practice, id, &stats))
+            .collect(),
+    )
+}
+
+fn problem(practice: &Practice, id: &str) -> Result<Value, Response> {
+    let dir = practice
+        .store
+        .problem_dir(id)
+        .ok_or_else(|| Response::error(404, format!("no problem `{id}`")))?;
+    let stats = practice.db.problem_stats().unwrap_or_default();
+    let mut v = problem_entry(practice, id, &stats);
+    if let Ok(p) = practice.store.load(id) {
+        let preview = |path: &Path| -> (String, bool) {
+            let bytes = std::fs::read(path).unwrap_or_default();
+            let cut = bytes.len() > PREVIEW;
+            (
+                String::from_utf8_lossy(&bytes[..bytes.len().min(PREVIEW)]).into_owned(),
+                cut,
+            )
+        };
+        let samples: Vec<Value> = p
+            .tests
+            .iter()
+            .take(PREVIEW_TESTS)
+            .map(|t| {
+                let (input, cut_in) = preview(&t.input);
+                let (output, cut_out) = preview(&t.answer);
+                json!({
+                    "name": t.name,
+                    "input": input,
+                    "output": output,
+                    "truncated": cut_in || cut_out,
+                    "custom": t.name.starts_with("custom-"),
+                })
+            })
+            .collect();
+        v["samples"] = Value::Array(samples);
+        v["source"] = json!(p.source);
+    }
+    let statement = [
+        "statement.md",
+        "problem_statement/problem.en.md",
+        "problem_statement/problem.md",
+    ]
+    .iter()
+    .map(|s| dir.join(s))
+    .find(|p| p.is_file())
+    .and_then(|p| std::fs::read_to_string(p).ok());
+    v["statement_html"] = json!(statement.map(|md| super::statement::render(&md)));
+    Ok(v)
+}
+
+fn post_problem(practice: &Practice, body: &Value) -> Result<Value, Response> {
+    let problem = cc::parse(body.to_string().as_bytes()).map_err(bad)?;
+    let id = practice
+        .receive(&problem)
+        .map_err(|e| Response::error(500, e))?;
+    Ok(json!({ "id": id }))
+}
+
+fn add_test(practice: &Practice, id: &str, body: &Value) -> Result<Value, Response> {
+    let text = |key: &str| -> Result<String, Response> {
+        match body.get(key) {
+            Some(Value::String(s)) => Ok(s.clone()),
+            None | Some(Value::Null) if key == "output" => Ok(String::new()),
+            _ => Err(bad(format!("`{key}` must be a string"))),
+        }
+    };
+    let (input, output) = (text("input")?, text("output")?);
+    if practice.store.problem_dir(id).is_none() {
+        return Err(Response::error(404, format!("no problem `{id}`")));
+    }
+    let name = practice
+        .store
+        .add_test(id, &input, &output)
+        .map_err(|e| Response::error(500, e))?;
+    practice
+        .hub
+        .publish(&json!({"event": "problem_changed", "problem": id, "test": name}));
+    Ok(json!({ "name": name }))
+}
+
+/// `{"source", "language"}` or `{"path"}` in `body` (or under `key` of it).
+fn source_of(practice: &Practice, spec: &Value) -> Result<super::Source, Response> {
+    match (spec.get("source"), spec.get("path"), spec) {
+        (_, _, Value::String(path)) => practice
+            .from_path(Path::new(path))
+            .map_err(|e| Response::error(422, e)),
+        (Some(Value::String(text)), None, _) => {
+            let language = spec
+                .get("language")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("`language` is needed with `source` (e.g. \"C++\")"))?;
+            practice.pasted(text, language).map_err(bad)
+        }
+        (None, Some(Value::String(path)), _) => practice
+            .from_path(Path::new(path))
+            .map_err(|e| Response::error(422, e)),
+        _ => Err(bad(
+            "give either `source` (the text) with `language`, or `path` (an absolute file name)",
+        )),
+    }
+}
+
+fn post_submission(practice: &Practice, body: &Value) -> Result<Value, Response> {
+    let problem = body
+        .get("problem")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("`problem` (an id from /api/problems) is missing"))?;
+    if practice.store.problem_dir(problem).is_none() {
+        return Err(Response::error(404, format!("no problem `{problem}`")));
+    }
+    let source = source_of(practice, body)?;
+    let id = practice
+        .submit(problem, &source)
+        .map_err(|e| Response::error(500, e))?;
+    let mut out = json!({ "id": id });
+    if let Some(path) = &source.path {
+        let watch = practice
+            .watches
+            .add(problem, path.clone(), &source.text)
+            .map_err(|e| Response::error(409, e))?;
+        out["watch"] = json!(watch);
+    }
+    Ok(out)
+}
+
+fn parse_id(id: &str) -> Result<i64, Response> {
+    id.parse::<i64>()
+        .ok()
+        .filter(|n| *n > 0)
+        .ok_or_else(|| Response::error(404, format!("no such id `{id}`")))
+}
+
+fn submission(practice: &Practice, id: &str) -> Result<Value, Response> {
+    let n = parse_id(id)?;
+    match practice.db.get(n, true) {
+        Ok(Some(v)) => Ok(v),
+        Ok(None) => Err(Response::error(404, format!("no submission {n}"))),
+        Err(e) => Err(Response::error(500, e)),
+    }
+}
+
+fn history(practice: &Practice, r: &Request) -> Result<Value, Response> {
+    let limit = match r.query("limit") {
+        Some(l) => l
+            .parse::<i64>()
+            .ok()
+            .filter(|n| *n > 0)
+            .ok_or_else(|| bad("`limit` must be a positive number"))?
+            .min(HISTORY_LIMIT),
+        None => HISTORY_LIMIT,
+    };
+    let problem = r.query("problem").filter(|p| !p.is_empty());
+    practice
+        .db
+        .list(problem, limit)
+        .map(Value::Array)
+        .map_err(|e| Response::error(500, e))
+}
+
+fn languages(practice: &Practice) -> Value {
+    Value::Array(
+        practice
+            .languages
+            .all()
+            .iter()
+            .map(|l| json!({"name": l.name, "extensions": l.extensions}))
+            .collect(),
+    )
+}
+
+fn events(practice: &Practice) -> Response {
+    let Some(rx) = practice.hub.subscribe() else {
+        return Response::error(503, "too many event streams open; close a tab");
+    };
+    Response::Stream(Box::new(move |out| {
+        use std::sync::mpsc::RecvTimeoutError;
+        if out
+            .write_all(b"retry: 2000\n\ndata: {\"event\":\"hello\"}\n\n")
+            .and_then(|_| out.flush())
+            .is_err()
+        {
+            return;
+        }
+        loop {
+            let chunk = match rx.recv_timeout(Duration::from_secs(15)) {
+                Ok(text) if text.is_empty() => continue,
+                Ok(text) => format!("data: {text}\n\n"),
+                // A comment: keeps proxies and the browser from timing out, and finds a
+                // client that is gone.
+                Err(RecvTimeoutError::Timeout) => ": keep-alive\n\n".to_string(),
+                Err(RecvTimeoutError::Disconnected) => return,
+            };
+            if out
+                .write_all(chunk.as_bytes())
+                .and_then(|_| out.flush())
+                .is_err()
+            {
+                return;
+            }
+        }
+    }))
+}
+
+fn contests(practice: &Practice) -> Result<Value, Response> {
+    let now = practice.now();
+    practice
+        .db
+        .contests()
+        .map(|all| Value::Array(all.iter().map(|c| contest::contest_json(c, now)).collect()))
+        .map_err(|e| Response::error(500, e))
+}
+
+/// `duration_min` (1 to 10080, default 120) and `freeze_min` (0 to the duration, optional).
+fn timing(body: &Value) -> Result<(i64, Option<i64>), Response> {
+    let duration = match body.get("duration_min") {
+        None | Some(Value::Null) => 120,
+        Some(v) => v
+            .as_i64()
+            .filter(|d| (1..=10080).contains(d))
+            .ok_or_else(|| {
+                bad("`duration_min` must be a whole number of minutes from 1 to 10080")
+            })?,
+    };
+    let freeze = match body.get("freeze_min") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(
+            v.as_i64()
+                .filter(|f| (0..=duration).contains(f))
+                .ok_or_else(|| {
+                    bad("`freeze_min` must be a whole number of minutes up to the duration")
+                })?,
+        ),
+    };
+    Ok((duration, freeze))
+}
+
+fn post_contest(practice: &Practice, body: &Value) -> Result<Value, Response> {
+    let name = body
+        .get("name")
+        .and_then(Value::as_str)
+        .map(|n| {
+            n.trim()
+                .chars()
+                .filter(|c| !c.is_control())
+                .take(200)
+                .collect::<String>()
+        })
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| "Virtual contest".into());
+    let problems: Vec<String> = body
+        .get("problems")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("`problems` must be a list of problem ids"))?
+        .iter()
+        .map(|p| {
+            p.as_str()
+                .map(str::to_string)
+                .ok_or_else(|| bad("`problems` must be a list of problem ids"))
+        })
+        .collect::<Result<_, _>>()?;
+    if problems.is_empty() || problems.len() > 100 {
+        return Err(bad("a contest has 1 to 100 problems"));
+    }
+    for p in &problems {
+        if practice.store.problem_dir(p).is_none() {
+            return Err(Response::error(404, format!("no problem `{p}`")));
+        }
+        if problems.iter().filter(|q| *q == p).count() > 1 {
+            return Err(bad(format!("problem `{p}` is listed twice")));
+        }
+    }
+    let (duration, freeze) = timing(body)?;
+    let now = practice.now();
+    let id = practice
+        .db
+        .create_contest(&super::db::Contest {
+            id: 0,
+            name,
+            batch: None,
+            batch_size: None,
+            created_at: now,
+            start_at: Some(now),
+            duration_min: duration,
+            freeze_min: freeze,
+            problems,
+        })
+        .map_err(|e| Response::error(500, e))?;
+    practice
+        .hub
+        .publish(&json!({"event": "contest_created", "contest": id}));
+    Ok(json!({ "id": id }))
+}
+
+fn start_contest(practice: &Practice, id: &str, body: &Value) -> Result<Value, Response> {
+    let n = parse_id(id)?;
+    let (duration, freeze) = timing(body)?;
+    match practice
+        .db
+        .start_contest(n, practice.now(), duration, freeze)
+    {
+        Ok(true) => {
+            practice
+                .hub
+                .publish(&json!({"event": "contest_started", "contest": n}));
+            Ok(json!({"id": n}))
+        }
+        Ok(false) => Err(Response::error(
+            409,
+            format!("contest {n} does not exist or has started already"),
+        )),
+        Err(e) => Err(Response::error(500, e)),
+    }
+}
+
+fn scoreboard(practice: &Practice, id: &str) -> Result<Value, Response> {
+    let n = parse_id(id)?;
+    let c = practice
+        .db
+        .contest(n)
+        .map_err(|e| Response::error(500, e))?
+        .ok_or_else(|| Response::error(404, format!("no contest {n}")))?;
+    let now = practice.now();
+    let attempts = match (c.start_at, contest::end_of(&c)) {
+        (Some(start), Some(end)) => practice
+            .db
+            .attempts(&c.problems, start, end)
+            .map_err(|e| Response::error(500, e))?,
+        _ => Vec::new(),
+    };
+    Ok(contest::scoreboard_json(&c, &attempts, now))
+}
+
+/// `POST /api/stress`: queues a stress run and waits for it (at most its seconds and some
+/// more); the answer is its state, also at `GET /api/stress/{id}`.
+fn post_stress(practice: &Practice, body: &Value) -> Result<Value, Response> {
+    let problem = body
+        .get("problem")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("`problem` is missing"))?
+        .to_string();
+    if practice.store.problem_dir(&problem).is_none() {
+        return Err(Response::error(404, format!("no problem `{problem}`")));
+    }
+    let solution = source_of(practice, body)?;
+    let field = |key: &str| -> Result<super::Source, Response> {
+        let spec = body.get(key).ok_or_else(|| {
+            bad(format!(
+                "`{key}` is missing: a path, or {{\"source\", \"language\"}}"
+            ))
+        })?;
+        source_of(practice, spec)
+    };
+    let generator = field("generator")?;
+    let brute = field("brute")?;
+    let seconds = body.get("seconds").and_then(Value::as_f64).unwrap_or(10.0);
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= MAX_STRESS_SECONDS) {
+        return Err(bad(format!(
+            "`seconds` must be more than 0 and at most {MAX_STRESS_SECONDS}"
+        )));
+    }
+    let args = body
+        .get("args")
+        .and_then(Value::as_str)
+        .unwrap_or("{seed} {size}")
+        .to_string();
+    if !args.contains("{seed}") || args.len() > 200 {
+        return Err(bad("`args` must hold {seed} (and may hold {size})"));
+    }
+    let id = {
+        let mut all = practice.stress.lock().unwrap_or_else(|e| e.into_inner());
+        all.push(json!({"state": "queued", "problem": problem, "seconds": seconds}));
+        all.len() - 1
+    };
+    let folder = practice
+        .store
+        .dir
+        .join("submissions")
+        .join(format!("stress-{}-{id}", std::process::id()));
+    let write = |dir: &Path, s: &super::Source| -> Result<PathBuf, Response> {
+        std::fs::create_dir_all(dir)
+            .and_then(|_| std::fs::write(dir.join(&s.file_name), &s.text))
+            .map(|_| dir.join(&s.file_name))
+            .map_err(|e| Response::error(500, format!("cannot write the stress files: {e}")))
+    };
+    // Each program in a folder of its own: two files may have the same name.
+    let job = judging::StressJob {
+        id,
+        problem: problem.clone(),
+        solution: write(&folder.join("solution"), &solution)?,
+        generator: write(&folder.join("generator"), &generator)?,
+        brute: write(&folder.join("brute"), &brute)?,
+        folder,
+        args,
+        seconds,
+    };
+    practice.queue.push(Job::Stress(job));
+    // Wait: the page shows the outcome of its request. Judging ahead in the queue and the
+    // builds come on top of the budget; past the wait the run goes on and GET tells.
+    let until = std::time::Instant::now() + Duration::from_secs_f64(seconds + 120.0);
+    loop {
+        let entry = {
+            let all = practice.stress.lock().unwrap_or_else(|e| e.into_inner());
+            all[id].clone()
+        };
+        let state = entry["state"].as_str().unwrap_or_default();
+        if state == "done" || state == "failed" || std::time::Instant::now() > until {
+            let mut out = entry;
+            out["id"] = json!(id);
+            return Ok(out);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn stress_state(practice: &Practice, id: &str) -> Result<Value, Response> {
+    let n: usize = id
+        .parse()
+        .map_err(|_| Response::error(404, format!("no stress run `{id}`")))?;
+    let all = practice.stress.lock().unwrap_or_else(|e| e.into_inner());
+    let mut entry = all
+        .get(n)
+        .cloned()
+        .ok_or_else(|| Response::error(404, format!("no stress run {n}")))?;
+    entry["id"] = json!(n);
+    Ok(entry)
+}
