@@ -118,8 +118,20 @@ struct Server {
 }
 
 impl Server {
+    /// With a copy of the shipped problem `snake` in the practice folder (a native package
+    /// with a statement).
     fn start() -> Server {
         let dir = tempfile::tempdir().unwrap();
+        let snake = super::harness::root().join("problems/snake");
+        let copy = dir.path().join("problems/snake");
+        std::fs::create_dir_all(copy.join("tests")).unwrap();
+        for file in ["problem.toml", "statement.md"] {
+            std::fs::copy(snake.join(file), copy.join(file)).unwrap();
+        }
+        for entry in std::fs::read_dir(snake.join("tests")).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, copy.join("tests").join(path.file_name().unwrap())).unwrap();
+        }
         let port = free_port();
         let cc_port = free_port();
         let token = format!("browser-test-{}", std::process::id());
@@ -255,6 +267,10 @@ fn sum_problem() -> Value {
 }
 
 const CORRECT: &str = "a, b = map(int, input().split())\nprint(a + b)\n";
+/// Correct, but slow (in wall time, not CPU time) on the second test: the first test's verdict
+/// must be on the page while the second is still running.
+const CORRECT_SLOW_ON_2: &str =
+    "import time\na, b = map(int, input().split())\nif a == 20:\n    time.sleep(1.5)\nprint(a + b)\n";
 const WRONG: &str = "a, b = map(int, input().split())\nprint(a * b)\n";
 
 /// Pastes `source` as Python into the open problem's submit box and submits it; returns the
@@ -325,6 +341,14 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     cc.read_to_string(&mut answer).unwrap();
     assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
 
+    // A second one through the API, as a script would send it.
+    let mut difference = sum_problem();
+    difference["name"] = json!("B. Difference");
+    difference["url"] = json!("https://example.org/contest/1/problem/B");
+    difference["tests"] = json!([{"input": "5 3\n", "output": "2\n"}]);
+    difference.as_object_mut().unwrap().remove("batch");
+    let other = server.request("POST", "/api/problems", Some(&difference))["id"].clone();
+
     let mut browser = Browser::launch();
     browser.goto(&server.url(&format!("/?token={}", server.token)));
     // The token became a cookie: a fetch with nothing but the cookie is authorised, and the
@@ -362,8 +386,16 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     assert_eq!(link, "https://example.org/contest/1/problem/A");
     browser.screenshot(&shots.join("problem.png"));
 
-    // A correct solution: AC on both tests, each with its CPU time and peak memory.
-    let first = paste_and_submit(&mut browser, CORRECT, &Value::Null);
+    // A correct solution: the first test's AC shows while the second runs, then AC on both,
+    // each with its CPU time and peak memory.
+    let first = paste_and_submit(&mut browser, CORRECT_SLOW_ON_2, &Value::Null);
+    browser.wait_for(
+        "(() => { const s = document.getElementById('submission');
+            const r = document.querySelector('#tests tr[data-test=\"sample-1\"]');
+            return s.dataset.verdict === '' && r && r.dataset.verdict === 'AC'; })()",
+        Duration::from_secs(60),
+    );
+    browser.screenshot(&shots.join("verdicts.png"));
     assert_eq!(verdict_of_shown(&mut browser), "AC");
     let rows = rows_of_shown(&mut browser);
     assert_eq!(rows.len(), 2, "{rows:?}");
@@ -378,7 +410,6 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
             "{rows:?}"
         );
     }
-    browser.screenshot(&shots.join("verdicts.png"));
 
     // A wrong one: WA on the first test, its diff shows expected 3 and found 2.
     let second = paste_and_submit(&mut browser, WRONG, &first);
@@ -394,7 +425,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     assert!(diff.contains("expected"), "{diff}");
     assert!(diff.contains("found"), "{diff}");
     assert!(diff.contains('3') && diff.contains('2'), "{diff}");
-    browser.eval("document.getElementById('submission').scrollIntoView()");
+    browser.eval("window.scrollTo(0, document.getElementById('submission').offsetTop - 50)");
     browser.screenshot(&shots.join("diff.png"));
 
     // Both are in the history, newest first.
@@ -408,6 +439,23 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
         .collect();
     assert_eq!(verdicts, ["WA", "AC"], "{history}");
 
+    // A native package's statement: Markdown and TeX rendered on the server, MathML laid out
+    // by the browser, nothing left unknown.
+    browser.eval("location.hash = '#/p/snake'");
+    let maths = browser.wait_for(
+        "(() => { const s = document.querySelector('#statement h1');
+            return s && s.textContent === 'Snake' ? document.querySelectorAll('#statement math').length : 0; })()",
+        Duration::from_secs(10),
+    );
+    assert!(maths.as_u64().unwrap() >= 10, "{maths} formulas");
+    let unknown = browser.eval("document.querySelectorAll('#statement .tex-unknown').length");
+    assert_eq!(unknown, 0);
+    let constraint = browser.eval(
+        "[...document.querySelectorAll('#statement li math')][0].getBoundingClientRect().width",
+    );
+    assert!(constraint.as_f64().unwrap() > 20.0, "{constraint}");
+    browser.screenshot(&shots.join("statement.png"));
+
     // A virtual contest of the batch from the page: one rejected attempt, then AC.
     browser.eval("location.hash = '#/contests'");
     browser.wait_for(
@@ -419,6 +467,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
             document.getElementById('contest-name').value = 'Browser Round 1';
             document.getElementById('contest-duration').value = '90';
             document.getElementById('pick-' + {id}).checked = true;
+            document.getElementById('pick-' + {other}).checked = true;
             document.getElementById('contest-start').click();
         }})()"
     ));
@@ -433,14 +482,30 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     browser.wait_for("document.getElementById('submit')", Duration::from_secs(10));
     let third = paste_and_submit(&mut browser, WRONG, &second);
     assert_eq!(verdict_of_shown(&mut browser), "WA");
-    paste_and_submit(&mut browser, CORRECT, &third);
+    let fourth = paste_and_submit(&mut browser, CORRECT, &third);
     assert_eq!(verdict_of_shown(&mut browser), "AC");
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({other})"
+    ));
+    browser.wait_for(
+        "document.getElementById('problem-name').textContent === 'B. Difference'",
+        Duration::from_secs(10),
+    );
+    paste_and_submit(&mut browser, WRONG, &fourth);
+    assert_eq!(verdict_of_shown(&mut browser), "WA");
     browser.eval(&format!("location.hash = {contest}"));
     let board = browser.wait_for(
         "(() => { const s = document.querySelector('#scoreboard .total-solved');
             return s && s.textContent === '1' ? document.getElementById('scoreboard').innerText : null; })()",
         Duration::from_secs(10),
     );
+    let cells = browser.eval(
+        "[...document.querySelectorAll('#scoreboard tbody td[data-problem]')].map(c => [c.className, c.innerText])",
+    );
+    assert_eq!(cells[0][0], "solved", "{board}");
+    assert!(cells[0][1].as_str().unwrap().starts_with("+1"), "{board}");
+    assert_eq!(cells[1][0], "tried", "{board}");
+    assert!(cells[1][1].as_str().unwrap().starts_with("−1"), "{board}");
     let penalty = browser.eval("document.querySelector('#scoreboard .total-penalty').textContent");
     let penalty: u64 = penalty.as_str().unwrap().parse().unwrap();
     // 20 minutes for the rejected attempt plus the minute of the AC (the test takes well under
@@ -452,7 +517,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
         "{clock}"
     );
     browser.screenshot(&shots.join("scoreboard.png"));
-    for name in ["problem", "verdicts", "diff", "scoreboard"] {
+    for name in ["problem", "statement", "verdicts", "diff", "scoreboard"] {
         let png = std::fs::read(shots.join(format!("{name}.png"))).unwrap();
         assert!(
             png.starts_with(b"\x89PNG") && png.len() > 10_000,

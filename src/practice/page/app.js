@@ -178,7 +178,9 @@ function parseRoute() {
 }
 
 async function route() {
+  const before = state.route;
   state.route = parseRoute();
+  if (before.view !== state.route.view || before.id !== state.route.id) window.scrollTo(0, 0);
   for (const a of document.querySelectorAll("header nav a")) {
     const on = a.dataset.nav === (state.route.view.startsWith("contest") ? "contests" : "problems");
     a.classList.toggle("on", on);
@@ -479,11 +481,24 @@ function resultPanel() {
               h("td", {}, verdictBadge(t.verdict)),
               h("td", { class: "num time" }, fmtMs(t.time_ms)),
               h("td", { class: "num memory" }, fmtKib(t.memory_kib)),
-              h("td", { class: "msg" }, t.message || "")))))
+              h("td", { class: "msg" }, t.message || ""))),
+            judging ? pendingRows(tests.length) : null))
       : h("p", { class: "hint" }, judging ? "Compiling…" : "No tests were run."),
     selected && selected.verdict !== "AC" ? diffPanel(selected) : null,
     typeof s.source === "string" ? h("details", { class: "source" }, h("summary", {}, `Source${s.path ? " (" + s.path + ")" : ""}`), h("pre", {}, s.source)) : null,
   );
+}
+
+// While judging, a row for each test still to come (every test is judged, in order).
+function pendingRows(done) {
+  const total = state.problem && String(state.problem.id) === String(state.submission.problem) ? testCount(state.problem) : null;
+  const rows = [];
+  for (let i = done + 1; total !== null && i <= total; i++) {
+    rows.push(h("tr", { class: "pending", "data-test": "", "data-verdict": "" },
+      h("td", { class: "num" }, i), h("td", { class: "mono hint" }, i === done + 1 ? "running…" : ""),
+      h("td", {}, verdictBadge(null)), h("td", { class: "num time" }, ""), h("td", { class: "num memory" }, ""), h("td", {}, "")));
+  }
+  return rows;
 }
 
 // ---------- the diff of a failing test ----------
