@@ -187,6 +187,8 @@ impl<'a> Judge<'a> {
                 merge_stderr: self.merge_stderr,
                 stamp_stdout: self.stamp_stdout,
                 hide_cgroups: self.hide_cgroups,
+                host_net: false,
+                interrupt_on_eof: false,
             },
             &self.env,
             self.shared,
@@ -202,6 +204,111 @@ impl<'a> Judge<'a> {
                     .collect::<Vec<_>>()
                     .join(" ")
             ),
+        }
+    }
+}
+
+impl Judge<'_> {
+    /// Starts the judge as a server that keeps running: contained like [`Judge::output`] but in
+    /// the host's network namespace, so the test reaches its ports on 127.0.0.1. Read what it
+    /// prints with [`Serving::line`]; [`Serving::stop`] interrupts it (SIGINT) and checks that
+    /// it left nothing behind.
+    pub fn serve(self) -> Serving {
+        assert!(
+            self.user.is_none() && self.shared.is_none(),
+            "serve: run as root, alone"
+        );
+        let cgroups = Cgroups::create(&test_cgroup_name());
+        let tmp = private_tmpdir();
+        let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
+        let how = Containment {
+            host_net: true,
+            interrupt_on_eof: true,
+            ..Containment::default()
+        };
+        let mut cmd = contained_command(
+            &self.program.to_string_lossy(),
+            &self.args,
+            &self.dir,
+            how,
+            &self.env,
+            &cgroups,
+            tmp.path(),
+            cache.path(),
+        );
+        cmd.stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = cmd.spawn().expect("cannot start the judge");
+        let stdout = std::io::BufReader::new(child.stdout.take().unwrap());
+        Serving {
+            child: Some(child),
+            stdout,
+            read: Vec::new(),
+            cgroups,
+            tmp,
+            _cache: cache,
+        }
+    }
+}
+
+/// A judge started by [`Judge::serve`].
+pub struct Serving {
+    child: Option<std::process::Child>,
+    stdout: std::io::BufReader<std::process::ChildStdout>,
+    /// The lines read so far.
+    read: Vec<String>,
+    cgroups: Cgroups,
+    tmp: tempfile::TempDir,
+    _cache: tempfile::TempDir,
+}
+
+impl Serving {
+    /// The next line the judge prints on stdout (without its newline); panics at the end.
+    pub fn line(&mut self) -> String {
+        use std::io::BufRead;
+        let mut line = String::new();
+        let n = self
+            .stdout
+            .read_line(&mut line)
+            .expect("cannot read the judge's stdout");
+        assert!(n > 0, "the judge ended; it printed {:?}", self.read);
+        let line = line.trim_end_matches('\n').to_string();
+        self.read.push(line.clone());
+        line
+    }
+
+    /// Interrupts the judge and waits for it; fails the test if it left anything behind.
+    pub fn stop(mut self) -> Finished {
+        use std::io::Read;
+        let mut child = self.child.take().unwrap();
+        drop(child.stdin.take());
+        let mut rest = Vec::new();
+        let _ = self.stdout.read_to_end(&mut rest);
+        let output = child.wait_with_output().expect("cannot wait for the judge");
+        let mut stdout = self.read.join("\n").into_bytes();
+        if !stdout.is_empty() {
+            stdout.push(b'\n');
+        }
+        stdout.extend(rest);
+        let output = Output { stdout, ..output };
+        let (output, peak_memory) = check_contained(output, &self.cgroups, self.tmp.path(), true);
+        Finished {
+            output,
+            peak_memory,
+            what: "judge practice (served)".into(),
+        }
+    }
+}
+
+impl Drop for Serving {
+    fn drop(&mut self) {
+        // A test that failed before `stop`: end everything (unshare --kill-child ends the
+        // namespace with it) and remove the cgroups.
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+            self.cgroups.kill_and_remove();
         }
     }
 }
@@ -392,6 +499,10 @@ pub struct Containment {
     pub stamp_stdout: bool,
     /// Hide /sys/fs/cgroup from the judge (see `Judge::without_cgroups`).
     pub hide_cgroups: bool,
+    /// Keep the host's network namespace (a server the test talks to on 127.0.0.1).
+    pub host_net: bool,
+    /// Send the judge SIGINT when the harness's stdin closes (see `Judge::serve`).
+    pub interrupt_on_eof: bool,
 }
 
 /// Runs `program args` in its own namespaces and capped cgroup (or `shared`'s); cleans up
@@ -414,10 +525,34 @@ pub fn contained(
         (None, Some(s)) => (&s.cgroups, s.tmp.path()),
         (None, None) => unreachable!(),
     };
+    // A private, empty build cache unless the test names one (a cache shared between tests
+    // would hide compiles); writable by all, so a judge run as another user makes its own in it.
+    let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
+    let mut cmd = contained_command(program, args, dir, how, env, cgroups, tmp, cache.path());
+    let output = cmd.output().expect("cannot start the judge");
+    check_contained(output, cgroups, tmp, shared.is_none())
+}
+
+/// The command that runs `program args` contained (see [`contained`]).
+#[expect(
+    clippy::too_many_arguments,
+    reason = "everything a contained run is made of"
+)]
+fn contained_command(
+    program: &str,
+    args: &[OsString],
+    dir: &Path,
+    how: Containment,
+    env: &[(OsString, OsString)],
+    cgroups: &Cgroups,
+    tmp: &Path,
+    cache: &Path,
+) -> Command {
     let mut cmd = if has_unshare() {
         let mut c = Command::new("unshare");
         // Its own PID, mount, network, IPC and UTS namespaces: a sandbox bug that kills, mounts
-        // or listens stays inside the test.
+        // or listens stays inside the test. A server the test talks to keeps the host's
+        // network (`host_net`): its ports are on 127.0.0.1 only.
         c.args([
             "--pid",
             "--fork",
@@ -426,31 +561,21 @@ pub fn contained(
             "--mount-proc",
             "--propagation",
             "private",
-            "--net",
-            "--ipc",
-            "--uts",
-            "--",
-            "/usr/bin/python3",
-            "-c",
-            SURVIVORS,
-        ])
-        .arg(program);
+        ]);
+        if !how.host_net {
+            c.arg("--net");
+        }
+        c.args(["--ipc", "--uts", "--", "/usr/bin/python3", "-c", SURVIVORS])
+            .arg(program);
         c
     } else {
         Command::new(program)
     };
-    // A private, empty build cache unless the test names one (a cache shared between tests
-    // would hide compiles); writable by all, so a judge run as another user makes its own in it.
-    let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
-    std::fs::set_permissions(
-        cache.path(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o777),
-    )
-    .unwrap();
+    std::fs::set_permissions(cache, std::os::unix::fs::PermissionsExt::from_mode(0o777)).unwrap();
     cmd.args(args)
         .current_dir(dir)
         .env("TMPDIR", tmp)
-        .env("XDG_CACHE_HOME", cache.path().join("xdg"))
+        .env("XDG_CACHE_HOME", cache.join("xdg"))
         .env_remove("JUDGE_CACHE_DIR")
         .env_remove("JUDGE_CACHE_SIZE")
         .envs(env.iter().map(|(k, v)| (k, v)))
@@ -466,6 +591,9 @@ pub fn contained(
     }
     if how.stamp_stdout {
         cmd.env("HARNESS_STAMP_STDOUT", "1");
+    }
+    if how.interrupt_on_eof {
+        cmd.env("HARNESS_INTERRUPT_ON_EOF", "1");
     }
     if how.hide_cgroups {
         assert!(has_unshare(), "hiding the cgroups needs root and unshare");
@@ -494,14 +622,24 @@ pub fn contained(
             Ok(())
         });
     }
-    let output = cmd.output().expect("cannot start the judge");
+    cmd
+}
+
+/// Fails the test if processes outlived the judge, or (`own`: the cgroups and TMPDIR are this
+/// run's alone) if it left cgroups or files behind; returns the output and the peak memory.
+fn check_contained(
+    output: Output,
+    cgroups: &Cgroups,
+    tmp: &Path,
+    own: bool,
+) -> (Output, Option<u64>) {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !stderr.contains(SURVIVORS_MARK),
         "processes outlived the judge: {stderr}"
     );
     let peak_memory = cgroups.peak_memory();
-    if shared.is_none() {
+    if own {
         let left_cgroups = cgroups.kill_and_remove();
         assert!(
             left_cgroups.is_empty(),
@@ -528,6 +666,7 @@ after = env.pop("HARNESS_SIGNAL_AFTER", None)
 lines = env.pop("HARNESS_STDOUT_LINES", None)
 merge = env.pop("HARNESS_STDERR_TO_STDOUT", None) is not None
 stamp = env.pop("HARNESS_STAMP_STDOUT", None) is not None
+stop_on_eof = env.pop("HARNESS_INTERRUPT_ON_EOF", None) is not None
 if env.pop("HARNESS_HIDE_CGROUPS", None) is not None:
     subprocess.run(["mount", "-t", "tmpfs", "-o", "ro,size=4k", "none", "/sys/fs/cgroup"], check=True)
 start = time.monotonic()
@@ -536,7 +675,14 @@ judge = subprocess.Popen(
     env=env,
     stdout=None if lines is None and not stamp else subprocess.PIPE,
     stderr=subprocess.STDOUT if merge else None,
+    stdin=subprocess.DEVNULL if stop_on_eof else None,
 )
+if stop_on_eof:
+    import threading
+    def interrupt_at_eof():
+        sys.stdin.buffer.read()
+        judge.send_signal(signal.SIGINT)
+    threading.Thread(target=interrupt_at_eof, daemon=True).start()
 if stamp:
     for line in iter(judge.stdout.readline, b""):
         sys.stdout.buffer.write(b"%.3f " % (time.monotonic() - start) + line)

@@ -13,6 +13,7 @@ mod jobs;
 mod messages;
 mod package_errors;
 mod packages;
+mod practice;
 mod run;
 mod sandbox;
 mod setter;

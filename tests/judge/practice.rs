@@ -1,0 +1,775 @@
+//! `judge practice`: the server as a real process on free loopback ports (contained by the
+//! harness, in the host's network namespace), real judging in the sandbox, a tiny HTTP client
+//! over `TcpStream`.
+
+use crate::harness::{judge, Serving};
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const TOKEN: &str = "test-token-0123456789abcdef";
+
+/// A started server: its ports, and the process.
+struct Server {
+    serving: Serving,
+    port: u16,
+    cc_port: u16,
+}
+
+fn start(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let mut j = judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir)
+        .args(["--port", "0", "--cc-port", "0", "--token", TOKEN])
+        .args(extra.iter().copied());
+    for (k, v) in env {
+        j = j.env(*k, *v);
+    }
+    let mut serving = j.serve();
+    let page = serving.line();
+    let url = page.strip_prefix("page: ").expect(&page);
+    assert!(url.starts_with("http://127.0.0.1:"), "{url}");
+    assert!(url.ends_with(&format!("/?token={TOKEN}")), "{url}");
+    let port: u16 = url["http://127.0.0.1:".len()..]
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let cc = serving.line();
+    let cc_port: u16 = cc
+        .strip_prefix("competitive-companion port: ")
+        .expect(&cc)
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    Server {
+        serving,
+        port,
+        cc_port,
+    }
+}
+
+/// An HTTP answer: status, headers (lower-case names), body.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: Vec<(String, String)>,
+    body: String,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("{e}: {self:?}"))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// Sends one raw request (the server closes each connection after its answer).
+fn raw(port: u16, request: &[u8]) -> Answer {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.write_all(request).unwrap();
+    let mut text = Vec::new();
+    s.read_to_end(&mut text).unwrap();
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|l| l.split(' ').nth(1))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status line in {text:?}"));
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(n, v)| (n.to_ascii_lowercase(), v.trim().to_string()))
+        .collect();
+    Answer {
+        status,
+        headers,
+        body: body.to_string(),
+    }
+}
+
+/// A request with `headers` (`Host` is added unless given) and a JSON body if any.
+fn call(
+    port: u16,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Answer {
+    let mut request = format!("{method} {path} HTTP/1.1\r\n");
+    if !headers.iter().any(|(n, _)| n.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: 127.0.0.1:{port}\r\n"));
+    }
+    for (n, v) in headers {
+        request.push_str(&format!("{n}: {v}\r\n"));
+    }
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    if !body.is_empty() {
+        request.push_str("Content-Type: application/json\r\n");
+    }
+    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
+    raw(port, request.as_bytes())
+}
+
+const BEARER: (&str, &str) = ("Authorization", "Bearer test-token-0123456789abcdef");
+
+fn get(port: u16, path: &str) -> Value {
+    let a = call(port, "GET", path, &[BEARER], None);
+    assert_eq!(a.status, 200, "GET {path}: {a:?}");
+    a.json()
+}
+
+fn post(port: u16, path: &str, body: Value) -> Value {
+    let a = call(port, "POST", path, &[BEARER], Some(&body));
+    assert_eq!(a.status, 200, "POST {path}: {a:?}");
+    a.json()
+}
+
+/// A competitive-companion body.
+fn problem_json(name: &str, url: &str, batch: Option<(&str, u64)>) -> Value {
+    let mut v = json!({
+        "name": name,
+        "group": "Practice Site - Round 1",
+        "url": url,
+        "interactive": false,
+        "memoryLimit": 64,
+        "timeLimit": 1500,
+        "tests": [
+            {"input": "1 2\n", "output": "3\n"},
+            {"input": "10 -4\n", "output": "6\n"},
+            {"input": "100 200\n", "output": "300\n"}
+        ],
+        "testType": "single",
+        "input": {"type": "stdin"},
+        "output": {"type": "stdout"},
+        "languages": {"java": {"mainClass": "Main", "taskClass": "Task"}}
+    });
+    if let Some((id, size)) = batch {
+        v["batch"] = json!({"id": id, "size": size});
+    }
+    v
+}
+
+fn cc_post(port: u16, body: &Value) -> Answer {
+    let body = body.to_string();
+    raw(
+        port,
+        format!(
+            "POST / HTTP/1.1\r\nHost: localhost:{port}\r\nContent-Type: application/json\r\nOrigin: chrome-extension://abcdef\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        )
+        .as_bytes(),
+    )
+}
+
+const AC: &str = "a, b = map(int, input().split())\nprint(a + b)\n";
+const WA: &str = "a, b = map(int, input().split())\nprint(a + b if a < 50 else a - b)\n";
+const CE: &str = "print(\n";
+
+/// Waits until submission `id` has a verdict; returns it.
+fn judged(port: u16, id: i64) -> Value {
+    let until = Instant::now() + Duration::from_secs(120);
+    loop {
+        let s = get(port, &format!("/api/submissions/{id}"));
+        if !s["verdict"].is_null() {
+            return s;
+        }
+        assert!(Instant::now() < until, "submission {id} not judged: {s}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn submit(port: u16, problem: &str, source: &str) -> i64 {
+    post(
+        port,
+        "/api/submissions",
+        json!({"problem": problem, "source": source, "language": "Python 3"}),
+    )["id"]
+        .as_i64()
+        .unwrap()
+}
+
+#[test]
+fn competitive_companion_problems_and_a_batch_appear_within_a_second() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), &[], &[]);
+    let (port, cc) = (server.port, server.cc_port);
+    let sent = Instant::now();
+    let a = cc_post(
+        cc,
+        &problem_json("A. Single", "https://example.org/p/1", None),
+    );
+    assert_eq!(a.status, 200, "{a:?}");
+    for (i, letter) in ["A", "B", "C"].iter().enumerate() {
+        let body = problem_json(
+            &format!("{letter}. Batch {letter}"),
+            &format!("https://example.org/c/7/{i}"),
+            Some(("0b7d7a38-1d1f-4c1e-9e39-3d5f8a2c7e11", 3)),
+        );
+        assert_eq!(cc_post(cc, &body).status, 200);
+    }
+    let problems = loop {
+        let list = get(port, "/api/problems");
+        if list.as_array().unwrap().len() == 4 {
+            break list;
+        }
+        assert!(
+            sent.elapsed() < Duration::from_secs(1),
+            "the problems did not appear within a second: {list}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let single = problems
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == "a-single")
+        .unwrap_or_else(|| panic!("{problems}"));
+    assert_eq!(single["name"], "A. Single");
+    assert_eq!(single["group"], "Practice Site - Round 1");
+    assert_eq!(single["url"], "https://example.org/p/1");
+    assert_eq!(single["time_limit_ms"], 1500);
+    assert_eq!(single["memory_mib"], 64);
+    assert_eq!(single["tests"], 3);
+    // A native package in the folder.
+    let toml = std::fs::read_to_string(dir.path().join("problems/a-single/problem.toml")).unwrap();
+    assert!(toml.contains("time_limit = 1.5"), "{toml}");
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("problems/a-single/tests/sample-2.ans")).unwrap(),
+        "6\n"
+    );
+    // The batch is a contest of its three problems, in order, not started.
+    let contests = get(port, "/api/contests");
+    let contests = contests.as_array().unwrap();
+    assert_eq!(contests.len(), 1, "{contests:?}");
+    assert_eq!(contests[0]["name"], "Practice Site - Round 1");
+    assert_eq!(
+        contests[0]["problems"],
+        json!(["a-batch-a", "b-batch-b", "c-batch-c"])
+    );
+    assert_eq!(contests[0]["state"], "not_started");
+    // The receiver takes nothing else.
+    let receiver = |request: String| raw(cc, request.as_bytes()).status;
+    assert_eq!(
+        receiver(format!("GET / HTTP/1.1\r\nHost: localhost:{cc}\r\n\r\n")),
+        405
+    );
+    assert_eq!(
+        receiver(format!("POST / HTTP/1.1\r\nHost: localhost:{cc}\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\n{{}}")),
+        415
+    );
+    assert_eq!(
+        receiver(format!("POST / HTTP/1.1\r\nHost: localhost:{cc}\r\nContent-Type: application/json\r\nContent-Length: 5\r\n\r\n{{bad}}")),
+        400
+    );
+    assert_eq!(
+        receiver(format!("POST / HTTP/1.1\r\nHost: localhost:{cc}\r\nOrigin: https://evil.example\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}")),
+        403
+    );
+    assert_eq!(
+        receiver(format!("POST / HTTP/1.1\r\nHost: evil.example:{cc}\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{{}}")),
+        403
+    );
+    assert_eq!(
+        receiver(format!("POST / HTTP/1.1\r\nHost: localhost:{cc}\r\nContent-Type: application/json\r\nContent-Length: 999999999\r\n\r\n")),
+        413
+    );
+    assert_eq!(get(port, "/api/problems").as_array().unwrap().len(), 4);
+    server.serving.stop().expect_code(130);
+}
+
+#[test]
+fn ac_and_wa_through_the_api_with_times_memory_the_diff_and_the_history_after_a_restart() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), &[], &[]);
+    let port = server.port;
+    let id = post(
+        port,
+        "/api/problems",
+        problem_json("Sum", "https://example.org/sum", None),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(id, "sum");
+    // The events stream sees the judging as it happens.
+    let mut events = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    events
+        .write_all(format!("GET /api/events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n\r\n").as_bytes())
+        .unwrap();
+    events
+        .set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("\"hello\"") {
+        let n = events.read(&mut buf).unwrap();
+        assert!(n > 0);
+        seen.extend_from_slice(&buf[..n]);
+    }
+    let ac = submit(port, &id, AC);
+    let wa = submit(port, &id, WA);
+    let s = judged(port, ac);
+    assert_eq!(s["verdict"], "AC", "{s}");
+    let tests = s["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 3, "{s}");
+    for t in tests {
+        assert_eq!(t["verdict"], "AC");
+        assert!(t["time_ms"].as_f64().unwrap() >= 0.0, "{t}");
+        assert!(t["memory_kib"].as_u64().unwrap() > 0, "{t}");
+    }
+    assert_eq!(tests[0]["name"], "sample-1");
+    assert_eq!(s["language"], "Python 3");
+    assert_eq!(s["source"], AC);
+    let s = judged(port, wa);
+    assert_eq!(s["verdict"], "WA", "{s}");
+    let tests = s["tests"].as_array().unwrap();
+    assert_eq!(tests.len(), 3, "every test is judged: {s}");
+    assert_eq!(tests[0]["verdict"], "AC");
+    assert_eq!(tests[2]["verdict"], "WA");
+    let mismatch = &tests[2]["mismatch"];
+    assert_eq!(mismatch["expected"], "300", "{s}");
+    assert_eq!(mismatch["found"], "-100", "{s}");
+    let diff = mismatch["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("expected 1 │ 300") && diff.contains("found 1 │ -100"),
+        "{diff}"
+    );
+    assert!(
+        tests[2]["message"]
+            .as_str()
+            .unwrap()
+            .contains("expected `300`"),
+        "{s}"
+    );
+    // The stream carried the engine's events with the submission's id.
+    while !String::from_utf8_lossy(&seen)
+        .contains(&format!("\"submission_finished\",\"submission\":{wa}"))
+        && !String::from_utf8_lossy(&seen).contains(&format!("\"submission\":{wa},\"verdict\""))
+    {
+        let n = events.read(&mut buf).unwrap();
+        assert!(n > 0, "{}", String::from_utf8_lossy(&seen));
+        seen.extend_from_slice(&buf[..n]);
+    }
+    let stream = String::from_utf8_lossy(&seen);
+    let finished: Vec<Value> = stream
+        .lines()
+        .filter_map(|l| l.strip_prefix("data: "))
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .filter(|v: &Value| v["event"] == "test_finished" && v["submission"] == wa)
+        .collect();
+    assert_eq!(finished.len(), 3, "{stream}");
+    assert_eq!(finished[2]["result"]["verdict"], "WA");
+    drop(events);
+    // The history, newest first; then again after a restart.
+    let history = get(port, &format!("/api/submissions?problem={id}"));
+    let ids: Vec<i64> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["id"].as_i64().unwrap())
+        .collect();
+    assert_eq!(ids, [wa, ac]);
+    let problem = &get(port, "/api/problems")[0];
+    assert_eq!(problem["submissions"], 2);
+    assert_eq!(problem["solved"], true);
+    assert_eq!(problem["attempts"], 0);
+    server.serving.stop().expect_code(130);
+
+    let server = start(dir.path(), &[], &[]);
+    let port = server.port;
+    let again = get(port, &format!("/api/submissions?problem={id}"));
+    assert_eq!(again.as_array().unwrap().len(), 2, "{again}");
+    assert_eq!(again[0]["verdict"], "WA");
+    assert_eq!(again[1]["verdict"], "AC");
+    assert_eq!(again[0]["tests"][2]["mismatch"]["expected"], "300");
+    assert_eq!(get(port, &format!("/api/submissions/{ac}"))["source"], AC);
+    server.serving.stop().expect_code(130);
+}
+
+#[test]
+fn a_watched_file_is_judged_again_after_each_save() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = tempfile::tempdir().unwrap();
+    let file = src.path().join("sum.py");
+    std::fs::write(&file, WA).unwrap();
+    let server = start(dir.path(), &[], &[]);
+    let port = server.port;
+    post(
+        port,
+        "/api/problems",
+        problem_json("Sum", "https://example.org/sum", None),
+    );
+    let first = post(
+        port,
+        "/api/submissions",
+        json!({"problem": "sum", "path": file}),
+    );
+    let first_id = first["id"].as_i64().unwrap();
+    assert!(first["watch"].is_u64(), "{first}");
+    let s = judged(port, first_id);
+    assert_eq!(s["verdict"], "WA");
+    assert_eq!(s["path"], file.display().to_string());
+    // Saved with the fix: a new submission, judged at once.
+    std::thread::sleep(Duration::from_millis(50));
+    std::fs::write(&file, AC).unwrap();
+    let until = Instant::now() + Duration::from_secs(60);
+    let newer = loop {
+        let history = get(port, "/api/submissions?problem=sum");
+        let list = history.as_array().unwrap();
+        if list.len() >= 2 {
+            assert_eq!(list.len(), 2, "one save, one submission: {history}");
+            break list[0]["id"].as_i64().unwrap();
+        }
+        assert!(
+            Instant::now() < until,
+            "the save was not submitted: {history}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let s = judged(port, newer);
+    assert_eq!(s["verdict"], "AC", "{s}");
+    assert_eq!(s["source"], AC);
+    // Touching the file without changing it submits nothing.
+    std::fs::write(&file, AC).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        get(port, "/api/submissions?problem=sum")
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+    // A file that is not a source is not read, a missing one is named.
+    let notes = src.path().join("notes.txt");
+    std::fs::write(&notes, "secret words").unwrap();
+    let a = call(
+        port,
+        "POST",
+        "/api/submissions",
+        &[BEARER],
+        Some(&json!({"problem": "sum", "path": notes})),
+    );
+    assert_eq!(a.status, 422, "{a:?}");
+    assert!(
+        a.body.contains("not a source file") && !a.body.contains("secret words"),
+        "{a:?}"
+    );
+    server.serving.stop().expect_code(130);
+}
+
+#[test]
+fn without_the_token_or_from_another_site_the_api_does_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    // The server reads paths as uid 65534 (as if started through sudo by that user).
+    let server = start(
+        dir.path(),
+        &[],
+        &[("SUDO_UID", "65534"), ("SUDO_GID", "65534")],
+    );
+    let port = server.port;
+    post(
+        port,
+        "/api/problems",
+        problem_json("Sum", "https://example.org/sum", None),
+    );
+    let submission = json!({"problem": "sum", "source": AC, "language": "Python 3"});
+    let contest = json!({"name": "x", "problems": ["sum"], "duration_min": 10});
+    let problem = problem_json("Other", "https://example.org/other", None);
+    let bearer = format!("Bearer {TOKEN}");
+    let host = format!("127.0.0.1:{port}");
+    let cases: Vec<(u16, Vec<(&str, &str)>)> = vec![
+        (401, vec![]),
+        (
+            401,
+            vec![("Authorization", "Bearer wrong-token-0123456789abcdef")],
+        ),
+        (401, vec![("Cookie", "judge_token=wrong")]),
+        (
+            403,
+            vec![("Authorization", &bearer), ("Host", "evil.example")],
+        ),
+        (
+            403,
+            vec![("Authorization", &bearer), ("Host", "127.0.0.1:1")],
+        ),
+        (
+            403,
+            vec![
+                ("Authorization", &bearer),
+                ("Host", &host),
+                ("Origin", "https://evil.example"),
+            ],
+        ),
+    ];
+    for (status, headers) in &cases {
+        for (path, body) in [
+            ("/api/submissions", &submission),
+            ("/api/contests", &contest),
+            ("/api/problems", &problem),
+        ] {
+            let a = call(port, "POST", path, headers, Some(body));
+            assert_eq!(a.status, *status, "POST {path} with {headers:?}: {a:?}");
+        }
+        let a = call(port, "GET", "/api/problems", headers, None);
+        assert_eq!(a.status, *status, "GET with {headers:?}: {a:?}");
+    }
+    // Nothing happened.
+    assert_eq!(get(port, "/api/submissions").as_array().unwrap().len(), 0);
+    assert_eq!(get(port, "/api/contests").as_array().unwrap().len(), 0);
+    assert_eq!(get(port, "/api/problems").as_array().unwrap().len(), 1);
+    // The page's address sets the cookie, which then opens the API.
+    let a = call(port, "GET", &format!("/?token={TOKEN}"), &[], None);
+    assert_eq!(a.status, 303, "{a:?}");
+    let cookie = a.header("set-cookie").unwrap().to_string();
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let pair = cookie.split(';').next().unwrap();
+    assert_eq!(
+        call(port, "GET", "/api/problems", &[("Cookie", pair)], None).status,
+        200
+    );
+    assert_eq!(
+        call(port, "GET", "/", &[("Cookie", pair)], None).status,
+        200
+    );
+    assert_eq!(call(port, "GET", "/", &[], None).status, 401);
+    // A POST without JSON, a path out of the folder, a body over the cap, garbage.
+    let form = raw(port, format!("POST /api/submissions HTTP/1.1\r\nHost: {host}\r\nAuthorization: {bearer}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=b").as_bytes());
+    assert_eq!(form.status, 415);
+    assert_eq!(
+        call(port, "GET", "/api/problems/..%2F..%2Fetc", &[BEARER], None).status,
+        404
+    );
+    assert_eq!(
+        call(port, "GET", "/api/submissions/-1", &[BEARER], None).status,
+        404
+    );
+    let big = raw(port, format!("POST /api/problems HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n").as_bytes());
+    assert_eq!(big.status, 413);
+    assert_eq!(
+        raw(
+            port,
+            b"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n"
+        )
+        .status,
+        400
+    );
+    let a = call(
+        port,
+        "POST",
+        "/api/submissions",
+        &[BEARER],
+        Some(&json!({"problem": "sum", "source": 5})),
+    );
+    assert_eq!(a.status, 400, "{a:?}");
+    // A client that sends half a request holds its own connection only.
+    let mut slow = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    slow.write_all(b"GET /api/problems HTTP/1.1\r\nHo").unwrap();
+    let started = Instant::now();
+    assert_eq!(
+        call(port, "GET", "/api/problems", &[BEARER], None).status,
+        200
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    drop(slow);
+    // A file the user who started the server cannot read is not read, and not quoted.
+    let secret_dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(
+        secret_dir.path(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let secret = secret_dir.path().join("secret.py");
+    std::fs::write(&secret, "print('root only')\n").unwrap();
+    std::fs::set_permissions(&secret, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    let a = call(
+        port,
+        "POST",
+        "/api/submissions",
+        &[BEARER],
+        Some(&json!({"problem": "sum", "path": secret})),
+    );
+    assert_eq!(a.status, 422, "{a:?}");
+    assert!(
+        a.body.contains("Permission denied") && !a.body.contains("root only"),
+        "{a:?}"
+    );
+    std::fs::set_permissions(&secret, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let a = call(
+        port,
+        "POST",
+        "/api/submissions",
+        &[BEARER],
+        Some(&json!({"problem": "sum", "path": secret})),
+    );
+    assert_eq!(a.status, 200, "readable by all now: {a:?}");
+    server.serving.stop().expect_code(130);
+}
+
+#[test]
+fn a_scripted_contest_gets_icpc_solved_counts_and_penalty() {
+    let dir = tempfile::tempdir().unwrap();
+    let clock = dir.path().join("clock");
+    let t0: i64 = 1_800_000_000_000;
+    let at =
+        |minute: i64| std::fs::write(&clock, (t0 + minute * 60_000 + 5_000).to_string()).unwrap();
+    at(0);
+    let server = start(dir.path(), &["--clock-file", clock.to_str().unwrap()], &[]);
+    let port = server.port;
+    for name in ["Alpha", "Beta", "Gamma"] {
+        post(
+            port,
+            "/api/problems",
+            problem_json(name, &format!("https://example.org/{name}"), None),
+        );
+    }
+    std::fs::write(&clock, t0.to_string()).unwrap();
+    let contest = post(
+        port,
+        "/api/contests",
+        json!({"name": "Scripted", "problems": ["alpha", "beta", "gamma"], "duration_min": 300, "freeze_min": 60}),
+    )["id"]
+        .as_i64()
+        .unwrap();
+    // alpha: WA at 5, CE at 9 (free), AC at 17 → 17 + 20 = 37.
+    // beta: WA at 30, WA at 41, AC at 62 → 62 + 40 = 102.
+    // gamma: WA at 100, then AC at 250 during the freeze: hidden until the end.
+    let script = [
+        (5, "alpha", WA, "WA"),
+        (9, "alpha", CE, "CE"),
+        (17, "alpha", AC, "AC"),
+        (30, "beta", WA, "WA"),
+        (41, "beta", WA, "WA"),
+        (62, "beta", AC, "AC"),
+        (100, "gamma", WA, "WA"),
+        (250, "gamma", AC, "AC"),
+    ];
+    for (minute, problem, source, verdict) in script {
+        at(minute);
+        let id = submit(port, problem, source);
+        assert_eq!(
+            judged(port, id)["verdict"],
+            verdict,
+            "{problem} at {minute}"
+        );
+    }
+    at(260);
+    let board = get(port, &format!("/api/contests/{contest}/scoreboard"));
+    assert_eq!(board["state"], "frozen", "{board}");
+    assert_eq!(board["solved"], 2, "{board}");
+    assert_eq!(board["penalty"], 37 + 102, "{board}");
+    let cells = board["problems"].as_array().unwrap();
+    assert_eq!(cells[0]["time_min"], 17);
+    assert_eq!(cells[0]["rejected"], 1);
+    assert_eq!(cells[1]["rejected"], 2);
+    assert_eq!(cells[1]["penalty"], 102);
+    assert_eq!(cells[2]["solved"], false);
+    assert_eq!(cells[2]["rejected"], 1);
+    assert_eq!(cells[2]["frozen"], 1);
+    // After the end the freeze lifts: gamma 250 + 20.
+    at(301);
+    let board = get(port, &format!("/api/contests/{contest}/scoreboard"));
+    assert_eq!(board["state"], "over", "{board}");
+    assert_eq!(board["solved"], 3, "{board}");
+    assert_eq!(board["penalty"], 37 + 102 + 270, "{board}");
+    // A submission after the end does not count.
+    let late = submit(port, "alpha", WA);
+    judged(port, late);
+    let board = get(port, &format!("/api/contests/{contest}/scoreboard"));
+    assert_eq!(board["penalty"], 37 + 102 + 270, "{board}");
+    server.serving.stop().expect_code(130);
+}
+
+#[test]
+fn stress_finds_a_counterexample_that_becomes_a_test_of_the_users() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), &[], &[]);
+    let port = server.port;
+    post(
+        port,
+        "/api/problems",
+        problem_json("Sum", "https://example.org/sum", None),
+    );
+    let gen = "import random, sys\nr = random.Random(int(sys.argv[1]))\nn = int(sys.argv[2]) if len(sys.argv) > 2 else 100\nprint(r.randint(0, 10 * n), r.randint(0, 10 * n))\n";
+    let found = post(
+        port,
+        "/api/stress",
+        json!({
+            "problem": "sum",
+            "source": WA,
+            "language": "Python 3",
+            "generator": {"source": gen, "language": "Python 3"},
+            "brute": {"source": AC, "language": "Python 3"},
+            "seconds": 60,
+        }),
+    );
+    assert_eq!(found["state"], "done", "{found}");
+    let c = &found["found"];
+    assert_eq!(c["verdict"], "WA", "{found}");
+    let input = c["input"].as_str().unwrap();
+    let answer = c["answer"].as_str().unwrap();
+    let a: i64 = input.split_whitespace().next().unwrap().parse().unwrap();
+    assert!(a >= 50, "only inputs with a >= 50 fail: {input:?}");
+    assert_eq!(
+        get(port, &format!("/api/stress/{}", found["id"]))["state"],
+        "done"
+    );
+    // Added as a test of the user's: the problem has 4 tests, and the WA solution fails it.
+    let name = post(
+        port,
+        "/api/problems/sum/tests",
+        json!({"input": input, "output": answer}),
+    )["name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(name, "custom-1");
+    let detail = get(port, "/api/problems/sum");
+    assert_eq!(detail["tests"], 4, "{detail}");
+    assert_eq!(detail["samples"][3]["custom"], true, "{detail}");
+    let s = judged(port, submit(port, "sum", WA));
+    assert_eq!(s["tests"][3]["name"], "custom-1", "{s}");
+    assert_eq!(s["tests"][3]["verdict"], "WA", "{s}");
+    // Only the user's own tests can be removed.
+    assert_eq!(
+        call(
+            port,
+            "DELETE",
+            "/api/problems/sum/tests/sample-1",
+            &[BEARER],
+            None
+        )
+        .status,
+        404
+    );
+    assert_eq!(
+        call(
+            port,
+            "DELETE",
+            "/api/problems/sum/tests/custom-1",
+            &[BEARER],
+            None
+        )
+        .status,
+        200
+    );
+    assert_eq!(get(port, "/api/problems/sum")["tests"], 3);
+    server.serving.stop().expect_code(130);
+}
