@@ -8,12 +8,12 @@
 
 mod cdp;
 
+use super::harness::{judge, Serving};
 use cdp::Browser;
 use serde_json::{json, Value};
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Where the screenshots go: `$JUDGE_SCREENSHOTS` (relative to the repository), else a
@@ -98,23 +98,28 @@ fn base64_encode(bytes: &[u8]) -> String {
 
 // ---------- a real `judge practice` server ----------
 
-/// A loopback port free right now.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// `judge practice` on free loopback ports with a known token, stopped (SIGTERM, then SIGKILL
-/// after 10 s) when dropped.
+/// `judge practice` on free loopback ports with a known token, contained by the harness
+/// (`Judge::serve`: its own cgroup and PID namespace, the host's network); [`Server::stop`]
+/// interrupts it and fails the test if it left anything behind.
 struct Server {
-    child: Child,
+    serving: Serving,
     port: u16,
     cc_port: u16,
     token: String,
     _dir: tempfile::TempDir,
+}
+
+/// The port in a line the server printed at start (`page: http://127.0.0.1:P/?token=…`,
+/// `competitive-companion port: Q …`).
+fn port_in(line: &str, after: &str) -> u16 {
+    let rest = line
+        .split_once(after)
+        .unwrap_or_else(|| panic!("`{after}` not in {line:?}"))
+        .1;
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"))
 }
 
 impl Server {
@@ -132,47 +137,29 @@ impl Server {
             let path = entry.unwrap().path();
             std::fs::copy(&path, copy.join("tests").join(path.file_name().unwrap())).unwrap();
         }
-        let port = free_port();
-        let cc_port = free_port();
         let token = format!("browser-test-{}", std::process::id());
-        let child = Command::new(env!("CARGO_BIN_EXE_judge"))
+        let mut serving = judge()
             .arg("practice")
             .arg("--dir")
             .arg(dir.path())
-            .args(["--port", &port.to_string()])
-            .args(["--cc-port", &cc_port.to_string()])
-            .args(["--token", &token])
-            .current_dir(dir.path())
-            .env("XDG_CACHE_HOME", dir.path().join("cache"))
-            .env_remove("JUDGE_CGROUP_FAVORDYNMODS")
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("cannot start judge practice");
-        let mut server = Server {
-            child,
+            .args(["--port", "0", "--cc-port", "0", "--token", &token])
+            .serve();
+        let page = serving.line();
+        let port = port_in(&page, "http://127.0.0.1:");
+        assert!(page.ends_with(&format!("/?token={token}")), "{page}");
+        let cc_port = port_in(&serving.line(), "competitive-companion port: ");
+        let server = Server {
+            serving,
             port,
             cc_port,
             token,
             _dir: dir,
         };
         let deadline = Instant::now() + Duration::from_secs(30);
-        loop {
-            if let Ok((200, _)) = server.try_request("GET", "/api/problems", None) {
-                break;
-            }
-            if let Ok(Some(status)) = server.child.try_wait() {
-                let mut err = String::new();
-                server
-                    .child
-                    .stderr
-                    .take()
-                    .unwrap()
-                    .read_to_string(&mut err)
-                    .ok();
-                panic!("judge practice exited with {status} before serving:\n{err}");
-            }
+        while !matches!(
+            server.try_request("GET", "/api/problems", None),
+            Ok((200, _))
+        ) {
             assert!(
                 Instant::now() < deadline,
                 "judge practice did not answer on port {port} within 30 s"
@@ -180,6 +167,11 @@ impl Server {
             std::thread::sleep(Duration::from_millis(100));
         }
         server
+    }
+
+    /// Interrupts the server: it ends with 130 and leaves nothing behind.
+    fn stop(self) {
+        self.serving.stop().expect_code(130);
     }
 
     fn url(&self, path: &str) -> String {
@@ -226,22 +218,6 @@ impl Server {
             "{method} {path}: {status} {text}"
         );
         serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method} {path}: {e}: {text}"))
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // SAFETY: a signal to the server this test started.
-        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
@@ -529,4 +505,6 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
         "the page threw: {:?}",
         browser.console
     );
+    drop(browser);
+    server.stop();
 }
