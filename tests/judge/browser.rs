@@ -508,3 +508,103 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     drop(browser);
     server.stop();
 }
+
+/// The shown submission's id once it is a finished one other than `previous`: (id, verdict).
+fn next_finished(browser: &mut Browser, previous: &Value) -> (Value, String) {
+    let seen = browser.wait_for(
+        &format!(
+            "(() => {{ const s = document.getElementById('submission');
+                return s && s.dataset.id !== String({previous}) && s.dataset.verdict
+                    ? [s.dataset.id, s.dataset.verdict] : null; }})()"
+        ),
+        Duration::from_secs(120),
+    );
+    (seen[0].clone(), seen[1].as_str().unwrap().to_string())
+}
+
+#[test]
+fn practice_page_watches_a_file_stresses_it_and_adds_the_counterexample_as_a_test() {
+    let (shots, _keep) = screenshot_dir();
+    let server = Server::start();
+    let files = tempfile::tempdir().unwrap();
+    let solution = files.path().join("a.py");
+    std::fs::write(&solution, CORRECT).unwrap();
+    let generator = files.path().join("gen.py");
+    std::fs::write(
+        &generator,
+        "import random, sys\nr = random.Random(int(sys.argv[1]))\n\
+         print(r.randint(0, 100), r.randint(0, 100))\n",
+    )
+    .unwrap();
+    let brute = files.path().join("brute.py");
+    std::fs::write(&brute, CORRECT).unwrap();
+    let id = server.request("POST", "/api/problems", Some(&sum_problem()))["id"].clone();
+
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    browser.wait_for(
+        "document.querySelector('[data-tab=watch]')",
+        Duration::from_secs(10),
+    );
+    browser.eval("document.querySelector('[data-tab=watch]').click()");
+    browser.eval(&format!(
+        "(() => {{
+            document.getElementById('path').value = {path};
+            document.getElementById('watch').click();
+        }})()",
+        path = serde_json::to_string(&solution).unwrap()
+    ));
+    let (first, verdict) = next_finished(&mut browser, &Value::Null);
+    assert_eq!(verdict, "AC");
+    let watched = browser.wait_for(
+        "(() => { const w = document.querySelector('#watches li'); return w && w.textContent; })()",
+        Duration::from_secs(10),
+    );
+    assert!(watched.as_str().unwrap().contains("a.py"), "{watched}");
+
+    // Saving the file judges it again, and the page shows the new submission by itself.
+    std::fs::write(&solution, WRONG).unwrap();
+    let (_second, verdict) = next_finished(&mut browser, &first);
+    assert_eq!(verdict, "WA");
+
+    // Stress the watched (now wrong) file against the brute force; the counterexample becomes
+    // a test of the user's.
+    browser.eval(&format!(
+        "(() => {{
+            document.getElementById('stress-gen').value = {generator};
+            document.getElementById('stress-brute').value = {brute};
+            document.getElementById('stress-seconds').value = '60';
+            document.getElementById('stress-run').click();
+        }})()",
+        generator = serde_json::to_string(&generator).unwrap(),
+        brute = serde_json::to_string(&brute).unwrap(),
+    ));
+    let counterexample = browser.wait_for(
+        "(() => { const c = document.getElementById('counterexample'); return c && c.innerText; })()",
+        Duration::from_secs(120),
+    );
+    assert!(
+        counterexample.as_str().unwrap().contains("WA"),
+        "{counterexample}"
+    );
+    browser.eval("window.scrollTo(0, document.getElementById('stress').offsetTop - 50)");
+    browser.screenshot(&shots.join("stress.png"));
+    browser.eval("document.getElementById('stress-add').click()");
+    browser.wait_for(
+        "(() => { const l = document.querySelector('#custom-tests li');
+            return l && l.textContent.includes('custom-1'); })()",
+        Duration::from_secs(10),
+    );
+    let meta = browser.eval("document.querySelector('.meta').textContent");
+    assert!(meta.as_str().unwrap().contains("3 tests"), "{meta}");
+    assert!(
+        !browser.console.iter().any(|l| l.starts_with("exception")),
+        "the page threw: {:?}",
+        browser.console
+    );
+    drop(browser);
+    server.stop();
+}

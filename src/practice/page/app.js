@@ -686,11 +686,12 @@ function stressPanel() {
       ? found
         ? h("div", { id: "counterexample" },
             h("p", {}, "Counterexample", found.verdict ? [" (", verdictBadge(found.verdict), ")"] : "", ":"),
-            h("div", { class: "samples" }, h("h3", {}, "Input"), h("h3", {}, "Brute force's answer"),
-              h("pre", {}, found.input ?? ""), h("pre", {}, found.answer ?? found.expected ?? found.output ?? "")),
+            h("div", { class: "samples three" }, h("h3", {}, "Input"), h("h3", {}, "Brute force's answer"), h("h3", {}, "Your output"),
+              h("pre", {}, found.input ?? ""), h("pre", {}, found.answer ?? found.expected ?? ""), h("pre", {}, found.output ?? "")),
+            found.tries != null ? h("p", { class: "hint" }, `Found after ${found.tries} inputs; ${found.shrink_steps ?? 0} shrinking steps made it smaller.`) : null,
             found.message ? h("p", { class: "mono" }, found.message) : null,
             h("button", { type: "button", id: "stress-add", onclick: async (ev) => {
-              await addTest(ev.target, status, found.input ?? "", found.answer ?? found.expected ?? found.output ?? "");
+              await addTest(ev.target, status, found.input ?? "", found.answer ?? found.expected ?? "");
             } }, "Add the counterexample as a test"))
         : h("p", { class: "ok" }, state.stress.message || `No difference found in ${state.stress.seconds ?? state.stressSeconds} s.`)
       : null);
