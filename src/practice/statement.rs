@@ -93,7 +93,11 @@ pub fn escape(text: &str) -> String {
 /// annotation so that copying the formula gives its TeX.
 pub fn tex_to_mathml(tex: &str, display: bool) -> String {
     let tokens = tokenize(tex);
-    let mut parser = TexParser { tokens, at: 0 };
+    let mut parser = TexParser {
+        tokens,
+        at: 0,
+        depth: 0,
+    };
     let body = parser.sequence(Stop::End);
     let display = if display { " display=\"block\"" } else { "" };
     format!(
@@ -196,9 +200,15 @@ enum Stop {
     Right,
 }
 
+/// Groups nested deeper than this are shown as their TeX text: the parser recurses per group,
+/// and a statement (untrusted) must not be able to overflow the server's stack.
+const MAX_DEPTH: usize = 64;
+
 struct TexParser {
     tokens: Vec<Token>,
     at: usize,
+    /// Groups open around the current position.
+    depth: usize,
 }
 
 /// What an atom is, for placing its scripts: big operators take theirs under and over.
@@ -226,6 +236,35 @@ impl TexParser {
 
     /// Atoms with their scripts up to `stop` (consumed) or the end.
     fn sequence(&mut self, stop: Stop) -> String {
+        if self.depth >= MAX_DEPTH {
+            return format!("<mtext>{}</mtext>", escape(&self.raw_until(stop)));
+        }
+        self.depth += 1;
+        let out = self.sequence_inside(stop);
+        self.depth -= 1;
+        out
+    }
+
+    /// The TeX text up to `stop` (consumed), groups balanced, without converting it.
+    fn raw_until(&mut self, stop: Stop) -> String {
+        let mut text = String::new();
+        let mut open = 0usize;
+        while let Some(token) = self.tokens.get(self.at).cloned() {
+            self.at += 1;
+            match (&token, stop) {
+                (Token::Open, _) => open += 1,
+                (Token::Close, Stop::Close) if open == 0 => return text,
+                (Token::Close, _) => open = open.saturating_sub(1),
+                (Token::Other(']'), Stop::Bracket) if open == 0 => return text,
+                (Token::Command(name), Stop::Right) if open == 0 && name == "right" => return text,
+                _ => {}
+            }
+            text.push_str(&token_text(&token));
+        }
+        text
+    }
+
+    fn sequence_inside(&mut self, stop: Stop) -> String {
         let mut out = String::new();
         loop {
             match (self.peek(), stop) {
@@ -799,6 +838,36 @@ mod tests {
     }
 
     #[test]
+    fn deep_nesting_is_cut_off_not_a_stack_overflow() {
+        for tex in [
+            "{".repeat(200_000),
+            format!("{}x{}", "{".repeat(100_000), "}".repeat(100_000)),
+            r"\sqrt{".repeat(50_000),
+            r"\left(".repeat(50_000),
+            "x^{".repeat(50_000),
+        ] {
+            let math = tex_to_mathml(&tex, false);
+            assert!(math.starts_with("<math>") && math.ends_with("</math>"));
+        }
+        // Markdown nesting is pulldown-cmark's, which does not recurse per level.
+        for markdown in [
+            format!("{}x", "> ".repeat(100_000)),
+            format!("{}x", "- ".repeat(100_000)),
+            format!("{}x{}", "[".repeat(100_000), "]".repeat(100_000)),
+            format!("{}x{}", "*".repeat(100_000), "*".repeat(100_000)),
+            "$".repeat(100_000),
+        ] {
+            assert!(!render(&markdown).is_empty());
+        }
+        // Within the limit nothing is cut.
+        let nested = format!("{}x{}", "{".repeat(10), "}".repeat(10));
+        assert_eq!(
+            body(&nested),
+            format!("{}<mi>x</mi>{}", "<mrow>".repeat(10), "</mrow>".repeat(10))
+        );
+    }
+
+    #[test]
     fn markdown_with_inline_and_display_math() {
         let html =
             render("On the first line the minimum number of moves $k$.\n\n$$\\sum_i a_i$$\n");
@@ -852,6 +921,20 @@ mod tests {
         assert!(html.contains("href=\"tests/1.in\""), "{html}");
         assert!(html.contains("href=\"mailto:x@y.z\""), "{html}");
         assert_eq!(html.matches("href=\"#\"").count(), 2, "{html}");
+        // Entities and control characters do not smuggle a scheme through.
+        for sneaky in [
+            "[x](javascript&colon;alert(1))",
+            "[x](java&#x09;script:alert(1))",
+            "[x](&#106;avascript:alert(1))",
+            "<javascript:alert(1)>",
+            "[x]: javascript:alert(1)\n\n[x]",
+        ] {
+            let html = render(sneaky);
+            assert!(
+                !html.to_ascii_lowercase().contains("href=\"java"),
+                "{sneaky}: {html}"
+            );
+        }
     }
 
     #[test]
