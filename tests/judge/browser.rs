@@ -169,6 +169,23 @@ impl Server {
         server
     }
 
+    /// Sends a problem as competitive-companion does: to the receiver's port, no token.
+    fn receive(&self, problem: &Value) {
+        let mut cc = TcpStream::connect(("127.0.0.1", self.cc_port)).unwrap();
+        let body = problem.to_string();
+        write!(
+            cc,
+            "POST / HTTP/1.1\r\nHost: localhost:{}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.cc_port,
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        cc.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+
     /// Interrupts the server: it ends with 130 and leaves nothing behind.
     fn stop(self) {
         self.serving.stop().expect_code(130);
@@ -303,19 +320,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     let (shots, _keep) = screenshot_dir();
     let server = Server::start();
     // The problem arrives as competitive-companion sends it (to the receiver port).
-    let mut cc = TcpStream::connect(("127.0.0.1", server.cc_port)).unwrap();
-    let body = sum_problem().to_string();
-    write!(
-        cc,
-        "POST / HTTP/1.1\r\nHost: localhost:{}\r\nContent-Type: application/json\r\n\
-         Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        server.cc_port,
-        body.len()
-    )
-    .unwrap();
-    let mut answer = String::new();
-    cc.read_to_string(&mut answer).unwrap();
-    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    server.receive(&sum_problem());
 
     // A second one through the API, as a script would send it.
     let mut difference = sum_problem();
@@ -600,6 +605,77 @@ fn practice_page_watches_a_file_stresses_it_and_adds_the_counterexample_as_a_tes
     );
     let meta = browser.eval("document.querySelector('.meta').textContent");
     assert!(meta.as_str().unwrap().contains("3 tests"), "{meta}");
+    assert!(
+        !browser.console.iter().any(|l| l.starts_with("exception")),
+        "the page threw: {:?}",
+        browser.console
+    );
+    drop(browser);
+    server.stop();
+}
+
+#[test]
+fn practice_page_shows_a_received_batch_at_once_and_starts_its_contest() {
+    let server = Server::start();
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    browser.wait_for(
+        "document.getElementById('live').classList.contains('on')",
+        Duration::from_secs(10),
+    );
+    // A contest parse: three problems with one batch id, sent while the page is open.
+    let sent = Instant::now();
+    for (i, name) in ["A. Alpha", "B. Beta", "C. Gamma"].iter().enumerate() {
+        let mut problem = sum_problem();
+        problem["name"] = json!(name);
+        problem["group"] = json!("Batch Cup 7");
+        problem["url"] = json!(format!("https://example.org/cup/7/{i}"));
+        problem["batch"] = json!({"id": "7b7b7b7b-0000-4000-8000-000000000007", "size": 3});
+        server.receive(&problem);
+    }
+    browser.wait_for(
+        "[...document.querySelectorAll('#problem-list a.problem')]
+            .filter(a => /Alpha|Beta|Gamma/.test(a.textContent)).length === 3",
+        Duration::from_secs(10),
+    );
+    let shown = sent.elapsed();
+    // The issue asks for "within a second"; under a loaded machine this test allows more, and
+    // the time is printed.
+    eprintln!("the batch was on the page {shown:?} after the first POST");
+    assert!(shown < Duration::from_secs(5), "{shown:?}");
+
+    // Its contest is listed, not started; starting it from the page runs the clock.
+    browser.eval("location.hash = '#/contests'");
+    let href = browser.wait_for(
+        "(() => { const row = [...document.querySelectorAll('#contests tbody tr')]
+                .find(r => r.textContent.includes('Batch Cup 7'));
+            return row && row.textContent.includes('not started')
+                ? row.querySelector('a').getAttribute('href') : null; })()",
+        Duration::from_secs(10),
+    );
+    browser.eval(&format!("location.hash = {href}"));
+    browser.wait_for(
+        "document.getElementById('contest-begin')",
+        Duration::from_secs(10),
+    );
+    browser.eval(
+        "(() => { document.getElementById('start-duration').value = '60';
+            document.getElementById('contest-begin').click(); })()",
+    );
+    browser.wait_for(
+        "(() => { const s = document.getElementById('contest-state');
+            return s && s.textContent === 'running' && !document.getElementById('start-contest'); })()",
+        Duration::from_secs(10),
+    );
+    let header =
+        browser.eval("[...document.querySelectorAll('#scoreboard th')].map(t => t.textContent)");
+    assert_eq!(header, json!(["Who", "A", "B", "C", "Solved", "Penalty"]));
+    let clock = browser.eval("document.getElementById('clock').textContent");
+    assert!(
+        clock.as_str().unwrap().starts_with("Batch Cup 7 0:59:")
+            || clock.as_str().unwrap().starts_with("Batch Cup 7 1:00:"),
+        "{clock}"
+    );
     assert!(
         !browser.console.iter().any(|l| l.starts_with("exception")),
         "the page threw: {:?}",
