@@ -269,6 +269,15 @@ const WRONG: &str = "a, b = map(int, input().split())\nprint(a * b)\n";
 /// Pastes `source` as Python into the open problem's submit box and submits it; returns the
 /// submission id the page shows once it has one other than `previous`.
 fn paste_and_submit(browser: &mut Browser, source: &str, previous: &Value) -> Value {
+    paste_and_submit_as(browser, source, "Python 3", previous)
+}
+
+fn paste_and_submit_as(
+    browser: &mut Browser,
+    source: &str,
+    language: &str,
+    previous: &Value,
+) -> Value {
     browser.eval(
         "(() => { const b = document.querySelector('[data-tab=paste]'); if (b) b.click(); })()",
     );
@@ -278,10 +287,11 @@ fn paste_and_submit(browser: &mut Browser, source: &str, previous: &Value) -> Va
             const text = document.getElementById('source');
             text.value = {source};
             text.dispatchEvent(new Event('input'));
-            document.getElementById('language').value = 'Python 3';
+            document.getElementById('language').value = {language};
             document.getElementById('submit').click();
         }})()",
-        source = serde_json::to_string(source).unwrap()
+        source = serde_json::to_string(source).unwrap(),
+        language = serde_json::to_string(language).unwrap(),
     ));
     browser.wait_for(
         &format!(
@@ -420,6 +430,12 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
         .collect();
     assert_eq!(verdicts, ["WA", "AC"], "{history}");
 
+    // A compile error shows the compiler's message.
+    let ce = paste_and_submit_as(&mut browser, "int main( {\n", "C++", &second);
+    assert_eq!(verdict_of_shown(&mut browser), "CE");
+    let compiler = browser.eval("document.querySelector('#submission pre.compile').textContent");
+    assert!(compiler.as_str().unwrap().contains("error"), "{compiler}");
+
     // A native package's statement: Markdown and TeX rendered on the server, MathML laid out
     // by the browser, nothing left unknown.
     browser.eval("location.hash = '#/p/snake'");
@@ -461,7 +477,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
         "location.hash = '#/p/' + encodeURIComponent({id})"
     ));
     browser.wait_for("document.getElementById('submit')", Duration::from_secs(10));
-    let third = paste_and_submit(&mut browser, WRONG, &second);
+    let third = paste_and_submit(&mut browser, WRONG, &ce);
     assert_eq!(verdict_of_shown(&mut browser), "WA");
     let fourth = paste_and_submit(&mut browser, CORRECT, &third);
     assert_eq!(verdict_of_shown(&mut browser), "AC");

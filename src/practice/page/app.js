@@ -345,6 +345,7 @@ function renderProblem() {
       testCount(p) != null ? h("span", {}, testCount(p) + " tests") : null,
       p.interactive ? h("span", {}, "interactive") : null,
       link ? h("a", { href: link, target: "_blank", rel: "noopener noreferrer" }, "original ↗") : null),
+    p.error ? h("p", { class: "error", id: "problem-error" }, p.error) : null,
     statement,
     submitPanel(),
     h("div", { id: "result" }, resultPanel()),
@@ -367,7 +368,13 @@ function submitPanel() {
   if (mode === "paste") {
     const lang = h("select", { id: "language" },
       state.languages.map((l) => h("option", { value: l, selected: l === (state.language || "C++") }, l)));
-    const text = h("textarea", { id: "source", spellcheck: "false", placeholder: "Paste your solution here" });
+    const text = h("textarea", { id: "source", spellcheck: "false", placeholder: "Paste your solution here (Ctrl+Enter submits)" });
+    text.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+        ev.preventDefault();
+        document.getElementById("submit").click();
+      }
+    });
     if (state.draft) text.value = state.draft;
     text.addEventListener("input", () => (state.draft = text.value));
     body = h("div", {}, text,
@@ -514,8 +521,6 @@ function diffPanel(t) {
     parts.push(h("p", { class: "where" }, `First difference at line ${m.line}, column ${m.column}: expected `,
       h("code", { class: "exp" }, m.expected), ", found ", h("code", { class: "fnd" }, m.found)));
     parts.push(windowDiff(m.diff));
-  } else if (typeof t.expected === "string" && typeof (t.output ?? t.found) === "string") {
-    parts.push(sideBySide(t.expected, t.output ?? t.found));
   } else if (t.verdict === "WA" || t.verdict === "PE") {
     parts.push(h("p", { class: "hint" }, "The checker gave no line-by-line difference for this test."));
   }
@@ -542,40 +547,6 @@ function windowDiff(text) {
 
 function cap(line) {
   return line.length > DIFF_CAP_CHARS ? line.slice(0, DIFF_CAP_CHARS) + " …" : line;
-}
-
-// Expected and found in two columns, the first differing line highlighted and its first
-// differing character marked; long outputs capped around it.
-function sideBySide(expected, found) {
-  const a = expected.split("\n");
-  const b = found.split("\n");
-  let line = 0;
-  while (line < a.length && line < b.length && a[line].trimEnd() === b[line].trimEnd()) line++;
-  const from = Math.max(0, line - 5);
-  const to = Math.min(Math.max(a.length, b.length), from + DIFF_CAP_LINES);
-  const column = (x, y) => {
-    let i = 0;
-    while (i < x.length && i < y.length && x[i] === y[i]) i++;
-    return i;
-  };
-  const side = (rows, other) => {
-    const out = [];
-    if (from > 0) out.push(h("span", { class: "capped" }, `… ${from} equal lines\n`));
-    for (let i = from; i < Math.min(to, rows.length); i++) {
-      const text = cap(rows[i]);
-      if (i === line) {
-        const c = column(text, other[i] ?? "");
-        out.push(h("span", { class: "line-bad" }, `${i + 1}: `, text.slice(0, c), h("mark", {}, text.slice(c, c + 1) || " "), text.slice(c + 1)));
-      } else out.push(`${i + 1}: ${text}\n`);
-    }
-    if (rows.length > to) out.push(h("span", { class: "capped" }, `… ${rows.length - to} more lines`));
-    return out;
-  };
-  return h("div", {},
-    h("p", { class: "where" }, `First difference at line ${line + 1}.`),
-    h("div", { class: "cols" },
-      h("div", {}, h("h3", {}, "Expected"), h("pre", { class: "exp" }, side(a, b))),
-      h("div", {}, h("h3", {}, "Found"), h("pre", { class: "fnd" }, side(b, a)))));
 }
 
 // ---------- history ----------
