@@ -349,6 +349,12 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     assert_eq!(status, 200, "the page's cookie does not authorise the API");
     let address = browser.eval("location.href");
     assert!(!address.as_str().unwrap().contains("token="), "{address}");
+    // The cookie is HttpOnly: no script of the page can read the token.
+    let cookies = browser.eval("document.cookie");
+    assert!(
+        !cookies.as_str().unwrap().contains(&server.token),
+        "{cookies}"
+    );
     browser.wait_for(
         "document.getElementById('live').classList.contains('on')",
         Duration::from_secs(10),

@@ -68,19 +68,8 @@ function safeHref(url) {
 
 // ---------- the API ----------
 
-// The token from ?token=… is kept for this tab (the server also set a cookie from it) and sent
-// as a bearer token too, then removed from the address bar so it is not shared by a copy.
-const TOKEN = (() => {
-  const params = new URLSearchParams(location.search);
-  const t = params.get("token");
-  if (t) {
-    sessionStorage.setItem("judge-token", t);
-    params.delete("token");
-    const rest = params.toString();
-    history.replaceState(null, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
-  }
-  return t || sessionStorage.getItem("judge-token");
-})();
+// Authorisation is the token cookie the server set (HttpOnly, SameSite=Strict) when this page
+// was opened as /?token=…: the page never sees the token itself.
 
 class ApiError extends Error {
   constructor(status, message) {
@@ -91,7 +80,6 @@ class ApiError extends Error {
 
 async function api(method, path, body) {
   const headers = { Accept: "application/json" };
-  if (TOKEN) headers.Authorization = "Bearer " + TOKEN;
   if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(path, {
     method,
