@@ -52,6 +52,7 @@ Examples:
   judge verify                            check every problem under ./problems
   judge new my-problem                    a starter package that verifies at once
   judge doctor                            which isolation layers are active
+  judge practice --open                   a local practice page (competitive-companion, contests)
   judge completions bash > ~/.local/share/bash-completion/completions/judge
 ";
 
@@ -70,6 +71,10 @@ Environment:
   JUDGE_CACHE_SIZE=SIZE        the build cache's bound (default 1G; 500M, 0 keeps nothing)
   TMPDIR                       where each session's work folder (judge-XXXXXX) goes; it is removed
                                when the judge ends, also on Ctrl-C
+  XDG_DATA_HOME                judge practice's folder: $XDG_DATA_HOME/judge/practice, else
+                               ~/.local/share/judge/practice (--dir DIR instead)
+  SUDO_UID, SUDO_GID           judge practice under sudo: the user as whom files given by path are
+                               read, and whose home holds the folder (SUDO_USER)
 "
     .to_string()
 }

@@ -65,6 +65,12 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         Some(f) => Box::new(contest::FileClock(f)),
         None => Box::new(contest::SystemClock),
     };
+    // Folders made here for the user (under their home) are theirs, not root's.
+    let missing: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
+        .map(PathBuf::from)
+        .collect();
     let mut session = Session::new(languages)?;
     super::warn_isolation(&session.engine.sandbox);
     let state = practice::Practice::new(
@@ -76,6 +82,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         session.engine.languages.clone(),
     )
     .map_err(anyhow::Error::msg)?;
+    give_to_user(&missing, &state.user);
     let url = format!("http://127.0.0.1:{port}/?token={token}");
     crate::outln!("page: {url}");
     crate::outln!("competitive-companion port: {cc_port} (add it as a custom port in the extension's options)");
@@ -85,6 +92,17 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         open_browser(&url);
     }
     practice::serve(Arc::new(state), listening, &mut session.engine)
+}
+
+/// Gives the folders the judge made (`judge practice` runs as root) to the user who started it.
+fn give_to_user(made: &[PathBuf], user: &practice::user::User) {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || user.uid == 0 {
+        return;
+    }
+    for dir in made {
+        let _ = std::os::unix::fs::chown(dir, Some(user.uid), Some(user.gid));
+    }
 }
 
 /// Starts `xdg-open URL` as the user who started the judge (never a browser as root).

@@ -123,35 +123,74 @@ pub enum ReadError {
 
 /// Serves `listener` until the process ends: each connection on its own thread, `handle` called
 /// with each request. Never panics on what a client sends; a panic in `handle` (a bug) ends that
-/// connection only.
+/// connection only. When every slot is taken, the connection that has been reading its request
+/// the longest is closed to make room (a client that trickles its request cannot keep others
+/// out: a real request arrives at once); when none is reading, the new one gets 503.
 pub fn serve<H>(listener: TcpListener, max_body: usize, handle: H)
 where
     H: Fn(&Request) -> Response + Send + Sync + 'static,
 {
     let handle = Arc::new(handle);
     let active = Arc::new(AtomicUsize::new(0));
-    for stream in listener.incoming() {
+    let reading = Arc::new(Reading::default());
+    for (n, stream) in listener.incoming().enumerate() {
         let Ok(mut stream) = stream else {
             // EMFILE and the like: wait a little rather than spin.
             std::thread::sleep(Duration::from_millis(50));
             continue;
         };
-        if active.fetch_add(1, Ordering::SeqCst) >= MAX_CONNECTIONS {
-            active.fetch_sub(1, Ordering::SeqCst);
+        if active.load(Ordering::SeqCst) >= MAX_CONNECTIONS && !reading.evict_oldest() {
             let _ = stream.set_write_timeout(Some(Duration::from_millis(200)));
             let _ = write_full(&mut stream, 503, &[], b"too many connections\n");
             continue;
         }
+        active.fetch_add(1, Ordering::SeqCst);
         let handle = handle.clone();
         let slot = Slot(active.clone());
+        let reading = reading.clone();
+        let id = n as u64;
+        if let Ok(clone) = stream.try_clone() {
+            reading.add(id, clone);
+        }
         let spawned = std::thread::Builder::new()
             .name("practice-http".into())
             .spawn(move || {
                 let _slot = slot;
-                connection(stream, max_body, &*handle);
+                connection(stream, max_body, &*handle, &|| reading.remove(id));
             });
         // Could not start a thread: the slot was moved into the closure and dropped with it.
         let _ = spawned;
+    }
+}
+
+/// The connections still reading their request, oldest first.
+#[derive(Default)]
+struct Reading(std::sync::Mutex<Vec<(u64, TcpStream)>>);
+
+impl Reading {
+    fn add(&self, id: u64, stream: TcpStream) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((id, stream));
+    }
+
+    fn remove(&self, id: u64) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|(i, _)| *i != id);
+    }
+
+    /// Closes the oldest connection still reading; false when there is none.
+    fn evict_oldest(&self) -> bool {
+        let mut all = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if all.is_empty() {
+            return false;
+        }
+        let (_, stream) = all.remove(0);
+        let _ = stream.shutdown(std::net::Shutdown::Both);
+        true
     }
 }
 
@@ -164,10 +203,17 @@ impl Drop for Slot {
     }
 }
 
-fn connection(mut stream: TcpStream, max_body: usize, handle: &dyn Fn(&Request) -> Response) {
+fn connection(
+    mut stream: TcpStream,
+    max_body: usize,
+    handle: &dyn Fn(&Request) -> Response,
+    read: &dyn Fn(),
+) {
     let _ = stream.set_write_timeout(Some(WRITE_TIMEOUT));
     let _ = stream.set_nodelay(true);
-    let request = match read_request(&mut stream, max_body, REQUEST_DEADLINE) {
+    let request = read_request(&mut stream, max_body, REQUEST_DEADLINE);
+    read();
+    let request = match request {
         Ok(r) => r,
         Err(ReadError::Gone) => return,
         Err(ReadError::Bad(status, message)) => {
@@ -478,6 +524,33 @@ mod tests {
             with("Transfer-Encoding: chunked"),
             Err(ReadError::Bad(411, _))
         ));
+    }
+
+    #[test]
+    fn clients_trickling_requests_on_every_slot_do_not_keep_a_real_request_out() {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = listener.local_addr().unwrap();
+        std::thread::spawn(move || {
+            serve(listener, 100, |_| {
+                Response::json(200, &serde_json::json!({"ok": 1}))
+            })
+        });
+        let slow: Vec<TcpStream> = (0..MAX_CONNECTIONS + 5)
+            .map(|_| {
+                let mut c = TcpStream::connect(addr).unwrap();
+                c.write_all(b"GET / HTTP/1.1\r\nHo").unwrap();
+                c
+            })
+            .collect();
+        std::thread::sleep(Duration::from_millis(200));
+        let started = Instant::now();
+        let mut c = TcpStream::connect(addr).unwrap();
+        c.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut answer = String::new();
+        c.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200 OK"), "{answer}");
+        assert!(started.elapsed() < Duration::from_secs(5));
+        drop(slow);
     }
 
     #[test]

@@ -148,7 +148,7 @@ impl Practice {
         clock: Box<dyn Clock>,
         languages: Languages,
     ) -> Result<Practice, String> {
-        let store = store::Store::open(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let store = store::Store::open(dir)?;
         let db = db::Db::open(&dir.join("history.sqlite"))?;
         Ok(Practice {
             store,

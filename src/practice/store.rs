@@ -54,10 +54,12 @@ struct NativeChecker {
     kind: &'static str,
 }
 
-/// The practice folder.
+/// The practice folder, locked (`DIR/.lock`, an `flock`) for as long as the server runs: two
+/// servers on one folder would pick the same ids and clean up each other's files.
 #[derive(Debug, Clone)]
 pub struct Store {
     pub dir: PathBuf,
+    _lock: std::sync::Arc<std::fs::File>,
 }
 
 /// Whether `id` can name a problem folder: not empty, at most 100 of `[A-Za-z0-9._-]`, not
@@ -94,11 +96,46 @@ pub fn slug(name: &str, fallback: &str) -> String {
 }
 
 impl Store {
-    pub fn open(dir: &Path) -> std::io::Result<Store> {
-        std::fs::create_dir_all(dir.join("problems"))?;
-        std::fs::create_dir_all(dir.join("submissions"))?;
+    pub fn open(dir: &Path) -> Result<Store, String> {
+        let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+        std::fs::create_dir_all(dir.join("problems")).map_err(io)?;
+        std::fs::create_dir_all(dir.join("submissions")).map_err(io)?;
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(".lock"))
+            .map_err(io)?;
+        // SAFETY: flock on a descriptor we own.
+        let locked = unsafe {
+            libc::flock(
+                std::os::fd::AsRawFd::as_raw_fd(&lock),
+                libc::LOCK_EX | libc::LOCK_NB,
+            )
+        } == 0;
+        if !locked {
+            return Err(format!(
+                "{}: another `judge practice` uses this folder\n  hint: stop it, or give this one another --dir",
+                dir.display()
+            ));
+        }
+        // What a server stopped mid-way left: half-written problems, judged copies.
+        for sub in ["problems", "submissions"] {
+            if let Ok(entries) = std::fs::read_dir(dir.join(sub)) {
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if sub == "submissions"
+                        || name.starts_with(".new-")
+                        || name.starts_with(".old-")
+                    {
+                        let _ = std::fs::remove_dir_all(e.path());
+                    }
+                }
+            }
+        }
         Ok(Store {
             dir: dir.to_path_buf(),
+            _lock: std::sync::Arc::new(lock),
         })
     }
 
@@ -323,6 +360,8 @@ mod tests {
     fn a_received_problem_becomes_a_native_package_the_judge_loads() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::open(tmp.path()).unwrap();
+        let second = Store::open(tmp.path()).unwrap_err();
+        assert!(second.contains("another `judge practice`"), "{second}");
         let body = br#"{"name":"A. Sum \"quoted\"","group":"Codeforces - Round 1","url":"https://codeforces.com/contest/1/problem/A",
             "interactive":false,"memoryLimit":256,"timeLimit":2000,"tests":[{"input":"1 2\n","output":"3\n"},{"input":"5 5\n","output":"10\n"}],
             "testType":"single","input":{"type":"file","fileName":"sum.in"},"output":{"type":"stdout"}}"#;
