@@ -106,6 +106,7 @@ async function api(method, path, body) {
 
 function showBanner(text) {
   const b = $("#banner");
+  delete b.dataset.kind;
   b.textContent = text;
   b.hidden = !text;
 }
@@ -190,10 +191,15 @@ async function loadProblems() {
   try {
     const list = await api("GET", "/api/problems");
     state.problems = Array.isArray(list) ? list : [];
+    // The server answers again: a banner about it being away is stale.
+    if ($("#banner").dataset.kind === "away") showBanner("");
     renderSidebar();
     if (state.route.view === "problems") renderHome();
   } catch (e) {
-    if (!(e instanceof ApiError && e.status === 401)) showBanner(e.message);
+    if (!(e instanceof ApiError)) {
+      showBanner("The judge does not answer (was `judge practice` stopped?): " + e.message);
+      $("#banner").dataset.kind = "away";
+    } else if (e.status !== 401) showBanner(e.message);
   }
 }
 
@@ -277,6 +283,8 @@ async function openProblem(id, submissionId) {
       detail = state.problems.find((p) => String(p.id) === String(id));
       if (!detail) throw e;
     }
+    // Another problem was opened meanwhile: this answer is stale.
+    if (state.route.view !== "problem" || String(state.route.id) !== String(id)) return;
     state.problem = detail;
     await loadWatches();
     renderProblem();
@@ -284,7 +292,7 @@ async function openProblem(id, submissionId) {
   }
   if (submissionId) await showSubmission(submissionId);
   else if (!state.submission && state.history[0]) await showSubmission(state.history[0].id);
-  renderProblem();
+  if (state.route.view === "problem" && String(state.route.id) === String(id)) renderProblem();
 }
 
 async function loadHistory() {
@@ -305,8 +313,7 @@ function renderProblem() {
   if (!p) return;
   const link = safeHref(p.url);
   const tl = p.time_limit_ms;
-  const main = $("#main");
-  const statementHtml = p.statement_html ?? p.statement ?? null;
+  const statementHtml = p.statement_html;
   const statement = h("section", { class: "statement", id: "statement" });
   if (typeof statementHtml === "string" && statementHtml) {
     // Rendered and sanitised on the server (src/practice/statement.rs): raw HTML escaped,
