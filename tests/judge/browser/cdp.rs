@@ -89,6 +89,17 @@ impl Browser {
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
+            // Nothing but the judge on 127.0.0.1: no pings, reports, updates, and no name
+            // lookups at all (without the resolver rule Chromium asks DNS for Google's hosts
+            // even with every background feature off; measured with strace).
+            "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+            "--no-pings",
+            "--disable-domain-reliability",
+            "--disable-client-side-phishing-detection",
+            "--disable-default-apps",
+            "--metrics-recording-only",
+            "--safebrowsing-disable-auto-update",
+            "--disable-features=OptimizationHints,MediaRouter,Translate,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
             "--no-first-run",
             "--no-default-browser-check",
             "--hide-scrollbars",
