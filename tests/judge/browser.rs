@@ -281,7 +281,7 @@ fn paste_and_submit_as(
     browser.eval(
         "(() => { const b = document.querySelector('[data-tab=paste]'); if (b) b.click(); })()",
     );
-    browser.wait_for("document.getElementById('source')", Duration::from_secs(10));
+    browser.wait_for("document.getElementById('source')", Duration::from_secs(30));
     browser.eval(&format!(
         "(() => {{
             const text = document.getElementById('source');
@@ -357,14 +357,14 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     );
     browser.wait_for(
         "document.getElementById('live').classList.contains('on')",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
 
     // The received problem is listed; open it: name, limits, link and samples.
     let id = browser.wait_for(
         "(() => { const a = document.querySelector('#problem-list a.problem');
             return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
-        Duration::from_secs(5),
+        Duration::from_secs(30),
     );
     browser.eval(&format!(
         "location.hash = '#/p/' + encodeURIComponent({id})"
@@ -372,7 +372,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     browser.wait_for(
         "(() => { const s = document.querySelector('.sample-in');
             return s && s.textContent === '1 2\\n'; })()",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     let meta = browser.eval("document.querySelector('.meta').textContent");
     let meta = meta.as_str().unwrap();
@@ -416,7 +416,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     assert_eq!(rows[0][1], "WA", "{rows:?}");
     let diff = browser.wait_for(
         "(() => { const d = document.getElementById('diff'); return d && d.innerText; })()",
-        Duration::from_secs(5),
+        Duration::from_secs(30),
     );
     let diff = diff.as_str().unwrap();
     assert!(diff.contains("expected"), "{diff}");
@@ -448,7 +448,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     let maths = browser.wait_for(
         "(() => { const s = document.querySelector('#statement h1');
             return s && s.textContent === 'Snake' ? document.querySelectorAll('#statement math').length : 0; })()",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     assert!(maths.as_u64().unwrap() >= 10, "{maths} formulas");
     let unknown = browser.eval("document.querySelectorAll('#statement .tex-unknown').length");
@@ -463,7 +463,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     browser.eval("location.hash = '#/contests'");
     browser.wait_for(
         "document.getElementById('contest-start')",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     browser.eval(&format!(
         "(() => {{
@@ -476,13 +476,13 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     ));
     browser.wait_for(
         "document.getElementById('scoreboard')",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     let contest = browser.eval("location.hash");
     browser.eval(&format!(
         "location.hash = '#/p/' + encodeURIComponent({id})"
     ));
-    browser.wait_for("document.getElementById('submit')", Duration::from_secs(10));
+    browser.wait_for("document.getElementById('submit')", Duration::from_secs(30));
     let third = paste_and_submit(&mut browser, WRONG, &ce);
     assert_eq!(verdict_of_shown(&mut browser), "WA");
     let fourth = paste_and_submit(&mut browser, CORRECT, &third);
@@ -492,7 +492,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     ));
     browser.wait_for(
         "document.getElementById('problem-name').textContent === 'B. Difference'",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     paste_and_submit(&mut browser, WRONG, &fourth);
     assert_eq!(verdict_of_shown(&mut browser), "WA");
@@ -500,7 +500,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     let board = browser.wait_for(
         "(() => { const s = document.querySelector('#scoreboard .total-solved');
             return s && s.textContent === '1' ? document.getElementById('scoreboard').innerText : null; })()",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     let cells = browser.eval(
         "[...document.querySelectorAll('#scoreboard tbody td[data-problem]')].map(c => [c.className, c.innerText])",
@@ -574,7 +574,7 @@ fn practice_page_watches_a_file_stresses_it_and_adds_the_counterexample_as_a_tes
     ));
     browser.wait_for(
         "document.querySelector('[data-tab=watch]')",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     browser.eval("document.querySelector('[data-tab=watch]').click()");
     browser.eval(&format!(
@@ -588,7 +588,7 @@ fn practice_page_watches_a_file_stresses_it_and_adds_the_counterexample_as_a_tes
     assert_eq!(verdict, "AC");
     let watched = browser.wait_for(
         "(() => { const w = document.querySelector('#watches li'); return w && w.textContent; })()",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     assert!(watched.as_str().unwrap().contains("a.py"), "{watched}");
 
@@ -623,7 +623,7 @@ fn practice_page_watches_a_file_stresses_it_and_adds_the_counterexample_as_a_tes
     browser.wait_for(
         "(() => { const l = document.querySelector('#custom-tests li');
             return l && l.textContent.includes('custom-1'); })()",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     let meta = browser.eval("document.querySelector('.meta').textContent");
     assert!(meta.as_str().unwrap().contains("3 tests"), "{meta}");
@@ -643,7 +643,7 @@ fn practice_page_shows_a_received_batch_at_once_and_starts_its_contest() {
     browser.goto(&server.url(&format!("/?token={}", server.token)));
     browser.wait_for(
         "document.getElementById('live').classList.contains('on')",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     // A contest parse: three problems with one batch id, sent while the page is open.
     let sent = Instant::now();
@@ -658,7 +658,7 @@ fn practice_page_shows_a_received_batch_at_once_and_starts_its_contest() {
     browser.wait_for(
         "[...document.querySelectorAll('#problem-list a.problem')]
             .filter(a => /Alpha|Beta|Gamma/.test(a.textContent)).length === 3",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     let shown = sent.elapsed();
     // The issue asks for "within a second"; under a loaded machine this test allows more, and
@@ -673,12 +673,12 @@ fn practice_page_shows_a_received_batch_at_once_and_starts_its_contest() {
                 .find(r => r.textContent.includes('Batch Cup 7'));
             return row && row.textContent.includes('not started')
                 ? row.querySelector('a').getAttribute('href') : null; })()",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     browser.eval(&format!("location.hash = {href}"));
     browser.wait_for(
         "document.getElementById('contest-begin')",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     browser.eval(
         "(() => { document.getElementById('start-duration').value = '60';
@@ -687,7 +687,7 @@ fn practice_page_shows_a_received_batch_at_once_and_starts_its_contest() {
     browser.wait_for(
         "(() => { const s = document.getElementById('contest-state');
             return s && s.textContent === 'running' && !document.getElementById('start-contest'); })()",
-        Duration::from_secs(10),
+        Duration::from_secs(30),
     );
     let header =
         browser.eval("[...document.querySelectorAll('#scoreboard th')].map(t => t.textContent)");
