@@ -120,8 +120,10 @@ enum Token {
     Letter(char),
     /// Any other character: an operator or punctuation.
     Other(char),
-    /// `&` and `\\` (alignment, new row): shown as spacing.
+    /// `&`: the next cell of an environment's row (spacing elsewhere).
     Align,
+    /// `\\`: the next row of an environment (spacing elsewhere).
+    NewRow,
     /// Spaces: ignored in math, kept in `\text{…}`.
     Space,
 }
@@ -143,7 +145,7 @@ fn tokenize(tex: &str) -> Vec<Token> {
                     match chars.get(i) {
                         Some('\\') => {
                             i += 1;
-                            tokens.push(Token::Align);
+                            tokens.push(Token::NewRow);
                         }
                         Some(&other) => {
                             i += 1;
@@ -198,6 +200,8 @@ enum Stop {
     Bracket,
     /// `\right` closes a `\left`.
     Right,
+    /// A cell of an environment ends before `&`, `\\` or `\end` (not consumed).
+    Cell,
 }
 
 /// Groups nested deeper than this are shown as their TeX text: the parser recurses per group,
@@ -257,6 +261,14 @@ impl TexParser {
                 (Token::Close, _) => open = open.saturating_sub(1),
                 (Token::Other(']'), Stop::Bracket) if open == 0 => return text,
                 (Token::Command(name), Stop::Right) if open == 0 && name == "right" => return text,
+                (Token::Align | Token::NewRow, Stop::Cell) if open == 0 => {
+                    self.at -= 1;
+                    return text;
+                }
+                (Token::Command(name), Stop::Cell) if open == 0 && name == "end" => {
+                    self.at -= 1;
+                    return text;
+                }
                 _ => {}
             }
             text.push_str(&token_text(&token));
@@ -281,6 +293,8 @@ impl TexParser {
                     self.at += 1;
                     return out;
                 }
+                (Some(Token::Align | Token::NewRow), Stop::Cell) => return out,
+                (Some(Token::Command(name)), Stop::Cell) if name == "end" => return out,
                 (Some(Token::Close), _) => {
                     // An unmatched `}`: shown, not fatal.
                     self.at += 1;
@@ -377,7 +391,7 @@ impl TexParser {
             Token::Sup | Token::Sub => String::new(),
             Token::Number(n) => format!("<mn>{n}</mn>"),
             Token::Letter(c) => format!("<mi>{}</mi>", escape(&c.to_string())),
-            Token::Align => "<mspace width=\"1em\"></mspace>".to_string(),
+            Token::Align | Token::NewRow => "<mspace width=\"1em\"></mspace>".to_string(),
             Token::Space => String::new(),
             Token::Other(c) => operator(c),
             Token::Command(name) => return self.command(&name),
@@ -454,10 +468,33 @@ impl TexParser {
                 let close = self.delimiter();
                 format!("<mrow>{open}{inner}{close}</mrow>")
             }
+            "begin" => self.environment(),
             // A lone `\right` (no `\left`): its delimiter still shows.
             "right" => self.delimiter(),
             "big" | "Big" | "bigg" | "Bigg" | "bigl" | "bigr" | "Bigl" | "Bigr"
             | "displaystyle" | "textstyle" | "limits" | "nolimits" => String::new(),
+            "not" => match self.next() {
+                Some(Token::Other('=')) => "<mo>≠</mo>".to_string(),
+                Some(Token::Other('<')) => "<mo>≮</mo>".to_string(),
+                Some(Token::Other('>')) => "<mo>≯</mo>".to_string(),
+                Some(Token::Command(next)) => match next.as_str() {
+                    "in" => "<mo>∉</mo>".to_string(),
+                    "subset" => "<mo>⊄</mo>".to_string(),
+                    "equiv" => "<mo>≢</mo>".to_string(),
+                    "le" | "leq" => "<mo>≰</mo>".to_string(),
+                    "ge" | "geq" => "<mo>≱</mo>".to_string(),
+                    other => match symbol_operator(other) {
+                        // A combining long solidus over the symbol.
+                        Some(symbol) => format!("<mo>{}\u{338}</mo>", escape(symbol)),
+                        None => format!(
+                            "<mtext class=\"tex-unknown\">{}</mtext>",
+                            escape(&format!("\\not\\{other}"))
+                        ),
+                    },
+                },
+                Some(other) => format!("<mo>{}\u{338}</mo>", escape(&token_text(&other))),
+                None => String::new(),
+            },
             "bmod" | "mod" => "<mo lspace=\"0.3em\" rspace=\"0.3em\">mod</mo>".to_string(),
             "pmod" => format!(
                 "<mrow><mo>(</mo><mo rspace=\"0.3em\">mod</mo>{}<mo>)</mo></mrow>",
@@ -481,6 +518,65 @@ impl TexParser {
             }
         };
         (element, Kind::Ordinary)
+    }
+
+    /// `\begin{name} a & b \\ c & d \end{name}` as a table: `cases` with a brace on the left,
+    /// the matrices with their delimiters, any other name (`array`, `aligned`, `matrix`…) bare.
+    fn environment(&mut self) -> String {
+        let name = self.text_argument();
+        if name == "array" {
+            // The column specification (`{lcr}`) only aligns.
+            self.text_argument();
+        }
+        let mut rows: Vec<Vec<String>> = Vec::new();
+        let mut row = Vec::new();
+        loop {
+            row.push(self.sequence(Stop::Cell));
+            match self.next() {
+                Some(Token::Align) => {}
+                Some(Token::NewRow) => rows.push(std::mem::take(&mut row)),
+                _ => {
+                    // `\end{…}` or the end of the formula.
+                    self.text_argument();
+                    break;
+                }
+            }
+        }
+        // `\\` before `\end` leaves an empty last row.
+        if !(row.len() == 1 && row[0].is_empty()) {
+            rows.push(row);
+        }
+        let align = if name == "cases" {
+            " columnalign=\"left left\""
+        } else {
+            ""
+        };
+        let mut table = format!("<mtable{align}>");
+        for row in rows {
+            table.push_str("<mtr>");
+            for cell in row {
+                table.push_str(&format!("<mtd><mrow>{cell}</mrow></mtd>"));
+            }
+            table.push_str("</mtr>");
+        }
+        table.push_str("</mtable>");
+        let (open, close) = match name.as_str() {
+            "cases" => ("{", ""),
+            "pmatrix" => ("(", ")"),
+            "bmatrix" => ("[", "]"),
+            "Bmatrix" => ("{", "}"),
+            "vmatrix" => ("|", "|"),
+            "Vmatrix" => ("‖", "‖"),
+            _ => ("", ""),
+        };
+        let fence = |d: &str| {
+            if d.is_empty() {
+                String::new()
+            } else {
+                format!("<mo stretchy=\"true\">{d}</mo>")
+            }
+        };
+        format!("<mrow>{}{table}{}</mrow>", fence(open), fence(close))
     }
 
     /// The delimiter after `\left` or `\right` (`.` is none).
@@ -515,7 +611,7 @@ fn token_text(token: &Token) -> String {
         Token::Sub => "_".into(),
         Token::Number(n) => n.clone(),
         Token::Letter(c) | Token::Other(c) => c.to_string(),
-        Token::Align | Token::Space => " ".into(),
+        Token::Align | Token::NewRow | Token::Space => " ".into(),
     }
 }
 
@@ -799,6 +895,39 @@ mod tests {
     }
 
     #[test]
+    fn cases_and_matrices_become_tables() {
+        assert_eq!(
+            body(r"f(n) = \begin{cases} 1 & n = 0 \\ n f(n-1) & \text{otherwise} \end{cases}"),
+            "<mi>f</mi><mo>(</mo><mi>n</mi><mo>)</mo><mo>=</mo><mrow><mo stretchy=\"true\">{</mo>\
+             <mtable columnalign=\"left left\"><mtr><mtd><mrow><mn>1</mn></mrow></mtd>\
+             <mtd><mrow><mi>n</mi><mo>=</mo><mn>0</mn></mrow></mtd></mtr><mtr><mtd><mrow><mi>n</mi>\
+             <mi>f</mi><mo>(</mo><mi>n</mi><mo>−</mo><mn>1</mn><mo>)</mo></mrow></mtd>\
+             <mtd><mrow><mtext>otherwise</mtext></mrow></mtd></mtr></mtable></mrow>"
+        );
+        assert_eq!(
+            body(r"\begin{pmatrix} a & b \\ c & d \\ \end{pmatrix}"),
+            "<mrow><mo stretchy=\"true\">(</mo><mtable><mtr><mtd><mrow><mi>a</mi></mrow></mtd>\
+             <mtd><mrow><mi>b</mi></mrow></mtd></mtr><mtr><mtd><mrow><mi>c</mi></mrow></mtd>\
+             <mtd><mrow><mi>d</mi></mrow></mtd></mtr></mtable><mo stretchy=\"true\">)</mo></mrow>"
+        );
+        assert!(body(r"\begin{array}{lr} x & y \end{array}").contains("<mtable><mtr>"));
+        // Unclosed: the table ends with the formula.
+        assert!(body(r"\begin{cases} x & y").ends_with("</mtable></mrow>"));
+        // Outside an environment `&` and `\\` are spacing.
+        assert_eq!(
+            body(r"a \\ b"),
+            "<mi>a</mi><mspace width=\"1em\"></mspace><mi>b</mi>"
+        );
+    }
+
+    #[test]
+    fn negated_relations() {
+        assert_eq!(body(r"a \not= b"), "<mi>a</mi><mo>≠</mo><mi>b</mi>");
+        assert_eq!(body(r"x \not\in S"), "<mi>x</mi><mo>∉</mo><mi>S</mi>");
+        assert_eq!(body(r"\not\sim"), "<mo>∼\u{338}</mo>");
+    }
+
+    #[test]
     fn unknown_commands_are_shown_literally() {
         assert_eq!(
             body(r"\foo x"),
@@ -845,6 +974,8 @@ mod tests {
             r"\sqrt{".repeat(50_000),
             r"\left(".repeat(50_000),
             "x^{".repeat(50_000),
+            r"\begin{cases}".repeat(50_000),
+            r"\not".repeat(50_000),
         ] {
             let math = tex_to_mathml(&tex, false);
             assert!(math.starts_with("<math>") && math.ends_with("</math>"));

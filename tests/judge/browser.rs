@@ -43,6 +43,7 @@ fn chromium_is_installed() {
 fn statement_math_is_laid_out_by_the_browser_and_raw_html_stays_text() {
     let statement = judge::practice::statement::render(
         "# Sum\n\nGiven $\\frac{a}{b}$ and $10^{5}$, print $\\binom{n}{k}$.\n\n\
+         $$f(n) = \\begin{cases} 1 & n = 0 \\\\ n f(n - 1) & \\text{otherwise} \\end{cases}$$\n\n\
          <img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>\n",
     );
     let page = format!("<!doctype html><meta charset=utf-8><title>ok</title><body>{statement}");
@@ -62,6 +63,11 @@ fn statement_math_is_laid_out_by_the_browser_and_raw_html_stays_text() {
                 fracBelow: r(den).top >= r(num).bottom - 1,
                 fracWidth: r(frac).width,
                 supHigher: r(exp).top < r(base).top,
+                rowsStacked: (() => {
+                    const rows = document.querySelectorAll('mtable mtr');
+                    return rows.length === 2 && r(rows[1]).top >= r(rows[0]).bottom - 1;
+                })(),
+                display: getComputedStyle(document.querySelector('math[display=block]')).display,
                 images: document.querySelectorAll('img').length,
                 scripts: document.querySelectorAll('body script').length,
                 title: document.title,
@@ -73,6 +79,8 @@ fn statement_math_is_laid_out_by_the_browser_and_raw_html_stays_text() {
     assert_eq!(layout["fracBelow"], true, "{layout}");
     assert!(layout["fracWidth"].as_f64().unwrap() > 0.0, "{layout}");
     assert_eq!(layout["supHigher"], true, "{layout}");
+    assert_eq!(layout["rowsStacked"], true, "{layout}");
+    assert_eq!(layout["display"], "block math", "{layout}");
     assert_eq!(layout["images"], 0, "{layout}");
     assert_eq!(layout["scripts"], 0, "{layout}");
     assert_eq!(layout["title"], "ok", "{layout}");
