@@ -5,9 +5,10 @@
 //! A statement is untrusted (a package from anywhere): raw HTML in it is shown as text, link and
 //! image addresses keep only `http`, `https`, `mailto` and relative ones, and every piece of text
 //! that reaches the MathML goes through [`escape`]. The TeX converter covers what statements use
-//! (fractions, binomials, roots, scripts, relations, Greek letters, `\text`, big operators,
-//! delimiters, spacing, accents); a command it does not know is shown literally, marked with the
-//! class `tex-unknown`, rather than dropped.
+//! (fractions, binomials, roots, scripts, relations and their negations, Greek letters, `\text`,
+//! big operators, delimiters, `cases` and matrices, spacing, accents); a command it does not know
+//! is shown literally, marked with the class `tex-unknown`, rather than dropped. Groups nested
+//! deeper than [`MAX_DEPTH`] are shown as TeX text, so no statement can overflow the stack.
 
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
