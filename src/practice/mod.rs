@@ -373,6 +373,88 @@ pub fn serve(
     }
     loop {
         let job = practice.queue.pop();
-        judging::run(&practice, engine, job);
+        let submission = match &job {
+            Job::Judge(id) => Some(*id),
+            Job::Stress(_) => None,
+        };
+        let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            judging::run(&practice, engine, job)
+        }));
+        if let Err(payload) = outcome {
+            // A closed stdout or stderr ends the judge as everywhere else (`report::stream`).
+            if payload.is::<crate::report::stream::Gone>() {
+                std::panic::resume_unwind(payload);
+            }
+            // A bug (its message was printed by the panic hook): the server goes on, and the
+            // submission is not judged again at every start.
+            if let Some(id) = submission {
+                let message =
+                    "internal error: the judge failed on this submission (its stderr says why)";
+                let _ = practice.db.finish(
+                    id,
+                    "JE",
+                    Some(message),
+                    None,
+                    &json!([]),
+                    None,
+                    None,
+                    practice.now(),
+                );
+                practice.hub.publish(&json!({
+                    "event": "submission_finished",
+                    "submission": id,
+                    "verdict": "JE",
+                    "error": message,
+                }));
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hub_never_blocks_and_drops_a_subscriber_that_falls_behind() {
+        // `subscribe` checks who is still there with an empty message (skipped by the stream).
+        let next = |rx: &Receiver<Arc<str>>| loop {
+            let text = rx.recv().unwrap();
+            if !text.is_empty() {
+                return text;
+            }
+        };
+        let hub = Hub::default();
+        let reader = hub.subscribe().unwrap();
+        let sleeper = hub.subscribe().unwrap();
+        for i in 0..SUBSCRIBER_BACKLOG + 10 {
+            hub.publish(&json!({"event": "x", "i": i}));
+            // The reader keeps up; the sleeper never reads.
+            assert!(next(&reader).contains(&format!("\"i\":{i}")));
+        }
+        // The sleeper was dropped once its backlog was full: what it holds ends there.
+        assert_eq!(sleeper.try_iter().count(), SUBSCRIBER_BACKLOG);
+        assert!(sleeper.recv().is_err());
+        hub.publish(&json!({"event": "y"}));
+        assert!(next(&reader).contains("\"y\""));
+        // At most MAX_SUBSCRIBERS at once; a closed one frees its place.
+        let mut held: Vec<_> = (1..MAX_SUBSCRIBERS)
+            .map(|_| hub.subscribe().unwrap())
+            .collect();
+        assert!(hub.subscribe().is_none());
+        held.pop();
+        assert!(hub.subscribe().is_some());
+        drop(reader);
+    }
+
+    #[test]
+    fn the_queue_hands_out_jobs_in_order() {
+        let queue = Queue::default();
+        queue.push(Job::Judge(1));
+        queue.push(Job::Judge(2));
+        assert_eq!(queue.len(), 2);
+        assert!(matches!(queue.pop(), Job::Judge(1)));
+        assert!(matches!(queue.pop(), Job::Judge(2)));
+        assert!(queue.is_empty());
     }
 }

@@ -289,7 +289,49 @@ fn competitive_companion_problems_and_a_batch_appear_within_a_second() {
         413
     );
     assert_eq!(get(port, "/api/problems").as_array().unwrap().len(), 4);
+    // File input and output as the problem says; an interactive problem is not judged.
+    let mut files = problem_json("Files", "https://example.org/files", None);
+    files["input"] = json!({"type": "file", "fileName": "input.txt"});
+    files["output"] = json!({"type": "file", "fileName": "output.txt"});
+    assert_eq!(cc_post(cc, &files).status, 200);
+    let mut interactive = problem_json("Guess", "https://example.org/guess", None);
+    interactive["interactive"] = json!(true);
+    assert_eq!(cc_post(cc, &interactive).status, 200);
+    let until = Instant::now() + Duration::from_secs(10);
+    while get(port, "/api/problems").as_array().unwrap().len() < 6 {
+        assert!(Instant::now() < until);
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let with_files = "a, b = map(int, open('input.txt').read().split())\nopen('output.txt', 'w').write(str(a + b) + '\\n')\n";
+    let s = judged(port, submit(port, "files", with_files));
+    assert_eq!(s["verdict"], "AC", "{s}");
+    let s = judged(port, submit(port, "files", AC));
+    assert_ne!(s["verdict"], "AC", "stdin is not the input: {s}");
+    let s = judged(port, submit(port, "guess", AC));
+    assert_eq!(s["verdict"], "JE", "{s}");
+    assert!(s["error"].as_str().unwrap().contains("interactive"), "{s}");
     server.serving.stop().expect_code(130);
+}
+
+#[test]
+fn bad_options_are_refused_before_anything_starts() {
+    let dir = tempfile::tempdir().unwrap();
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .args(["--token", "short"])
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("--token: the token has 5 characters");
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .args(["--port", "27300", "--cc-port", "27300"])
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("--port and --cc-port are both 27300");
 }
 
 #[test]
