@@ -8,7 +8,7 @@
 //! (fractions, binomials, roots, scripts, relations and their negations, Greek letters, `\text`,
 //! big operators, delimiters, `cases` and matrices, spacing, accents); a command it does not know
 //! is shown literally, marked with the class `tex-unknown`, rather than dropped. Groups nested
-//! deeper than [`MAX_DEPTH`] are shown as TeX text, so no statement can overflow the stack.
+//! deeper than `MAX_DEPTH` (64) are shown as TeX text, so no statement can overflow the stack.
 
 use pulldown_cmark::{CowStr, Event, Options, Parser, Tag, TagEnd};
 
