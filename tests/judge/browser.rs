@@ -402,6 +402,16 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     );
     browser.screenshot(&shots.join("verdicts.png"));
     assert_eq!(verdict_of_shown(&mut browser), "AC");
+    // The problem's line says it is solved (first try), without reopening it.
+    let solved = browser.wait_for(
+        "(() => { const n = document.getElementById('solved-note'); return n && n.textContent; })()",
+        Duration::from_secs(30),
+    );
+    assert!(
+        solved.as_str().unwrap().starts_with("solved in "),
+        "{solved}"
+    );
+    assert!(!solved.as_str().unwrap().contains("rejected"), "{solved}");
     let rows = rows_of_shown(&mut browser);
     assert_eq!(rows.len(), 2, "{rows:?}");
     for row in &rows {

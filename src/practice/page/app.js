@@ -39,6 +39,15 @@ function fmtMs(ms) {
   return ms >= 10000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms";
 }
 
+// A span of time as people say it: "45 s", "12 min", "2 h 5 min".
+function fmtDuration(ms) {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
 function fmtKib(kib) {
   if (kib === null || kib === undefined) return "";
   return kib >= 1024 ? (kib / 1024).toFixed(1) + " MiB" : kib + " KiB";
@@ -308,11 +317,30 @@ async function loadHistory() {
   }
 }
 
+// The line under a problem's name: group, limits, tests, file names, how it went.
+function metaLine(p) {
+  const link = safeHref(p.url);
+  const tl = p.time_limit_ms;
+  return h("div", { class: "meta", id: "problem-meta" },
+      p.group ? h("span", {}, p.group) : null,
+      tl != null ? h("span", {}, "time limit ", h("b", {}, fmtMs(tl))) : null,
+      p.memory_mib != null ? h("span", {}, "memory ", h("b", {}, p.memory_mib + " MiB")) : null,
+      testCount(p) != null ? h("span", {}, testCount(p) + " tests") : null,
+      p.interactive ? h("span", {}, "interactive") : null,
+      p.input_file ? h("span", {}, "reads ", h("code", {}, p.input_file)) : null,
+      p.output_file ? h("span", {}, "writes ", h("code", {}, p.output_file)) : null,
+      p.solved
+        ? h("span", { class: "ok", id: "solved-note" }, "solved",
+            p.time_to_ac_ms != null ? ` in ${fmtDuration(p.time_to_ac_ms)}` : "",
+            p.attempts ? `, after ${p.attempts} rejected ${p.attempts === 1 ? "attempt" : "attempts"}` : "")
+        : p.submissions ? h("span", {}, `${p.submissions} ${p.submissions === 1 ? "submission" : "submissions"}, not solved yet`) : null,
+      link ? h("a", { href: link, target: "_blank", rel: "noopener noreferrer" }, "original ↗") : null);
+}
+
 function renderProblem() {
   const p = state.problem;
   if (!p) return;
   const link = safeHref(p.url);
-  const tl = p.time_limit_ms;
   const statementHtml = p.statement_html;
   const statement = h("section", { class: "statement", id: "statement" });
   if (typeof statementHtml === "string" && statementHtml) {
@@ -333,13 +361,7 @@ function renderProblem() {
   }
   setMain(
     h("h1", { id: "problem-name" }, p.name || p.id),
-    h("div", { class: "meta" },
-      p.group ? h("span", {}, p.group) : null,
-      tl != null ? h("span", {}, "time limit ", h("b", {}, fmtMs(tl))) : null,
-      p.memory_mib != null ? h("span", {}, "memory ", h("b", {}, p.memory_mib + " MiB")) : null,
-      testCount(p) != null ? h("span", {}, testCount(p) + " tests") : null,
-      p.interactive ? h("span", {}, "interactive") : null,
-      link ? h("a", { href: link, target: "_blank", rel: "noopener noreferrer" }, "original ↗") : null),
+    metaLine(p),
     p.error ? h("p", { class: "error", id: "problem-error" }, p.error) : null,
     statement,
     submitPanel(),
@@ -890,6 +912,14 @@ function scheduleRefresh(what) {
     const p = state.pending;
     state.pending = {};
     if (p.problems) await loadProblems();
+    if (p.meta && state.problem && !p.detail) {
+      const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
+      const el = document.getElementById("problem-meta");
+      if (detail && state.problem && String(detail.id) === String(state.problem.id) && el) {
+        state.problem = detail;
+        el.replaceWith(metaLine(detail));
+      }
+    }
     if (p.detail && state.problem) {
       const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
       if (detail && state.problem && String(detail.id) === String(state.problem.id)) {
@@ -956,7 +986,7 @@ function onEvent(data) {
       break;
     case "submission_finished":
       if (current) scheduleRefresh({ submission: true });
-      scheduleRefresh({ history: here, problems: true, contest: true });
+      scheduleRefresh({ history: here, problems: true, contest: true, meta: here || current });
       break;
     case "stress_progress":
       setStatus("stress-status", ev.message || "", "hint");
