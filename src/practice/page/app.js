@@ -227,7 +227,7 @@ function renderSidebar() {
   }
   const out = [];
   for (const [g, ps] of groups) {
-    if (g) out.push(h("div", { class: "group" }, g));
+    if (g || groups.size > 1) out.push(h("div", { class: "group" }, g || "Other problems"));
     for (const p of ps) {
       const r = resultOf(p);
       out.push(
