@@ -16,6 +16,9 @@ const HISTORY_LIMIT: i64 = 1000;
 const PREVIEW: usize = 64 * 1024;
 /// Tests shown with their content by `GET /api/problems/{id}`.
 const PREVIEW_TESTS: usize = 50;
+/// The page's Content-Security-Policy. Inline style attributes are allowed (the page sets some);
+/// scripts only from the page's own files.
+pub const PAGE_POLICY: &str = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 /// The longest stress run the page may ask for.
 const MAX_STRESS_SECONDS: f64 = 600.0;
 
@@ -119,9 +122,13 @@ pub fn handle(practice: &Practice, r: &Request) -> Response {
         )),
         ("GET", _) => {
             return match super::page::asset(&r.path) {
-                Some((kind, bytes)) => Response::bytes(200, kind, bytes.to_vec()),
+                // Only the page's own files run or load: a statement's HTML that slipped
+                // something past the renderer still cannot load or send anything elsewhere.
+                Some((kind, bytes)) => Response::bytes(200, kind, bytes.to_vec())
+                    .with_header("Content-Security-Policy", PAGE_POLICY)
+                    .with_header("Referrer-Policy", "no-referrer"),
                 None => Response::error(404, format!("no page {}", r.path)),
-            }
+            };
         }
         _ => Err(Response::error(
             405,

@@ -276,6 +276,15 @@ pub fn read_request(
         return Err(ReadError::Bad(413, "request body too large"));
     }
     let mut body = buf[head_end + 4..].to_vec();
+    // curl and others wait for this before sending a larger body.
+    let expects = request
+        .header("expect")
+        .is_some_and(|e| e.eq_ignore_ascii_case("100-continue"));
+    if expects && body.len() < length {
+        stream
+            .write_all(b"HTTP/1.1 100 Continue\r\n\r\n")
+            .map_err(|_| ReadError::Gone)?;
+    }
     if body.len() > length {
         return Err(ReadError::Bad(400, "more bytes than Content-Length"));
     }

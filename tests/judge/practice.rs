@@ -587,9 +587,12 @@ fn without_the_token_or_from_another_site_the_api_does_nothing() {
         call(port, "GET", "/api/problems", &[("Cookie", pair)], None).status,
         200
     );
-    assert_eq!(
-        call(port, "GET", "/", &[("Cookie", pair)], None).status,
-        200
+    let page = call(port, "GET", "/", &[("Cookie", pair)], None);
+    assert_eq!(page.status, 200);
+    let policy = page.header("content-security-policy").unwrap_or_default();
+    assert!(
+        policy.contains("script-src 'self'") && policy.contains("default-src 'none'"),
+        "{page:?}"
     );
     assert_eq!(call(port, "GET", "/", &[], None).status, 401);
     // A POST without JSON, a path out of the folder, a body over the cap, garbage.
