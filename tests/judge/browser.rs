@@ -246,6 +246,16 @@ impl Server {
     }
 }
 
+/// The page threw nothing and broke no rule of its Content-Security-Policy.
+fn assert_page_was_clean(browser: &Browser) {
+    let bad: Vec<&String> = browser
+        .console
+        .iter()
+        .filter(|l| l.starts_with("exception") || l.contains("Content Security Policy"))
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
 /// A competitive-companion problem: a + b, two samples.
 fn sum_problem() -> Value {
     json!({
@@ -545,11 +555,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
             "{name}.png"
         );
     }
-    assert!(
-        !browser.console.iter().any(|l| l.starts_with("exception")),
-        "the page threw: {:?}",
-        browser.console
-    );
+    assert_page_was_clean(&browser);
     drop(browser);
     server.stop();
 }
@@ -645,11 +651,7 @@ fn practice_page_watches_a_file_stresses_it_and_adds_the_counterexample_as_a_tes
     );
     let meta = browser.eval("document.querySelector('.meta').textContent");
     assert!(meta.as_str().unwrap().contains("3 tests"), "{meta}");
-    assert!(
-        !browser.console.iter().any(|l| l.starts_with("exception")),
-        "the page threw: {:?}",
-        browser.console
-    );
+    assert_page_was_clean(&browser);
     drop(browser);
     server.stop();
 }
@@ -716,9 +718,22 @@ fn practice_page_shows_a_received_batch_at_once_and_starts_its_contest() {
             || clock.as_str().unwrap().starts_with("Batch Cup 7 1:00:"),
         "{clock}"
     );
+    assert_page_was_clean(&browser);
+    // The page's Content-Security-Policy is in force: an inline script (as an injected
+    // statement would carry) does not run, and the browser reports it.
+    browser.eval(
+        "(() => { const s = document.createElement('script');
+            s.textContent = 'window.injected = true;';
+            document.body.appendChild(s); })()",
+    );
+    assert_eq!(browser.eval("window.injected === true"), false);
+    browser.eval("0");
     assert!(
-        !browser.console.iter().any(|l| l.starts_with("exception")),
-        "the page threw: {:?}",
+        browser
+            .console
+            .iter()
+            .any(|l| l.contains("Content Security Policy")),
+        "{:#?}",
         browser.console
     );
     drop(browser);

@@ -595,8 +595,8 @@ function maxOf(tests, key) {
 // ---------- your own tests ----------
 
 function testsPanel() {
-  const input = h("textarea", { id: "own-input", placeholder: "input", style: "min-height:6em" });
-  const output = h("textarea", { id: "own-output", placeholder: "expected output (empty: any output the checker accepts is fine)", style: "min-height:6em" });
+  const input = h("textarea", { id: "own-input", placeholder: "input", class: "short" });
+  const output = h("textarea", { id: "own-output", placeholder: "expected output (empty: any output the checker accepts is fine)", class: "short" });
   const status = h("span", { class: "hint", id: "add-test-status" });
   const own = samplesOf(state.problem).filter((t) => t.custom);
   return h("section", { class: "panel", id: "own-tests" }, h("h2", {}, "Your tests"),
@@ -648,8 +648,8 @@ function stressPanel() {
   const gen = h("input", { type: "text", id: "stress-gen", placeholder: "generator source, e.g. /home/you/gen.py (prints one input; gets a seed as its argument)", value: state.stressGen || "" });
   const brute = h("input", { type: "text", id: "stress-brute", placeholder: "brute-force source, e.g. /home/you/brute.cpp", value: state.stressBrute || "" });
   const solution = h("input", { type: "text", id: "stress-solution", placeholder: "your solution's path (empty: the last one submitted)", value: state.stressSolution || "" });
-  const args = h("input", { type: "text", id: "stress-args", value: state.stressArgs || "{seed} {size}", style: "max-width:12em" });
-  const seconds = h("input", { type: "number", id: "stress-seconds", value: state.stressSeconds || 10, min: 1, max: 600, style: "width:5em" });
+  const args = h("input", { type: "text", id: "stress-args", value: state.stressArgs || "{seed} {size}", class: "args" });
+  const seconds = h("input", { type: "number", id: "stress-seconds", value: state.stressSeconds || 10, min: 1, max: 600, class: "narrow" });
   const status = h("span", { class: "hint", id: "stress-status" });
   const found = state.stress && (state.stress.found || state.stress.counterexample);
   return h("section", { class: "panel", id: "stress" }, h("h2", {}, "Stress test"),
@@ -745,8 +745,8 @@ async function renderContests() {
     byGroup.get(g).push(p);
   }
   const name = h("input", { type: "text", id: "contest-name", placeholder: "name", value: "Virtual contest" });
-  const duration = h("input", { type: "number", id: "contest-duration", value: 120, min: 1, style: "width:6em" });
-  const freeze = h("input", { type: "number", id: "contest-freeze", value: 0, min: 0, style: "width:5em" });
+  const duration = h("input", { type: "number", id: "contest-duration", value: 120, min: 1, class: "narrow" });
+  const freeze = h("input", { type: "number", id: "contest-freeze", value: 0, min: 0, class: "narrow" });
   const boxes = h("div", { class: "pick" },
     [...byGroup].map(([g, ps]) => [
       h("label", {}, h("b", {}, g), " ",
@@ -862,8 +862,8 @@ function renderContest() {
 
 // A contest made from a competitive-companion batch waits for its start.
 function startForm(c) {
-  const duration = h("input", { type: "number", id: "start-duration", value: c.duration_min || 120, min: 1, style: "width:6em" });
-  const freeze = h("input", { type: "number", id: "start-freeze", value: c.freeze_min || 0, min: 0, style: "width:5em" });
+  const duration = h("input", { type: "number", id: "start-duration", value: c.duration_min || 120, min: 1, class: "narrow" });
+  const freeze = h("input", { type: "number", id: "start-freeze", value: c.freeze_min || 0, min: 0, class: "narrow" });
   const status = h("span", { class: "hint" });
   return h("section", { class: "panel", id: "start-contest" },
     h("p", {}, "This contest has not started. The timer and the scoreboard begin when you start it."),

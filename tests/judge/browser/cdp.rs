@@ -47,7 +47,8 @@ pub struct Browser {
     next_id: u64,
     session: String,
     _profile: tempfile::TempDir,
-    /// Console messages and uncaught exceptions of the page, for failure messages.
+    /// Console messages, browser log entries (`log.error: Refused to …` for a Content Security
+    /// Policy violation) and uncaught exceptions of the page.
     pub console: Vec<String>,
 }
 
@@ -178,6 +179,7 @@ impl Browser {
             .to_string();
         browser.call("Page.enable", json!({}));
         browser.call("Runtime.enable", json!({}));
+        browser.call("Log.enable", json!({}));
         browser.call(
             "Emulation.setDeviceMetricsOverride",
             json!({"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": false}),
@@ -234,6 +236,14 @@ impl Browser {
                     "console.{}: {}",
                     event["params"]["type"].as_str().unwrap_or("log"),
                     args.join(" ")
+                ));
+            }
+            Some("Log.entryAdded") => {
+                let entry = &event["params"]["entry"];
+                self.console.push(format!(
+                    "log.{}: {}",
+                    entry["level"].as_str().unwrap_or("info"),
+                    entry["text"].as_str().unwrap_or("")
                 ));
             }
             Some("Runtime.exceptionThrown") => {
