@@ -548,6 +548,18 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
         "{clock}"
     );
     browser.screenshot(&shots.join("scoreboard.png"));
+    // The list of problems: A solved at its first submission (later rejections do not count),
+    // B not yet.
+    browser.eval("location.hash = '#/'");
+    let list = browser.wait_for(
+        "(() => { const rows = [...document.querySelectorAll('#problems tbody tr')]
+                .map(r => [r.cells[0].textContent, r.querySelector('.outcome').textContent]);
+            return rows.length === 3 ? rows : null; })()",
+        Duration::from_secs(30),
+    );
+    assert!(list[0][1].as_str().unwrap().starts_with("AC in "), "{list}");
+    assert!(!list[0][1].as_str().unwrap().contains("rejected"), "{list}");
+    assert_eq!(list[1][1], "not yet", "{list}");
     for name in ["problem", "statement", "verdicts", "diff", "scoreboard"] {
         let png = std::fs::read(shots.join(format!("{name}.png"))).unwrap();
         assert!(

@@ -259,7 +259,12 @@ function renderHome() {
       h("td", { class: "num" }, p.time_limit_ms != null ? fmtMs(p.time_limit_ms) : ""),
       h("td", { class: "num" }, p.memory_mib != null ? p.memory_mib + " MiB" : ""),
       h("td", { class: "num" }, testCount(p) ?? ""),
-      h("td", {}, resultOf(p) ? verdictBadge(resultOf(p)) : ""),
+      h("td", { class: "num" }, p.submissions || ""),
+      h("td", { class: "outcome" },
+        p.solved
+          ? [verdictBadge("AC"), " ", h("span", { class: "hint" },
+              [p.time_to_ac_ms != null ? `in ${fmtDuration(p.time_to_ac_ms)}` : "", p.attempts ? `, ${p.attempts} rejected` : ""].join(""))]
+          : p.submissions ? h("span", { class: "hint" }, "not yet") : ""),
     ),
   );
   setMain(
@@ -269,7 +274,7 @@ function renderHome() {
           "table",
           { id: "problems" },
           h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Group"), h("th", { class: "num" }, "Time"),
-            h("th", { class: "num" }, "Memory"), h("th", { class: "num" }, "Tests"), h("th", {}, "Best"))),
+            h("th", { class: "num" }, "Memory"), h("th", { class: "num" }, "Tests"), h("th", { class: "num" }, "Submissions"), h("th", {}, "Solved"))),
           h("tbody", {}, rows),
         )
       : h("p", { class: "hint" }, "No problems yet: parse one with competitive-companion (custom port = this judge's receiver port)."),
