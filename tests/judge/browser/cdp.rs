@@ -46,7 +46,7 @@ pub struct Browser {
     from_browser: Receiver<Value>,
     next_id: u64,
     session: String,
-    _profile: tempfile::TempDir,
+    profile: tempfile::TempDir,
     /// Console messages, browser log entries (`log.error: Refused to …` for a Content Security
     /// Policy violation) and uncaught exceptions of the page.
     pub console: Vec<String>,
@@ -112,7 +112,11 @@ impl Browser {
         .arg("about:blank")
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(
+            File::create(profile.path().join("stderr.log"))
+                .map(Stdio::from)
+                .unwrap_or_else(|_| Stdio::null()),
+        )
         // Its own process group, so that its helpers (zygote, renderers, GPU) go with it.
         .process_group(0);
         // SAFETY: between fork and exec only dup2 on fds this process owns.
@@ -161,7 +165,7 @@ impl Browser {
             from_browser: rx,
             next_id: 1,
             session: String::new(),
-            _profile: profile,
+            profile,
             console: Vec::new(),
         };
         let target = browser.browser_call("Target.createTarget", json!({"url": "about:blank"}));
@@ -207,9 +211,11 @@ impl Browser {
                 Err(RecvTimeoutError::Timeout) => {
                     panic!("the browser did not answer {method} within {COMMAND_TIMEOUT:?}")
                 }
-                Err(RecvTimeoutError::Disconnected) => {
-                    panic!("the browser closed its pipe during {method} (did it crash?)")
-                }
+                Err(RecvTimeoutError::Disconnected) => panic!(
+                    "the browser closed its pipe during {method} (did it crash?); its stderr \
+                     ends with:\n{}",
+                    self.stderr_tail()
+                ),
             };
             if reply["id"].as_u64() == Some(id) {
                 if let Some(error) = reply.get("error") {
@@ -256,6 +262,14 @@ impl Browser {
             }
             _ => {}
         }
+    }
+
+    /// The last lines Chromium wrote on stderr (why it could not start or died).
+    fn stderr_tail(&self) -> String {
+        let text =
+            std::fs::read_to_string(self.profile.path().join("stderr.log")).unwrap_or_default();
+        let lines: Vec<&str> = text.lines().collect();
+        lines[lines.len().saturating_sub(20)..].join("\n")
     }
 
     fn browser_call(&mut self, method: &str, params: Value) -> Value {
