@@ -73,6 +73,8 @@ Environment:
                                when the judge ends, also on Ctrl-C
   XDG_DATA_HOME                judge practice's folder: $XDG_DATA_HOME/judge/practice, else
                                ~/.local/share/judge/practice (--dir DIR instead)
+  JUDGE_PRACTICE_TOKEN=T       judge practice's token instead of a random one (unlike --token, not
+                               visible to other users in the process list)
   SUDO_UID, SUDO_GID           judge practice under sudo: the user as whom files given by path are
                                read, and whose home holds the folder (SUDO_USER)
 "

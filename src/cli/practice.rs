@@ -26,7 +26,8 @@ pub struct Args {
     /// custom port; 0: any free port).
     #[arg(long, value_name = "Q", default_value_t = DEFAULT_CC_PORT)]
     cc_port: u16,
-    /// The secret the page and the API need (default: a new random one each start).
+    /// The secret the page and the API need (default: JUDGE_PRACTICE_TOKEN, else a new random
+    /// one each start).
     #[arg(long, value_name = "T")]
     token: Option<String>,
     /// Open the page in the browser (as the user who started the judge).
@@ -44,9 +45,14 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             "no folder for the practice problems: HOME and XDG_DATA_HOME are unset\n  hint: give one with --dir DIR"
         ),
     };
-    let token = match args.token {
+    // From the environment, other users cannot read it (a command line they can: `ps`).
+    let from_env = std::env::var("JUDGE_PRACTICE_TOKEN")
+        .ok()
+        .filter(|t| !t.is_empty());
+    let token = match args.token.or(from_env) {
         Some(t) => {
-            access::check_token(&t).map_err(|e| anyhow::anyhow!("--token: {e}"))?;
+            access::check_token(&t)
+                .map_err(|e| anyhow::anyhow!("--token (or JUDGE_PRACTICE_TOKEN): {e}"))?;
             t
         }
         None => access::random_token()

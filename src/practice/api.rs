@@ -103,7 +103,10 @@ pub fn handle(practice: &Practice, r: &Request) -> Response {
         ("GET", ["api", "submissions", id]) => submission(practice, id),
         ("GET", ["api", "watches"]) => Ok(practice.watches.json()),
         ("DELETE", ["api", "watches", id]) => match id.parse::<u64>() {
-            Ok(id) if practice.watches.remove(id) => Ok(json!({"ok": true})),
+            Ok(n) if practice.watches.remove(n) => {
+                let _ = practice.db.remove_watch(n as i64);
+                Ok(json!({"ok": true}))
+            }
             _ => Err(Response::error(404, format!("no watch `{id}`"))),
         },
         ("GET", ["api", "languages"]) => Ok(languages(practice)),
@@ -307,10 +310,19 @@ fn post_submission(practice: &Practice, body: &Value) -> Result<Value, Response>
         .map_err(|e| Response::error(500, e))?;
     let mut out = json!({ "id": id });
     if let Some(path) = &source.path {
+        let shown = path.display().to_string();
         let watch = practice
+            .db
+            .add_watch(problem, &shown)
+            .map_err(|e| Response::error(500, e))?;
+        let sha = super::store::hex_sha(source.text.as_bytes());
+        practice
             .watches
-            .add(problem, path.clone(), &source.text)
-            .map_err(|e| Response::error(409, e))?;
+            .add(watch as u64, problem, path.clone(), sha, true)
+            .map_err(|e| {
+                let _ = practice.db.remove_watch(watch);
+                Response::error(409, e)
+            })?;
         out["watch"] = json!(watch);
     }
     Ok(out)

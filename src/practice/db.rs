@@ -43,6 +43,12 @@ CREATE TABLE IF NOT EXISTS contests (
     duration_min INTEGER NOT NULL,
     freeze_min INTEGER
 );
+CREATE TABLE IF NOT EXISTS watches (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    problem TEXT NOT NULL,
+    path TEXT NOT NULL,
+    UNIQUE (problem, path)
+);
 CREATE TABLE IF NOT EXISTS contest_problems (
     contest INTEGER NOT NULL,
     position INTEGER NOT NULL,
@@ -86,6 +92,9 @@ pub struct Attempt {
 }
 
 type Result<T> = std::result::Result<T, String>;
+
+/// A watch as kept: id, problem, path, the SHA-256 of the last source submitted from it.
+pub type SavedWatch = (i64, String, String, Option<String>);
 
 /// Per problem: submissions, the first one's time, the first accepted one's time.
 pub type Stats = std::collections::HashMap<String, (i64, i64, Option<i64>)>;
@@ -259,6 +268,41 @@ impl Db {
                 .into_iter()
                 .filter(|a| problems.contains(&a.problem))
                 .collect())
+        })
+    }
+
+    /// Watches `path` for `problem` (the same id when it is watched already).
+    pub fn add_watch(&self, problem: &str, path: &str) -> Result<i64> {
+        self.with(|c| {
+            c.execute(
+                "INSERT OR IGNORE INTO watches (problem, path) VALUES (?1, ?2)",
+                params![problem, path],
+            )?;
+            c.query_row(
+                "SELECT id FROM watches WHERE problem = ?1 AND path = ?2",
+                params![problem, path],
+                |r| r.get(0),
+            )
+        })
+    }
+
+    pub fn remove_watch(&self, id: i64) -> Result<bool> {
+        self.with(|c| {
+            c.execute("DELETE FROM watches WHERE id = ?1", [id])
+                .map(|n| n == 1)
+        })
+    }
+
+    /// Every watch with the SHA-256 of the last source submitted from its file.
+    pub fn watches(&self) -> Result<Vec<SavedWatch>> {
+        self.with(|c| {
+            let mut st = c.prepare(
+                "SELECT w.id, w.problem, w.path,
+                    (SELECT s.source_sha256 FROM submissions s WHERE s.problem = w.problem AND s.path = w.path ORDER BY s.id DESC LIMIT 1)
+                 FROM watches w ORDER BY w.id",
+            )?;
+            let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?;
+            rows.collect()
         })
     }
 
@@ -502,5 +546,20 @@ mod tests {
             "started once only"
         );
         assert_eq!(db.attempts(&["a".into()], 15, 100).unwrap().len(), 1);
+        // Watches, with the last source submitted from their file.
+        let w = db.add_watch("a", "/x/a.py").unwrap();
+        assert_eq!(db.add_watch("a", "/x/a.py").unwrap(), w);
+        assert_eq!(
+            db.watches().unwrap(),
+            [(w, "a".into(), "/x/a.py".into(), None)]
+        );
+        let mut from_file = new("a", 40);
+        from_file.path = Some("/x/a.py");
+        from_file.source = "print(1)";
+        db.insert(&from_file).unwrap();
+        let sha = crate::practice::store::hex_sha(b"print(1)");
+        assert_eq!(db.watches().unwrap()[0].3, Some(sha));
+        assert!(db.remove_watch(w).unwrap());
+        assert!(db.watches().unwrap().is_empty());
     }
 }

@@ -368,6 +368,15 @@ pub fn serve(
         let practice = practice.clone();
         std::thread::spawn(move || watch::run(&practice));
     }
+    for (id, problem, path, last) in practice.db.watches().unwrap_or_default() {
+        let _ = practice.watches.add(
+            id as u64,
+            &problem,
+            PathBuf::from(path),
+            last.unwrap_or_default(),
+            false,
+        );
+    }
     for id in practice.db.unfinished().unwrap_or_default() {
         practice.queue.push(Job::Judge(id));
     }

@@ -2,8 +2,8 @@
 //! new submission, judged at once. The watcher polls each file's size and modification time
 //! every [`POLL`]; a change is submitted once the file has stayed the same for one more poll
 //! (an editor writing in several steps makes one submission), and only when its content differs
-//! from the last one submitted (a save without changes makes none). Watches last as long as the
-//! server.
+//! from the last one submitted (a save without changes makes none). Watches are kept in the
+//! history and resumed when the server starts again (a file saved meanwhile is submitted then).
 
 use super::Practice;
 use serde_json::{json, Value};
@@ -30,7 +30,6 @@ pub struct Watch {
 #[derive(Default)]
 pub struct Watches {
     list: Mutex<Vec<Watch>>,
-    next: Mutex<u64>,
 }
 
 fn stamp(path: &std::path::Path) -> Option<(u64, SystemTime)> {
@@ -39,27 +38,32 @@ fn stamp(path: &std::path::Path) -> Option<(u64, SystemTime)> {
 }
 
 impl Watches {
-    /// Watches `path` for `problem` (replacing a watch of the same file for the same problem),
-    /// its current content being the one just submitted.
-    pub fn add(&self, problem: &str, path: PathBuf, submitted: &str) -> Result<u64, String> {
+    /// Watches `path` for `problem` under `id` (the history's), the content whose SHA-256 is
+    /// `submitted` being the last one submitted. `fresh`: the file was just read and
+    /// submitted; else (a watch resumed at start) a file saved meanwhile is submitted at once.
+    pub fn add(
+        &self,
+        id: u64,
+        problem: &str,
+        path: PathBuf,
+        submitted: String,
+        fresh: bool,
+    ) -> Result<u64, String> {
         let mut list = self.list.lock().unwrap_or_else(|e| e.into_inner());
-        list.retain(|w| !(w.problem == problem && w.path == path));
+        list.retain(|w| w.id != id);
         if list.len() >= MAX_WATCHES {
             return Err(format!(
                 "{MAX_WATCHES} files are watched already; stop watching one first"
             ));
         }
-        let mut next = self.next.lock().unwrap_or_else(|e| e.into_inner());
-        *next += 1;
-        let id = *next;
-        let seen = stamp(&path);
+        let seen = if fresh { stamp(&path) } else { None };
         list.push(Watch {
             id,
             problem: problem.to_string(),
             path,
             seen,
             settled: true,
-            last: super::store::hex_sha(submitted.as_bytes()),
+            last: submitted,
         });
         Ok(id)
     }

@@ -323,7 +323,15 @@ fn bad_options_are_refused_before_anything_starts() {
         .args(["--token", "short"])
         .output()
         .expect_code(2)
-        .expect_stderr_contains("--token: the token has 5 characters");
+        .expect_stderr_contains("--token (or JUDGE_PRACTICE_TOKEN): the token has 5 characters");
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .env("JUDGE_PRACTICE_TOKEN", "bad token with spaces")
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("may hold only letters");
     judge()
         .arg("practice")
         .arg("--dir")
@@ -510,6 +518,47 @@ fn a_watched_file_is_judged_again_after_each_save() {
     assert!(
         a.body.contains("not a source file") && !a.body.contains("secret words"),
         "{a:?}"
+    );
+    server.serving.stop().expect_code(130);
+    // Saved while the server was down: judged when it starts again, and the watch goes on.
+    std::fs::write(&file, WA).unwrap();
+    let server = start(dir.path(), &[], &[]);
+    let port = server.port;
+    let watches = get(port, "/api/watches");
+    assert_eq!(watches.as_array().unwrap().len(), 1, "{watches}");
+    assert_eq!(watches[0]["path"], file.display().to_string());
+    let until = Instant::now() + Duration::from_secs(60);
+    let third = loop {
+        let history = get(port, "/api/submissions?problem=sum");
+        if history.as_array().unwrap().len() == 3 {
+            break history[0]["id"].as_i64().unwrap();
+        }
+        assert!(
+            Instant::now() < until,
+            "not submitted after the restart: {history}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert_eq!(judged(port, third)["verdict"], "WA");
+    // Stopped: a save makes nothing.
+    let id = watches[0]["id"].as_u64().unwrap();
+    let a = call(
+        port,
+        "DELETE",
+        &format!("/api/watches/{id}"),
+        &[BEARER],
+        None,
+    );
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(get(port, "/api/watches"), json!([]));
+    std::fs::write(&file, AC).unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        get(port, "/api/submissions?problem=sum")
+            .as_array()
+            .unwrap()
+            .len(),
+        3
     );
     server.serving.stop().expect_code(130);
 }
