@@ -1,6 +1,7 @@
 //! Integration tests: the `judge` binary driven as a user would, every hostile run contained.
 
 mod attacks;
+mod browser;
 mod cache;
 mod checkers;
 mod cli;

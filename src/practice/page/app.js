@@ -1,0 +1,1067 @@
+// The practice page: plain JavaScript, no build step, nothing loaded from elsewhere.
+// Everything comes from the judge's HTTP API (README "judge practice"), authorised by the
+// cookie the server set when this page was opened with ?token=…; live updates arrive as
+// Server-Sent Events from /api/events and trigger a re-read of what they concern.
+"use strict";
+
+// ---------- small helpers ----------
+
+// An element with attributes and children (strings become text: nothing here is parsed as HTML
+// except the statement, which the server renders and sanitises).
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+    else if (k === "class") el.className = v;
+    else el.setAttribute(k, v === true ? "" : v);
+  }
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : String(c));
+  }
+  return el;
+}
+
+const $ = (sel) => document.querySelector(sel);
+
+// The main area's content (nulls left out: replaceChildren would show them as text).
+function appendAll(el, ...children) {
+  el.append(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+function setMain(...children) {
+  $("#main").replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+}
+
+function fmtMs(ms) {
+  if (ms === null || ms === undefined) return "";
+  return ms >= 10000 ? (ms / 1000).toFixed(1) + " s" : Math.round(ms) + " ms";
+}
+
+// A span of time as people say it: "45 s", "12 min", "2 h 5 min".
+function fmtDuration(ms) {
+  const s = Math.round(ms / 1000);
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+function fmtKib(kib) {
+  if (kib === null || kib === undefined) return "";
+  return kib >= 1024 ? (kib / 1024).toFixed(1) + " MiB" : kib + " KiB";
+}
+
+function fmtWhen(t) {
+  if (!t) return "";
+  const d = new Date(typeof t === "number" && t < 1e12 ? t * 1000 : t);
+  return isNaN(d) ? String(t) : d.toLocaleString();
+}
+
+function verdictClass(v) {
+  if (!v) return "verdict pending";
+  if (v === "AC") return "verdict AC";
+  if (v === "CE" || v === "JE") return "verdict";
+  return "verdict bad";
+}
+
+function verdictBadge(v, big) {
+  return h("span", { class: verdictClass(v) + (big ? " big" : "") }, v || "…");
+}
+
+// Only http(s) links from received problems reach an href.
+function safeHref(url) {
+  return typeof url === "string" && /^https?:\/\//i.test(url) ? url : null;
+}
+
+// ---------- the API ----------
+
+// Authorisation is the token cookie the server set (HttpOnly, SameSite=Strict) when this page
+// was opened as /?token=…: the page never sees the token itself.
+
+class ApiError extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { Accept: "application/json" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
+  const res = await fetch(path, {
+    method,
+    headers,
+    credentials: "same-origin",
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let data = null;
+  try {
+    data = text ? JSON.parse(text) : null;
+  } catch (_) {
+    data = text;
+  }
+  if (res.status === 401) {
+    showBanner("Not authorised: open the address that `judge practice` printed (it ends with ?token=…).");
+  }
+  if (!res.ok) {
+    const msg = (data && (data.error || data.message)) || text || res.statusText;
+    throw new ApiError(res.status, `${method} ${path}: ${res.status} ${msg}`);
+  }
+  return data;
+}
+
+function showBanner(text) {
+  const b = $("#banner");
+  delete b.dataset.kind;
+  b.textContent = text;
+  b.hidden = !text;
+}
+
+// ---------- shapes (the page reads the API through these, tolerant of optional fields) ----------
+
+function testCount(p) {
+  if (Array.isArray(p.tests)) return p.tests.length;
+  return typeof p.tests === "number" ? p.tests : null;
+}
+
+function samplesOf(p) {
+  const raw = p.samples || (Array.isArray(p.tests) && typeof p.tests[0] === "object" ? p.tests : []);
+  return raw
+    .filter((t) => t && typeof t.input === "string")
+    .map((t, i) => ({
+      name: t.name || `sample ${i + 1}`,
+      input: t.input,
+      output: t.output ?? t.answer ?? "",
+      custom: Boolean(t.custom),
+    }));
+}
+
+function submissionTests(s) {
+  return (s && Array.isArray(s.tests) ? s.tests : []).map((t, i) => ({
+    ...t,
+    index: t.index ?? i + 1,
+  }));
+}
+
+// ---------- state ----------
+
+const state = {
+  problems: [],
+  contests: [],
+  route: { view: "problems" },
+  problem: null, // the open problem's detail
+  submission: null, // the submission shown
+  selectedTest: null, // the test whose diff is shown
+  history: [],
+  results: {}, // problem id -> best verdict seen in history ("AC" or other)
+  contest: null,
+  scoreboard: null,
+  stress: null,
+  languages: ["C++", "C", "Rust", "Python 3"],
+  watches: [],
+  lastSource: null, // what was last submitted: {source, language} or {path}
+};
+
+// ---------- routing ----------
+
+function parseRoute() {
+  const parts = location.hash.replace(/^#\/?/, "").split("/").filter(Boolean).map(decodeURIComponent);
+  if (parts[0] === "p" && parts[1]) return { view: "problem", id: parts[1], submission: parts[3] || null };
+  if (parts[0] === "contests") return { view: "contests" };
+  if (parts[0] === "c" && parts[1]) return { view: "contest", id: parts[1] };
+  return { view: "problems" };
+}
+
+async function route() {
+  const before = state.route;
+  state.route = parseRoute();
+  if (before.view !== state.route.view || before.id !== state.route.id) window.scrollTo(0, 0);
+  for (const a of document.querySelectorAll("header nav a")) {
+    const on = a.dataset.nav === (state.route.view.startsWith("contest") ? "contests" : "problems");
+    a.classList.toggle("on", on);
+  }
+  renderSidebar();
+  try {
+    if (state.route.view === "problem") await openProblem(state.route.id, state.route.submission);
+    else if (state.route.view === "contests") renderContests();
+    else if (state.route.view === "contest") await openContest(state.route.id);
+    else renderHome();
+  } catch (e) {
+    setMain(h("p", { class: "error" }, e.message));
+  }
+}
+
+// ---------- the problem list ----------
+
+async function loadProblems() {
+  try {
+    const list = await api("GET", "/api/problems");
+    state.problems = Array.isArray(list) ? list : [];
+    // The server answers again: a banner about it being away is stale.
+    if ($("#banner").dataset.kind === "away") showBanner("");
+    renderSidebar();
+    if (state.route.view === "problems") renderHome();
+  } catch (e) {
+    if (!(e instanceof ApiError)) {
+      showBanner("The judge does not answer (was `judge practice` stopped?): " + e.message);
+      $("#banner").dataset.kind = "away";
+    } else if (e.status !== 401) showBanner(e.message);
+  }
+}
+
+// "AC" once solved, the last verdict after a rejection, null before any submission.
+function resultOf(p) {
+  if (p.solved) return "AC";
+  return state.results[p.id] || (p.submissions ? "tried" : null);
+}
+
+function renderSidebar() {
+  const groups = new Map();
+  for (const p of state.problems) {
+    const g = p.group || "";
+    if (!groups.has(g)) groups.set(g, []);
+    groups.get(g).push(p);
+  }
+  const out = [];
+  for (const [g, ps] of groups) {
+    if (g || groups.size > 1) out.push(h("div", { class: "group" }, g || "Other problems"));
+    for (const p of ps) {
+      const r = resultOf(p);
+      out.push(
+        h(
+          "a",
+          {
+            class: "problem" + (state.route.id === String(p.id) && state.route.view === "problem" ? " on" : ""),
+            href: `#/p/${encodeURIComponent(p.id)}`,
+            "data-problem": p.id,
+            title: p.name,
+          },
+          h("span", { class: "mark " + (r === "AC" ? "AC" : r ? "bad" : "") }, r === "AC" ? "✓" : r ? "✗" : ""),
+          p.name || p.id,
+        ),
+      );
+    }
+  }
+  $("#problem-list").replaceChildren(...out);
+  $("#no-problems").hidden = state.problems.length > 0;
+}
+
+function renderHome() {
+  const rows = state.problems.map((p) =>
+    h(
+      "tr",
+      { class: "clickable", onclick: () => (location.hash = `#/p/${encodeURIComponent(p.id)}`) },
+      h("td", {}, h("a", { href: `#/p/${encodeURIComponent(p.id)}` }, p.name || p.id)),
+      h("td", {}, p.group || ""),
+      h("td", { class: "num" }, p.time_limit_ms != null ? fmtMs(p.time_limit_ms) : ""),
+      h("td", { class: "num" }, p.memory_mib != null ? p.memory_mib + " MiB" : ""),
+      h("td", { class: "num" }, testCount(p) ?? ""),
+      h("td", { class: "num" }, p.submissions || ""),
+      h("td", { class: "outcome" },
+        p.solved
+          ? [verdictBadge("AC"), " ", h("span", { class: "hint" },
+              [p.time_to_ac_ms != null ? `in ${fmtDuration(p.time_to_ac_ms)}` : "", p.attempts ? `, ${p.attempts} rejected` : ""].join(""))]
+          : p.submissions ? h("span", { class: "hint" }, "not yet") : ""),
+    ),
+  );
+  setMain(
+    h("h1", {}, "Problems"),
+    state.problems.length
+      ? h(
+          "table",
+          { id: "problems" },
+          h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Group"), h("th", { class: "num" }, "Time"),
+            h("th", { class: "num" }, "Memory"), h("th", { class: "num" }, "Tests"), h("th", { class: "num" }, "Submissions"), h("th", {}, "Solved"))),
+          h("tbody", {}, rows),
+        )
+      : h("p", { class: "hint" }, "No problems yet: parse one with competitive-companion (custom port = this judge's receiver port)."),
+  );
+}
+
+// ---------- one problem ----------
+
+async function openProblem(id, submissionId) {
+  const same = state.problem && String(state.problem.id) === String(id);
+  if (!same) {
+    state.submission = null;
+    state.selectedTest = null;
+    state.stress = null;
+    let detail;
+    try {
+      detail = await api("GET", `/api/problems/${encodeURIComponent(id)}`);
+    } catch (e) {
+      // A server without the detail route: the list entry is all there is.
+      detail = state.problems.find((p) => String(p.id) === String(id));
+      if (!detail) throw e;
+    }
+    // Another problem was opened meanwhile: this answer is stale.
+    if (state.route.view !== "problem" || String(state.route.id) !== String(id)) return;
+    state.problem = detail;
+    await loadWatches();
+    renderProblem();
+    await loadHistory();
+  }
+  if (submissionId) await showSubmission(submissionId);
+  else if (!state.submission && state.history[0]) await showSubmission(state.history[0].id);
+  if (state.route.view === "problem" && String(state.route.id) === String(id)) renderProblem();
+}
+
+async function loadHistory() {
+  if (!state.problem) return;
+  try {
+    const list = await api("GET", `/api/submissions?problem=${encodeURIComponent(state.problem.id)}`);
+    state.history = Array.isArray(list) ? list : [];
+    const best = state.history.some((s) => s.verdict === "AC") ? "AC" : state.history.find((s) => s.verdict)?.verdict;
+    if (best) state.results[state.problem.id] = best;
+    renderSidebar();
+  } catch (_) {
+    state.history = [];
+  }
+}
+
+// The line under a problem's name: group, limits, tests, file names, how it went.
+function metaLine(p) {
+  const link = safeHref(p.url);
+  const tl = p.time_limit_ms;
+  return h("div", { class: "meta", id: "problem-meta" },
+      p.group ? h("span", {}, p.group) : null,
+      tl != null ? h("span", {}, "time limit ", h("b", {}, fmtMs(tl))) : null,
+      p.memory_mib != null ? h("span", {}, "memory ", h("b", {}, p.memory_mib + " MiB")) : null,
+      testCount(p) != null ? h("span", {}, testCount(p) + " tests") : null,
+      p.interactive ? h("span", {}, "interactive") : null,
+      p.input_file ? h("span", {}, "reads ", h("code", {}, p.input_file)) : null,
+      p.output_file ? h("span", {}, "writes ", h("code", {}, p.output_file)) : null,
+      p.solved
+        ? h("span", { class: "ok", id: "solved-note" }, "solved",
+            p.time_to_ac_ms != null ? ` in ${fmtDuration(p.time_to_ac_ms)}` : "",
+            p.attempts ? `, after ${p.attempts} rejected ${p.attempts === 1 ? "attempt" : "attempts"}` : "")
+        : p.submissions ? h("span", {}, `${p.submissions} ${p.submissions === 1 ? "submission" : "submissions"}, not solved yet`) : null,
+      link ? h("a", { href: link, target: "_blank", rel: "noopener noreferrer" }, "original ↗") : null);
+}
+
+function renderProblem() {
+  const p = state.problem;
+  if (!p) return;
+  const link = safeHref(p.url);
+  const statementHtml = p.statement_html;
+  const statement = h("section", { class: "statement", id: "statement" });
+  if (typeof statementHtml === "string" && statementHtml) {
+    // Rendered and sanitised on the server (src/practice/statement.rs): raw HTML escaped,
+    // TeX as MathML, unsafe link schemes dropped.
+    statement.innerHTML = statementHtml;
+  } else {
+    const samples = samplesOf(p).filter((t) => !t.custom);
+    appendAll(statement,
+      h("p", { class: "hint" }, link ? ["Statement: ", h("a", { href: link, target: "_blank", rel: "noopener noreferrer" }, link)] : "No statement."),
+      samples.length ? h("h2", {}, "Samples") : null,
+      samples.map((s) =>
+        h("div", { class: "samples" },
+          h("h3", {}, `Input (${s.name})`), h("h3", {}, "Output"),
+          h("pre", { class: "sample-in" }, s.input), h("pre", { class: "sample-out" }, s.output)),
+      ),
+    );
+  }
+  setMain(
+    h("h1", { id: "problem-name" }, p.name || p.id),
+    metaLine(p),
+    p.error ? h("p", { class: "error", id: "problem-error" }, p.error) : null,
+    statement,
+    submitPanel(),
+    h("div", { id: "result" }, resultPanel()),
+    historyPanel(),
+    testsPanel(),
+    stressPanel(),
+  );
+  if (window.MathMLElement === undefined) {
+    statement.prepend(h("p", { class: "hint" }, "This browser does not show MathML; formulas appear as plain text."));
+  }
+}
+
+function submitPanel() {
+  const mode = state.submitMode || "paste";
+  const tab = (m, label) =>
+    h("button", { class: mode === m ? "on" : "", type: "button", "data-tab": m,
+      onclick: () => { state.submitMode = m; renderProblem(); } }, label);
+  const status = h("span", { id: "submit-status", class: "hint" });
+  let body;
+  if (mode === "paste") {
+    const lang = h("select", { id: "language" },
+      state.languages.map((l) => h("option", { value: l, selected: l === (state.language || "C++") }, l)));
+    const text = h("textarea", { id: "source", spellcheck: "false", placeholder: "Paste your solution here (Ctrl+Enter submits)" });
+    text.addEventListener("keydown", (ev) => {
+      if (ev.key === "Enter" && (ev.ctrlKey || ev.metaKey)) {
+        ev.preventDefault();
+        document.getElementById("submit").click();
+      }
+    });
+    if (state.draft) text.value = state.draft;
+    text.addEventListener("input", () => (state.draft = text.value));
+    body = h("div", {}, text,
+      h("div", { class: "row" }, "Language ", lang,
+        h("button", { class: "primary", id: "submit", type: "button", onclick: async (ev) => {
+          state.language = lang.value;
+          await submit(ev.target, status, { source: text.value, language: lang.value });
+        } }, "Submit"), status));
+  } else {
+    const path = h("input", { type: "text", id: "path", placeholder: "/home/you/contest/a.cpp", value: state.watchPath || "" });
+    const watching = state.watches.filter((w) => String(w.problem) === String(state.problem.id));
+    body = h("div", {},
+      h("p", { class: "hint" }, "The judge reads this file now and re-judges it every time you save it."),
+      watching.length
+        ? h("ul", { id: "watches" }, watching.map((w) => h("li", {}, h("span", { class: "mono" }, w.path), " ",
+            h("button", { type: "button", onclick: async () => {
+              await api("DELETE", `/api/watches/${encodeURIComponent(w.id)}`).catch((e) => setStatus("submit-status", e.message, "error"));
+              await loadWatches();
+              renderProblem();
+            } }, "stop watching"))))
+        : null,
+      h("div", { class: "row" }, path,
+        h("button", { class: "primary", id: "watch", type: "button", onclick: async (ev) => {
+          state.watchPath = path.value.trim();
+          await submit(ev.target, status, { path: state.watchPath });
+        } }, "Watch"), status));
+  }
+  return h("section", { class: "panel", id: "submit-panel" }, h("h2", {}, "Submit"),
+    h("div", { class: "tabs" }, tab("paste", "Paste"), tab("watch", "Watch a file")), body);
+}
+
+async function submit(button, status, what) {
+  if (what.source !== undefined && !what.source.trim()) {
+    status.textContent = "Nothing to submit: paste a solution first.";
+    return;
+  }
+  if (what.path !== undefined && !what.path) {
+    status.textContent = "Give the absolute path of your source file.";
+    return;
+  }
+  button.disabled = true;
+  status.textContent = "Submitting…";
+  try {
+    const res = await api("POST", "/api/submissions", { problem: state.problem.id, ...what });
+    state.lastSource = what;
+    status.textContent = what.path ? "Watching: every save is judged." : "";
+    if (what.path) await loadWatches();
+    state.submission = { id: res.id, problem: state.problem.id, verdict: null, tests: [] };
+    state.selectedTest = null;
+    await showSubmission(res.id);
+    await loadHistory();
+    renderProblem();
+  } catch (e) {
+    status.textContent = "";
+    status.className = "error";
+    status.textContent = e.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+async function loadWatches() {
+  try {
+    const list = await api("GET", "/api/watches");
+    state.watches = Array.isArray(list) ? list : [];
+  } catch (_) {
+    state.watches = [];
+  }
+}
+
+async function showSubmission(id) {
+  try {
+    state.submission = await api("GET", `/api/submissions/${encodeURIComponent(id)}`);
+  } catch (e) {
+    state.submission = { id, error: e.message, tests: [] };
+  }
+  refreshResult();
+}
+
+function refreshResult() {
+  const el = document.getElementById("result");
+  if (el) el.replaceChildren(resultPanel());
+}
+
+function resultPanel() {
+  const s = state.submission;
+  if (!s) return h("span");
+  const tests = submissionTests(s);
+  const failing = tests.find((t) => t.verdict && t.verdict !== "AC");
+  const selected = tests.find((t) => t.name === state.selectedTest) || failing;
+  const judging = !s.verdict;
+  const compile = s.compile && (s.compile.message || s.compile.output);
+  return h("section", { class: "panel", id: "submission", "data-id": s.id, "data-verdict": s.verdict || "" },
+    h("h2", {}, `Submission ${s.id} `, verdictBadge(s.verdict, true),
+      judging ? h("span", { class: "hint" }, " judging…") : null),
+    s.error ? h("p", { class: "error" }, s.error) : null,
+    s.message ? h("p", { class: "error", id: "submission-message" }, s.message) : null,
+    compile && s.verdict === "CE" ? h("pre", { class: "compile" }, compile) : null,
+    tests.length
+      ? h("table", { id: "tests" },
+          h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", {}, "Test"), h("th", {}, "Verdict"),
+            h("th", { class: "num" }, "CPU time"), h("th", { class: "num" }, "Memory"), h("th", {}, "Message"))),
+          h("tbody", {}, tests.map((t) =>
+            h("tr", {
+              class: "clickable" + (selected && t.name === selected.name ? " selected" : ""),
+              "data-test": t.name, "data-verdict": t.verdict || "",
+              onclick: () => { state.selectedTest = t.name; refreshResult(); },
+            },
+              h("td", { class: "num" }, t.index),
+              h("td", { class: "mono" }, t.name),
+              h("td", {}, verdictBadge(t.verdict)),
+              h("td", { class: "num time" }, fmtMs(t.time_ms)),
+              h("td", { class: "num memory" }, fmtKib(t.memory_kib)),
+              h("td", { class: "msg" }, t.message || ""))),
+            judging ? pendingRows(tests.length) : null))
+      : h("p", { class: "hint" }, judging ? "Compiling…" : "No tests were run."),
+    selected && selected.verdict !== "AC" ? diffPanel(selected) : null,
+    typeof s.source === "string" ? h("details", { class: "source" }, h("summary", {}, `Source${s.path ? " (" + s.path + ")" : ""}`), h("pre", {}, s.source)) : null,
+  );
+}
+
+// While judging, a row for each test still to come (every test is judged, in order).
+function pendingRows(done) {
+  const total = state.problem && String(state.problem.id) === String(state.submission.problem) ? testCount(state.problem) : null;
+  const rows = [];
+  for (let i = done + 1; total !== null && i <= total; i++) {
+    rows.push(h("tr", { class: "pending", "data-test": "", "data-verdict": "" },
+      h("td", { class: "num" }, i), h("td", { class: "mono hint" }, i === done + 1 ? "running…" : ""),
+      h("td", {}, verdictBadge(null)), h("td", { class: "num time" }, ""), h("td", { class: "num memory" }, ""), h("td", {}, "")));
+  }
+  return rows;
+}
+
+// ---------- the diff of a failing test ----------
+
+const DIFF_CAP_LINES = 200;
+const DIFF_CAP_CHARS = 200;
+
+function diffPanel(t) {
+  const m = t.mismatch;
+  const parts = [h("h3", {}, `Test ${t.name}: `, verdictBadge(t.verdict))];
+  if (t.message) parts.push(h("p", { class: "checker-message" }, "Checker: ", h("span", { class: "mono" }, t.message)));
+  if (m && typeof m.diff === "string" && m.diff) {
+    parts.push(h("p", { class: "where" }, `First difference at line ${m.line}, column ${m.column}: expected `,
+      h("code", { class: "exp" }, m.expected), ", found ", h("code", { class: "fnd" }, m.found)));
+    parts.push(windowDiff(m.diff));
+  } else if (t.verdict === "WA" || t.verdict === "PE") {
+    parts.push(h("p", { class: "hint" }, "The checker gave no line-by-line difference for this test."));
+  }
+  return h("div", { class: "diff", id: "diff", "data-test": t.name }, parts);
+}
+
+// The judge's own rendering of the window around the first difference (the same text as the
+// terminal's): rows "expected N │ …" and "found N │ …", markers "^" under the differing token.
+function windowDiff(text) {
+  const lines = text.split("\n");
+  const shown = lines.slice(0, DIFF_CAP_LINES).map((line) => {
+    const bar = line.indexOf("│");
+    const gutter = bar >= 0 ? line.slice(0, bar) : "";
+    const rest = bar >= 0 ? line.slice(bar + 1) : line;
+    let cls = "";
+    if (/expected/.test(gutter)) cls = "exp";
+    else if (/found/.test(gutter)) cls = "fnd";
+    else if (/^\s*[v^]+\s*$/.test(rest) && rest.trim()) cls = "mark";
+    return h("span", { class: cls }, cap(line), "\n");
+  });
+  if (lines.length > DIFF_CAP_LINES) shown.push(h("span", { class: "capped" }, `… ${lines.length - DIFF_CAP_LINES} more lines`));
+  return h("pre", { class: "window" }, shown);
+}
+
+function cap(line) {
+  return line.length > DIFF_CAP_CHARS ? line.slice(0, DIFF_CAP_CHARS) + " …" : line;
+}
+
+// ---------- history ----------
+
+function historyPanel() {
+  const rows = state.history.map((s) =>
+    h("tr", { class: "clickable" + (state.submission && String(state.submission.id) === String(s.id) ? " selected" : ""),
+      onclick: async () => { state.selectedTest = null; await showSubmission(s.id); renderProblem(); } },
+      h("td", { class: "num" }, s.id),
+      h("td", {}, fmtWhen(s.created_at ?? s.when ?? s.time)),
+      h("td", {}, s.language || ""),
+      h("td", { class: "mono" }, s.path || ""),
+      h("td", {}, verdictBadge(s.verdict)),
+      h("td", { class: "num" }, fmtMs(s.time_ms ?? maxOf(s.tests, "time_ms"))),
+      h("td", { class: "num" }, fmtKib(s.memory_kib ?? maxOf(s.tests, "memory_kib")))));
+  return h("section", { class: "panel", id: "history" }, h("h2", {}, "History"),
+    rows.length
+      ? h("table", {}, h("thead", {}, h("tr", {}, h("th", { class: "num" }, "#"), h("th", {}, "When"), h("th", {}, "Language"),
+          h("th", {}, "File"), h("th", {}, "Verdict"), h("th", { class: "num" }, "Max time"), h("th", { class: "num" }, "Max memory"))),
+          h("tbody", {}, rows))
+      : h("p", { class: "hint" }, "No submissions yet."));
+}
+
+function maxOf(tests, key) {
+  if (!Array.isArray(tests) || !tests.length) return null;
+  return Math.max(...tests.map((t) => t[key] || 0));
+}
+
+// ---------- your own tests ----------
+
+function testsPanel() {
+  const input = h("textarea", { id: "own-input", placeholder: "input", class: "short" });
+  const output = h("textarea", { id: "own-output", placeholder: "expected output (empty: any output the checker accepts is fine)", class: "short" });
+  const status = h("span", { class: "hint", id: "add-test-status" });
+  const own = samplesOf(state.problem).filter((t) => t.custom);
+  return h("section", { class: "panel", id: "own-tests" }, h("h2", {}, "Your tests"),
+    own.length
+      ? h("ul", { id: "custom-tests" }, own.map((t) => h("li", {}, h("span", { class: "mono" }, t.name), " ",
+          h("button", { type: "button", onclick: async () => {
+            try {
+              await api("DELETE", `/api/problems/${encodeURIComponent(state.problem.id)}/tests/${encodeURIComponent(t.name)}`);
+              state.problem = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`);
+              renderProblem();
+            } catch (e) {
+              status.className = "error";
+              status.textContent = e.message;
+            }
+          } }, "remove"))))
+      : h("p", { class: "hint" }, "Tests you add are judged with the samples on every submission."),
+    h("div", { class: "samples" }, h("h3", {}, "Input"), h("h3", {}, "Expected output"), input, output),
+    h("div", { class: "row" },
+      h("button", { type: "button", id: "add-test", onclick: async (ev) => {
+        await addTest(ev.target, status, input.value, output.value);
+      } }, "Add test"), status));
+}
+
+async function addTest(button, status, input, output) {
+  if (!input.trim()) {
+    status.textContent = "The input is empty.";
+    return;
+  }
+  button.disabled = true;
+  try {
+    const res = await api("POST", `/api/problems/${encodeURIComponent(state.problem.id)}/tests`, { input, output });
+    status.className = "ok";
+    const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
+    if (detail) state.problem = detail;
+    loadProblems();
+    renderProblem();
+    setStatus("add-test-status", `Added test ${res && res.name ? res.name : ""}`.trim() + ".", "ok");
+  } catch (e) {
+    status.className = "error";
+    status.textContent = e.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ---------- stress ----------
+
+function stressPanel() {
+  const gen = h("input", { type: "text", id: "stress-gen", placeholder: "generator source, e.g. /home/you/gen.py (prints one input; gets a seed as its argument)", value: state.stressGen || "" });
+  const brute = h("input", { type: "text", id: "stress-brute", placeholder: "brute-force source, e.g. /home/you/brute.cpp", value: state.stressBrute || "" });
+  const solution = h("input", { type: "text", id: "stress-solution", placeholder: "your solution's path (empty: the last one submitted)", value: state.stressSolution || "" });
+  const args = h("input", { type: "text", id: "stress-args", value: state.stressArgs || "{seed} {size}", class: "args" });
+  const seconds = h("input", { type: "number", id: "stress-seconds", value: state.stressSeconds || 10, min: 1, max: 600, class: "narrow" });
+  const status = h("span", { class: "hint", id: "stress-status" });
+  const found = state.stress && (state.stress.found || state.stress.counterexample);
+  return h("section", { class: "panel", id: "stress" }, h("h2", {}, "Stress test"),
+    h("p", { class: "hint" }, "Runs generated inputs through your solution and a brute force until they disagree, then shrinks the input."),
+    h("div", { class: "row" }, "Generator ", gen, "arguments ", args),
+    h("div", { class: "row" }, "Brute force ", brute),
+    h("div", { class: "row" }, "Solution ", solution),
+    h("div", { class: "row" }, "Seconds ", seconds,
+      h("button", { type: "button", id: "stress-run", class: "primary", onclick: async (ev) => {
+        state.stressGen = gen.value.trim();
+        state.stressBrute = brute.value.trim();
+        state.stressSolution = solution.value.trim();
+        state.stressSeconds = Number(seconds.value) || 10;
+        state.stressArgs = args.value.trim() || "{seed} {size}";
+        await runStress(ev.target, status);
+      } }, "Stress"), status),
+    state.stress && state.stress.state === "failed"
+      ? h("p", { class: "error" }, state.stress.error || "The stress run failed.")
+      : state.stress && state.stress.state !== "done" && state.stress.state !== undefined
+      ? h("p", { class: "hint" }, `Still ${state.stress.state}…`)
+      : state.stress
+      ? found
+        ? h("div", { id: "counterexample" },
+            h("p", {}, "Counterexample", found.verdict ? [" (", verdictBadge(found.verdict), ")"] : "", ":"),
+            h("div", { class: "samples three" }, h("h3", {}, "Input"), h("h3", {}, "Brute force's answer"), h("h3", {}, "Your output"),
+              h("pre", {}, found.input ?? ""), h("pre", {}, found.answer ?? found.expected ?? ""), h("pre", {}, found.output ?? "")),
+            found.tries != null ? h("p", { class: "hint" }, `Found after ${found.tries} inputs; ${found.shrink_steps ?? 0} shrinking steps made it smaller.`) : null,
+            found.message ? h("p", { class: "mono" }, found.message) : null,
+            h("button", { type: "button", id: "stress-add", onclick: async (ev) => {
+              await addTest(ev.target, status, found.input ?? "", found.answer ?? found.expected ?? "");
+            } }, "Add the counterexample as a test"))
+        : h("p", { class: "ok" }, state.stress.message || `No difference found in ${state.stress.seconds ?? state.stressSeconds} s.`)
+      : null);
+}
+
+async function runStress(button, status) {
+  const body = { problem: state.problem.id, generator: state.stressGen, brute: state.stressBrute, seconds: state.stressSeconds, args: state.stressArgs };
+  if (state.stressSolution) body.path = state.stressSolution;
+  else if (state.lastSource) Object.assign(body, state.lastSource);
+  else if (state.watchPath) body.path = state.watchPath;
+  button.disabled = true;
+  status.className = "hint";
+  status.textContent = "Stressing…";
+  try {
+    state.stress = await api("POST", "/api/stress", body);
+    status.textContent = "";
+    renderProblem();
+  } catch (e) {
+    status.className = "error";
+    status.textContent = e.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// ---------- contests ----------
+
+async function loadContests() {
+  try {
+    const list = await api("GET", "/api/contests");
+    state.contests = Array.isArray(list) ? list : [];
+    noteServerClock(state.contests[0]);
+  } catch (_) {
+    state.contests = [];
+  }
+}
+
+// The end of contest `c` in this browser's clock (milliseconds), or null. The server's `now`
+// (sent with every contest) corrects for a clock that differs from the browser's.
+function contestEnd(c) {
+  let end = c.end_at ?? null;
+  if (end == null) {
+    const start = c.start_at ?? c.started_at ?? c.start;
+    if (start == null || c.duration_min == null) return null;
+    const ms = typeof start === "number" ? (start < 1e12 ? start * 1000 : start) : Date.parse(start);
+    if (isNaN(ms)) return null;
+    end = ms + c.duration_min * 60000;
+  }
+  if (typeof end === "string") end = Date.parse(end);
+  return end - (state.clockOffset || 0);
+}
+
+function noteServerClock(c) {
+  if (c && typeof c.now === "number") state.clockOffset = c.now - Date.now();
+}
+
+async function renderContests() {
+  await loadContests();
+  const byGroup = new Map();
+  for (const p of state.problems) {
+    const g = p.group || "(no group)";
+    if (!byGroup.has(g)) byGroup.set(g, []);
+    byGroup.get(g).push(p);
+  }
+  const name = h("input", { type: "text", id: "contest-name", placeholder: "name", value: "Virtual contest" });
+  const duration = h("input", { type: "number", id: "contest-duration", value: 120, min: 1, class: "narrow" });
+  const freeze = h("input", { type: "number", id: "contest-freeze", value: 0, min: 0, class: "narrow" });
+  const boxes = h("div", { class: "pick" },
+    [...byGroup].map(([g, ps]) => [
+      h("label", {}, h("b", {}, g), " ",
+        h("button", { type: "button", onclick: () => {
+          for (const p of ps) document.getElementById("pick-" + p.id).checked = true;
+          if (name.value === "Virtual contest") name.value = g;
+        } }, "whole batch")),
+      ps.map((p) => h("label", {}, h("input", { type: "checkbox", id: "pick-" + p.id, value: p.id }), " ", p.name || p.id)),
+    ]));
+  const status = h("span", { class: "hint" });
+  setMain(
+    h("h1", {}, "Virtual contests"),
+    state.contests.length
+      ? h("table", { id: "contests" }, h("thead", {}, h("tr", {}, h("th", {}, "Name"), h("th", {}, "Problems"), h("th", {}, "Duration"), h("th", {}, "State"), h("th", {}, "Ends"))),
+          h("tbody", {}, state.contests.map((c) => {
+            const end = contestEnd(c);
+            return h("tr", { class: "clickable", onclick: () => (location.hash = `#/c/${encodeURIComponent(c.id)}`) },
+              h("td", {}, h("a", { href: `#/c/${encodeURIComponent(c.id)}` }, c.name || c.id)),
+              h("td", {}, Array.isArray(c.problems) ? c.problems.length : ""),
+              h("td", {}, c.duration_min != null ? c.duration_min + " min" : ""),
+              h("td", {}, (c.state || "").replace("_", " ")),
+              h("td", {}, end ? new Date(end).toLocaleString() : ""));
+          })))
+      : h("p", { class: "hint" }, "No contests yet."),
+    h("section", { class: "panel", id: "new-contest" }, h("h2", {}, "Start a virtual contest"),
+      h("div", { class: "row" }, "Name ", name, "Duration (minutes) ", duration, "Freeze the last (minutes) ", freeze),
+      state.problems.length ? boxes : h("p", { class: "hint" }, "Receive some problems first."),
+      h("div", { class: "row" }, h("button", { class: "primary", type: "button", id: "contest-start", onclick: async (ev) => {
+        const problems = [...boxes.querySelectorAll("input:checked")].map((b) => {
+          const p = state.problems.find((x) => String(x.id) === b.value);
+          return p ? p.id : b.value;
+        });
+        if (!problems.length) {
+          status.textContent = "Pick at least one problem.";
+          return;
+        }
+        ev.target.disabled = true;
+        try {
+          const body = { name: name.value.trim() || "Virtual contest", problems, duration_min: Number(duration.value) || 120 };
+          if (Number(freeze.value) > 0) body.freeze_min = Number(freeze.value);
+          const res = await api("POST", "/api/contests", body);
+          location.hash = `#/c/${encodeURIComponent(res.id)}`;
+        } catch (e) {
+          status.className = "error";
+          status.textContent = e.message;
+        } finally {
+          ev.target.disabled = false;
+        }
+      } }, "Start"), status)));
+}
+
+async function openContest(id) {
+  const board = await api("GET", `/api/contests/${encodeURIComponent(id)}/scoreboard`);
+  await loadContests();
+  state.contest = board.contest || state.contests.find((c) => String(c.id) === String(id)) || { id };
+  noteServerClock(state.contest);
+  state.scoreboard = board;
+  renderContest();
+}
+
+const LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+// "A. Sum", without doubling a label the name already starts with (Codeforces names do).
+const labelled = (l, name) => (String(name).startsWith(l + ".") || String(name).startsWith(l + " ") ? String(name) : `${l}. ${name}`);
+const label = (p, i) => (typeof p === "object" && p.label) || LETTERS[i] || String(i + 1);
+
+// The scoreboard: one row per contestant (locally usually one), a cell per problem with its
+// attempts and the minute of the accepted one, then solved and penalty.
+function renderContest() {
+  const c = state.contest;
+  const b = state.scoreboard || {};
+  const problems = b.problems || c.problems || [];
+  const problemId = (p) => (typeof p === "object" ? p.id ?? p.problem : p);
+  const problemName = (p) => {
+    const id = problemId(p);
+    return (typeof p === "object" && p.name) || state.problems.find((x) => String(x.id) === String(id))?.name || id;
+  };
+  const rows = b.rows || b.teams || (b.solved !== undefined ? [b] : []);
+  const cell = (row, p, i) => {
+    const list = row.problems || row.cells || [];
+    const r = list.find((x) => typeof x === "object" && String(x.problem ?? x.id) === String(problemId(p))) || {};
+    const rejected = r.rejected ?? r.attempts ?? 0;
+    const minute = r.time_min ?? r.solved_at_min;
+    const extra = [];
+    if (r.pending) extra.push(h("small", {}, `${r.pending} judging`));
+    if (r.frozen) extra.push(h("small", {}, `${r.frozen} frozen`));
+    if (r.solved) return h("td", { class: "solved", "data-problem": problemId(p) }, "+" + (rejected || ""), h("small", {}, minute != null ? `${minute} min` : ""), extra);
+    if (rejected || r.pending || r.frozen) return h("td", { class: "tried", "data-problem": problemId(p) }, rejected ? "−" + rejected : "?", extra);
+    return h("td", { "data-problem": problemId(p) }, "");
+  };
+  const end = contestEnd(c);
+  setMain(
+    h("h1", { id: "contest-name" }, c.name || `Contest ${c.id}`),
+    h("div", { class: "meta" },
+      c.duration_min != null ? h("span", {}, `${c.duration_min} min`) : null,
+      end ? h("span", {}, "ends ", new Date(end).toLocaleTimeString()) : null,
+      b.state ? h("span", { id: "contest-state" }, b.state) : null,
+      b.elapsed_min != null ? h("span", {}, `minute ${b.elapsed_min}`) : null,
+      c.freeze_min ? h("span", {}, `frozen for the last ${c.freeze_min} min`) : null,
+      c.penalty_min ? h("span", {}, `${c.penalty_min} min per rejected attempt`) : h("span", {}, "ICPC rules: 20 min per rejected attempt before the accepted one; compile errors are free")),
+    (b.state || c.state) === "not_started" ? startForm(c) : null,
+    h("p", { class: "contest-problems" }, problems.map((p, i) =>
+      h("a", { href: `#/p/${encodeURIComponent(problemId(p))}` }, labelled(label(p, i), problemName(p))))),
+    h("table", { class: "scoreboard", id: "scoreboard" },
+      h("thead", {}, h("tr", {}, h("th", { class: "name" }, "Who"), problems.map((p, i) => h("th", { title: problemName(p) }, label(p, i))),
+        h("th", {}, "Solved"), h("th", {}, "Penalty"))),
+      h("tbody", {}, rows.map((row) =>
+        h("tr", {}, h("td", { class: "name" }, row.name || "you"), problems.map((p, i) => cell(row, p, i)),
+          h("td", { class: "total-solved" }, row.solved ?? 0), h("td", { class: "total-penalty" }, row.penalty_min ?? row.penalty ?? 0))))),
+  );
+  state.clockContest = c;
+  tickClock();
+}
+
+// A contest made from a competitive-companion batch waits for its start.
+function startForm(c) {
+  const duration = h("input", { type: "number", id: "start-duration", value: c.duration_min || 120, min: 1, class: "narrow" });
+  const freeze = h("input", { type: "number", id: "start-freeze", value: c.freeze_min || 0, min: 0, class: "narrow" });
+  const status = h("span", { class: "hint" });
+  return h("section", { class: "panel", id: "start-contest" },
+    h("p", {}, "This contest has not started. The timer and the scoreboard begin when you start it."),
+    h("div", { class: "row" }, "Duration (minutes) ", duration, "Freeze the last (minutes) ", freeze,
+      h("button", { class: "primary", type: "button", id: "contest-begin", onclick: async (ev) => {
+        ev.target.disabled = true;
+        try {
+          const body = { duration_min: Number(duration.value) || 120 };
+          if (Number(freeze.value) > 0) body.freeze_min = Number(freeze.value);
+          await api("POST", `/api/contests/${encodeURIComponent(c.id)}/start`, body);
+          await openContest(c.id);
+        } catch (e) {
+          status.className = "error";
+          status.textContent = e.message;
+          ev.target.disabled = false;
+        }
+      } }, "Start now"), status));
+}
+
+// The header clock: the time left in the contest last opened (or running).
+function tickClock() {
+  const clock = $("#clock");
+  const c = state.clockContest;
+  const end = c && contestEnd(c);
+  if (!end) {
+    clock.hidden = true;
+    return;
+  }
+  const left = Math.max(0, end - Date.now());
+  const s = Math.floor(left / 1000);
+  const pad = (n) => String(n).padStart(2, "0");
+  clock.hidden = false;
+  clock.textContent = left > 0 ? `${c.name || "contest"} ${Math.floor(s / 3600)}:${pad(Math.floor(s / 60) % 60)}:${pad(s % 60)}` : `${c.name || "contest"} over`;
+}
+
+// ---------- live updates ----------
+
+let refreshTimer = null;
+
+// Re-reads what may have changed, at most every 150 ms, however many events arrive.
+function scheduleRefresh(what) {
+  state.pending = Object.assign(state.pending || {}, what);
+  if (refreshTimer) return;
+  refreshTimer = setTimeout(async () => {
+    refreshTimer = null;
+    const p = state.pending;
+    state.pending = {};
+    if (p.problems) await loadProblems();
+    if (p.meta && state.problem && !p.detail) {
+      const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
+      const el = document.getElementById("problem-meta");
+      if (detail && state.problem && String(detail.id) === String(state.problem.id) && el) {
+        state.problem = detail;
+        el.replaceWith(metaLine(detail));
+      }
+    }
+    if (p.detail && state.problem) {
+      const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
+      if (detail && state.problem && String(detail.id) === String(state.problem.id)) {
+        state.problem = detail;
+        renderProblem();
+      }
+    }
+    if (p.submission && state.submission) {
+      await showSubmission(state.submission.id);
+      if (state.submission.verdict) {
+        await loadHistory();
+        const hist = document.getElementById("history");
+        if (hist) hist.replaceWith(historyPanel());
+      }
+    }
+    if (p.history && state.route.view === "problem") {
+      await loadHistory();
+      const hist = document.getElementById("history");
+      if (hist) hist.replaceWith(historyPanel());
+    }
+    if (p.contest && state.route.view === "contest") await openContest(state.route.id);
+    if (p.contest && state.route.view === "contests") await renderContests();
+  }, 150);
+}
+
+// One Server-Sent Event of the judge (README "judge practice": the engine's events with the
+// submission's id added, and the server's own).
+function onEvent(data) {
+  let ev;
+  try {
+    ev = JSON.parse(data);
+  } catch (_) {
+    return;
+  }
+  const kind = ev.event || "";
+  const current = state.submission && String(ev.submission) === String(state.submission.id);
+  const here = state.problem && String(ev.problem) === String(state.problem.id);
+  switch (kind) {
+    case "problem_received":
+    case "problem_changed":
+      scheduleRefresh({ problems: true, detail: here });
+      break;
+    case "receive_failed":
+      showBanner("A problem from competitive-companion could not be stored: " + (ev.message || ""));
+      break;
+    case "contest_created":
+    case "contest_started":
+      scheduleRefresh({ contest: true });
+      break;
+    case "submission_queued":
+    case "watch_submitted":
+      // A watched file was saved: its new submission of the open problem is shown.
+      if (here && (kind === "watch_submitted" || ev.path) && ev.submission !== undefined
+          && (!state.submission || String(ev.submission) !== String(state.submission.id))) {
+        state.submission = { id: ev.submission, problem: ev.problem, verdict: null, tests: [] };
+        state.selectedTest = null;
+        refreshResult();
+        scheduleRefresh({ submission: true });
+      }
+      if (here) scheduleRefresh({ history: true });
+      break;
+    case "watch_failed":
+      if (here) setStatus("submit-status", ev.message || "the watched file could not be read", "error");
+      break;
+    case "submission_finished":
+      if (current) scheduleRefresh({ submission: true });
+      scheduleRefresh({ history: here, problems: true, contest: true, meta: here || current });
+      break;
+    case "stress_progress":
+      setStatus("stress-status", ev.message || "", "hint");
+      break;
+    default:
+      // The engine's events about a submission (compile, tests, verdict).
+      if (current) scheduleRefresh({ submission: true });
+  }
+}
+
+function setStatus(id, text, cls) {
+  const el = document.getElementById(id);
+  if (!el) return;
+  el.className = cls;
+  el.textContent = text;
+}
+
+function connectEvents() {
+  const live = $("#live");
+  let es;
+  try {
+    es = new EventSource("/api/events", { withCredentials: true });
+  } catch (_) {
+    return;
+  }
+  es.onopen = () => {
+    live.textContent = "live";
+    live.classList.add("on");
+  };
+  es.onerror = () => {
+    live.textContent = "reconnecting…";
+    live.classList.remove("on");
+  };
+  es.onmessage = (e) => onEvent(e.data);
+}
+
+// A slow poll as well, so that nothing depends on an event arriving: the problem list every 2 s
+// while the tab is visible, a submission being judged every second.
+function poll() {
+  setInterval(() => {
+    if (document.hidden) return;
+    if (state.submission && !state.submission.verdict && !state.submission.error) scheduleRefresh({ submission: true });
+  }, 1000);
+  setInterval(() => {
+    if (!document.hidden) scheduleRefresh({ problems: true });
+  }, 2000);
+  setInterval(tickClock, 1000);
+}
+
+// ---------- start ----------
+
+window.addEventListener("hashchange", route);
+async function loadLanguages() {
+  try {
+    const list = await api("GET", "/api/languages");
+    const names = (Array.isArray(list) ? list : []).map((l) => (typeof l === "string" ? l : l.name)).filter(Boolean);
+    if (names.length) state.languages = names;
+  } catch (_) {
+    /* the built-in four */
+  }
+}
+
+(async () => {
+  await loadProblems();
+  await loadContests();
+  await loadLanguages();
+  const running = state.contests.find((c) => c.state === "running" || c.state === "frozen");
+  if (running) state.clockContest = running;
+  tickClock();
+  await route();
+  connectEvents();
+  poll();
+})();

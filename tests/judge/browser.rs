@@ -1,0 +1,753 @@
+//! The practice page in a real browser: Debian's `chromium`, headless, driven over the DevTools
+//! protocol (`browser/cdp.rs`). A missing Chromium fails these tests with the command that
+//! installs it; they are never skipped.
+//!
+//! `JUDGE_SCREENSHOTS=docs/screenshots cargo test --test judge browser` also writes the
+//! README's screenshots (otherwise they go to a temporary folder and are only checked to be
+//! PNGs).
+
+mod cdp;
+
+use super::harness::{judge, Serving};
+use cdp::Browser;
+use serde_json::{json, Value};
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+/// Where the screenshots go: `$JUDGE_SCREENSHOTS` (relative to the repository), else a
+/// temporary folder that lives as long as the returned guard.
+fn screenshot_dir() -> (PathBuf, Option<tempfile::TempDir>) {
+    match std::env::var_os("JUDGE_SCREENSHOTS") {
+        Some(dir) => (super::harness::root().join(dir), None),
+        None => {
+            let tmp = tempfile::tempdir().unwrap();
+            (tmp.path().to_path_buf(), Some(tmp))
+        }
+    }
+}
+
+#[test]
+fn chromium_is_installed() {
+    // Its own test so that a machine without it says so first and plainly.
+    if let Err(message) = cdp::find_chromium() {
+        panic!("{message}");
+    }
+}
+
+/// The statement renderer's MathML as Chromium lays it out: a fraction stacks its numerator
+/// above its denominator, a superscript sits higher than its base, and a statement's raw HTML
+/// stays text (no element is created from it, no script runs).
+#[test]
+fn statement_math_is_laid_out_by_the_browser_and_raw_html_stays_text() {
+    let statement = judge::practice::statement::render(
+        "# Sum\n\nGiven $\\frac{a}{b}$ and $10^{5}$, print $\\binom{n}{k}$.\n\n\
+         $$f(n) = \\begin{cases} 1 & n = 0 \\\\ n f(n - 1) & \\text{otherwise} \\end{cases}$$\n\n\
+         <img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>\n",
+    );
+    let page = format!("<!doctype html><meta charset=utf-8><title>ok</title><body>{statement}");
+    let mut browser = Browser::launch();
+    browser.goto(&format!(
+        "data:text/html;base64,{}",
+        base64_encode(page.as_bytes())
+    ));
+    let layout = browser.eval(
+        "(() => {
+            const frac = document.querySelector('mfrac');
+            const [num, den] = frac.children;
+            const sup = document.querySelector('msup');
+            const [base, exp] = sup.children;
+            const r = (e) => e.getBoundingClientRect();
+            return {
+                fracBelow: r(den).top >= r(num).bottom - 1,
+                fracWidth: r(frac).width,
+                supHigher: r(exp).top < r(base).top,
+                rowsStacked: (() => {
+                    const rows = document.querySelectorAll('mtable mtr');
+                    return rows.length === 2 && r(rows[1]).top >= r(rows[0]).bottom - 1;
+                })(),
+                display: getComputedStyle(document.querySelector('math[display=block]')).display,
+                images: document.querySelectorAll('img').length,
+                scripts: document.querySelectorAll('body script').length,
+                title: document.title,
+                mathml: typeof MathMLElement,
+            };
+        })()",
+    );
+    assert_eq!(layout["mathml"], "function", "{layout}");
+    assert_eq!(layout["fracBelow"], true, "{layout}");
+    assert!(layout["fracWidth"].as_f64().unwrap() > 0.0, "{layout}");
+    assert_eq!(layout["supHigher"], true, "{layout}");
+    assert_eq!(layout["rowsStacked"], true, "{layout}");
+    assert_eq!(layout["display"], "block math", "{layout}");
+    assert_eq!(layout["images"], 0, "{layout}");
+    assert_eq!(layout["scripts"], 0, "{layout}");
+    assert_eq!(layout["title"], "ok", "{layout}");
+}
+
+fn base64_encode(bytes: &[u8]) -> String {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
+    for chunk in bytes.chunks(3) {
+        let n = (chunk[0] as u32) << 16
+            | (*chunk.get(1).unwrap_or(&0) as u32) << 8
+            | *chunk.get(2).unwrap_or(&0) as u32;
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+// ---------- a real `judge practice` server ----------
+
+/// `judge practice` on free loopback ports with a known token, contained by the harness
+/// (`Judge::serve`: its own cgroup and PID namespace, the host's network); [`Server::stop`]
+/// interrupts it and fails the test if it left anything behind.
+struct Server {
+    serving: Serving,
+    port: u16,
+    cc_port: u16,
+    token: String,
+    _dir: tempfile::TempDir,
+}
+
+/// The port in a line the server printed at start (`page: http://127.0.0.1:P/?token=…`,
+/// `competitive-companion port: Q …`).
+fn port_in(line: &str, after: &str) -> u16 {
+    let rest = line
+        .split_once(after)
+        .unwrap_or_else(|| panic!("`{after}` not in {line:?}"))
+        .1;
+    rest.split(|c: char| !c.is_ascii_digit())
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {line:?}"))
+}
+
+impl Server {
+    /// With a copy of the shipped problem `snake` in the practice folder (a native package
+    /// with a statement).
+    fn start() -> Server {
+        let dir = tempfile::tempdir().unwrap();
+        let snake = super::harness::root().join("problems/snake");
+        let copy = dir.path().join("problems/snake");
+        std::fs::create_dir_all(copy.join("tests")).unwrap();
+        for file in ["problem.toml", "statement.md"] {
+            std::fs::copy(snake.join(file), copy.join(file)).unwrap();
+        }
+        for entry in std::fs::read_dir(snake.join("tests")).unwrap() {
+            let path = entry.unwrap().path();
+            std::fs::copy(&path, copy.join("tests").join(path.file_name().unwrap())).unwrap();
+        }
+        let token = format!("browser-test-{}", std::process::id());
+        let mut serving = judge()
+            .arg("practice")
+            .arg("--dir")
+            .arg(dir.path())
+            .args(["--port", "0", "--cc-port", "0", "--token", &token])
+            .serve();
+        let page = serving.line();
+        let port = port_in(&page, "http://127.0.0.1:");
+        assert!(page.ends_with(&format!("/?token={token}")), "{page}");
+        let cc_port = port_in(&serving.line(), "competitive-companion port: ");
+        let server = Server {
+            serving,
+            port,
+            cc_port,
+            token,
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !matches!(
+            server.try_request("GET", "/api/problems", None),
+            Ok((200, _))
+        ) {
+            assert!(
+                Instant::now() < deadline,
+                "judge practice did not answer on port {port} within 30 s"
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        server
+    }
+
+    /// Sends a problem as competitive-companion does: to the receiver's port, no token.
+    fn receive(&self, problem: &Value) {
+        let mut cc = TcpStream::connect(("127.0.0.1", self.cc_port)).unwrap();
+        let body = problem.to_string();
+        write!(
+            cc,
+            "POST / HTTP/1.1\r\nHost: localhost:{}\r\nContent-Type: application/json\r\n\
+             Content-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            self.cc_port,
+            body.len()
+        )
+        .unwrap();
+        let mut answer = String::new();
+        cc.read_to_string(&mut answer).unwrap();
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
+
+    /// Interrupts the server: it ends with 130 and leaves nothing behind.
+    fn stop(self) {
+        self.serving.stop().expect_code(130);
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    /// One request with the token as a bearer: (status, body).
+    fn try_request(
+        &self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> std::io::Result<(u16, String)> {
+        let mut stream = TcpStream::connect(("127.0.0.1", self.port))?;
+        stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let head = format!(
+            "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nAuthorization: Bearer {}\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            self.port,
+            self.token,
+            body.len()
+        );
+        stream.write_all(head.as_bytes())?;
+        stream.write_all(body.as_bytes())?;
+        let mut response = Vec::new();
+        stream.read_to_end(&mut response)?;
+        let response = String::from_utf8_lossy(&response).into_owned();
+        let (head, body) = response.split_once("\r\n\r\n").unwrap_or((&response, ""));
+        let status = head
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
+        Ok((status, body.to_string()))
+    }
+
+    fn request(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
+        let (status, text) = self
+            .try_request(method, path, body)
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        assert!(
+            (200..300).contains(&status),
+            "{method} {path}: {status} {text}"
+        );
+        serde_json::from_str(&text).unwrap_or_else(|e| panic!("{method} {path}: {e}: {text}"))
+    }
+}
+
+/// The page threw nothing and broke no rule of its Content-Security-Policy.
+fn assert_page_was_clean(browser: &Browser) {
+    let bad: Vec<&String> = browser
+        .console
+        .iter()
+        .filter(|l| l.starts_with("exception") || l.contains("Content Security Policy"))
+        .collect();
+    assert!(bad.is_empty(), "{bad:#?}");
+}
+
+/// A competitive-companion problem: a + b, two samples.
+fn sum_problem() -> Value {
+    json!({
+        "name": "A. Sum of Two",
+        "group": "Browser Round 1",
+        "url": "https://example.org/contest/1/problem/A",
+        "interactive": false,
+        "memoryLimit": 256,
+        "timeLimit": 2000,
+        "tests": [
+            {"input": "1 2\n", "output": "3\n"},
+            {"input": "20 22\n", "output": "42\n"}
+        ],
+        "testType": "single",
+        "input": {"type": "stdin"},
+        "output": {"type": "stdout"},
+        "languages": {"java": {"mainClass": "Main", "taskClass": "Sum"}},
+        "batch": {"id": "0b7e4a52-7a5e-4a0e-9a51-6c0de0b7e4a5", "size": 1}
+    })
+}
+
+const CORRECT: &str = "a, b = map(int, input().split())\nprint(a + b)\n";
+/// Correct, but slow (3 s of wall time, no CPU time; the wall limit is 3 x 2 s + 1 s) on the
+/// second test: the first test's verdict must be on the page while the second still runs.
+const CORRECT_SLOW_ON_2: &str =
+    "import time\na, b = map(int, input().split())\nif a == 20:\n    time.sleep(3)\nprint(a + b)\n";
+const WRONG: &str = "a, b = map(int, input().split())\nprint(a * b)\n";
+
+/// Pastes `source` as Python into the open problem's submit box and submits it; returns the
+/// submission id the page shows once it has one other than `previous`.
+fn paste_and_submit(browser: &mut Browser, source: &str, previous: &Value) -> Value {
+    paste_and_submit_as(browser, source, "Python 3", previous)
+}
+
+fn paste_and_submit_as(
+    browser: &mut Browser,
+    source: &str,
+    language: &str,
+    previous: &Value,
+) -> Value {
+    browser.eval(
+        "(() => { const b = document.querySelector('[data-tab=paste]'); if (b) b.click(); })()",
+    );
+    browser.wait_for("document.getElementById('source')", Duration::from_secs(30));
+    browser.eval(&format!(
+        "(() => {{
+            const text = document.getElementById('source');
+            text.value = {source};
+            text.dispatchEvent(new Event('input'));
+            document.getElementById('language').value = {language};
+            document.getElementById('submit').click();
+        }})()",
+        source = serde_json::to_string(source).unwrap(),
+        language = serde_json::to_string(language).unwrap(),
+    ));
+    browser.wait_for(
+        &format!(
+            "(() => {{ const s = document.getElementById('submission');
+                return s && s.dataset.id !== String({previous}) ? s.dataset.id : null; }})()"
+        ),
+        Duration::from_secs(30),
+    )
+}
+
+/// The shown submission's final verdict (waits for judging to end).
+fn verdict_of_shown(browser: &mut Browser) -> String {
+    browser
+        .wait_for(
+            "(() => { const s = document.getElementById('submission');
+                return s && s.dataset.verdict; })()",
+            Duration::from_secs(120),
+        )
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// The per-test rows of the shown submission: [name, verdict, time, memory].
+fn rows_of_shown(browser: &mut Browser) -> Vec<Vec<String>> {
+    let rows = browser.eval(
+        "[...document.querySelectorAll('#tests tbody tr')].map(r => [
+            r.dataset.test, r.dataset.verdict,
+            r.querySelector('.time').textContent, r.querySelector('.memory').textContent])",
+    );
+    serde_json::from_value(rows).unwrap()
+}
+
+#[test]
+fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_scoreboard() {
+    let (shots, _keep) = screenshot_dir();
+    let server = Server::start();
+    // The problem arrives as competitive-companion sends it (to the receiver port).
+    server.receive(&sum_problem());
+
+    // A second one through the API, as a script would send it.
+    let mut difference = sum_problem();
+    difference["name"] = json!("B. Difference");
+    difference["url"] = json!("https://example.org/contest/1/problem/B");
+    difference["tests"] = json!([{"input": "5 3\n", "output": "2\n"}]);
+    difference.as_object_mut().unwrap().remove("batch");
+    let other = server.request("POST", "/api/problems", Some(&difference))["id"].clone();
+
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    // The token became a cookie: a fetch with nothing but the cookie is authorised, and the
+    // token left the address bar.
+    let status =
+        browser.eval("fetch('/api/problems', {credentials: 'same-origin'}).then(r => r.status)");
+    assert_eq!(status, 200, "the page's cookie does not authorise the API");
+    let address = browser.eval("location.href");
+    assert!(!address.as_str().unwrap().contains("token="), "{address}");
+    // The cookie is HttpOnly: no script of the page can read the token.
+    let cookies = browser.eval("document.cookie");
+    assert!(
+        !cookies.as_str().unwrap().contains(&server.token),
+        "{cookies}"
+    );
+    browser.wait_for(
+        "document.getElementById('live').classList.contains('on')",
+        Duration::from_secs(30),
+    );
+
+    // The received problem is listed; open it: name, limits, link and samples.
+    let id = browser.wait_for(
+        "(() => { const a = document.querySelector('#problem-list a.problem');
+            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
+        Duration::from_secs(30),
+    );
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    browser.wait_for(
+        "(() => { const s = document.querySelector('.sample-in');
+            return s && s.textContent === '1 2\\n'; })()",
+        Duration::from_secs(30),
+    );
+    let meta = browser.eval("document.querySelector('.meta').textContent");
+    let meta = meta.as_str().unwrap();
+    assert!(meta.contains("2000 ms"), "{meta}");
+    assert!(meta.contains("256 MiB"), "{meta}");
+    assert!(meta.contains("2 tests"), "{meta}");
+    let link = browser.eval("document.querySelector('.meta a').href");
+    assert_eq!(link, "https://example.org/contest/1/problem/A");
+    browser.screenshot(&shots.join("problem.png"));
+
+    // A correct solution: the first test's AC shows while the second runs, then AC on both,
+    // each with its CPU time and peak memory.
+    let first = paste_and_submit(&mut browser, CORRECT_SLOW_ON_2, &Value::Null);
+    browser.wait_for(
+        "(() => { const s = document.getElementById('submission');
+            const r = document.querySelector('#tests tr[data-test=\"sample-1\"]');
+            return s.dataset.verdict === '' && r && r.dataset.verdict === 'AC'; })()",
+        Duration::from_secs(60),
+    );
+    browser.screenshot(&shots.join("verdicts.png"));
+    assert_eq!(verdict_of_shown(&mut browser), "AC");
+    // The problem's line says it is solved (first try), without reopening it.
+    let solved = browser.wait_for(
+        "(() => { const n = document.getElementById('solved-note'); return n && n.textContent; })()",
+        Duration::from_secs(30),
+    );
+    assert!(
+        solved.as_str().unwrap().starts_with("solved in "),
+        "{solved}"
+    );
+    assert!(!solved.as_str().unwrap().contains("rejected"), "{solved}");
+    let rows = rows_of_shown(&mut browser);
+    assert_eq!(rows.len(), 2, "{rows:?}");
+    for row in &rows {
+        assert_eq!(row[1], "AC", "{rows:?}");
+        assert!(
+            row[2].ends_with(" ms") || row[2].ends_with(" s"),
+            "{rows:?}"
+        );
+        assert!(
+            row[3].ends_with("KiB") || row[3].ends_with("MiB"),
+            "{rows:?}"
+        );
+    }
+
+    // A wrong one: WA on the first test, its diff shows expected 3 and found 2.
+    let second = paste_and_submit(&mut browser, WRONG, &first);
+    assert_ne!(first, second);
+    assert_eq!(verdict_of_shown(&mut browser), "WA");
+    let rows = rows_of_shown(&mut browser);
+    assert_eq!(rows[0][1], "WA", "{rows:?}");
+    let diff = browser.wait_for(
+        "(() => { const d = document.getElementById('diff'); return d && d.innerText; })()",
+        Duration::from_secs(30),
+    );
+    let diff = diff.as_str().unwrap();
+    assert!(diff.contains("expected"), "{diff}");
+    assert!(diff.contains("found"), "{diff}");
+    assert!(diff.contains('3') && diff.contains('2'), "{diff}");
+    browser.eval("window.scrollTo(0, document.getElementById('submission').offsetTop - 50)");
+    browser.screenshot(&shots.join("diff.png"));
+
+    // Both are in the history, newest first.
+    let id_text = id.as_str().map_or(id.to_string(), String::from);
+    let history = server.request("GET", &format!("/api/submissions?problem={id_text}"), None);
+    let verdicts: Vec<&str> = history
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["verdict"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(verdicts, ["WA", "AC"], "{history}");
+
+    // A compile error shows the compiler's message.
+    let ce = paste_and_submit_as(&mut browser, "int main( {\n", "C++", &second);
+    assert_eq!(verdict_of_shown(&mut browser), "CE");
+    let compiler = browser.eval("document.querySelector('#submission pre.compile').textContent");
+    assert!(compiler.as_str().unwrap().contains("error"), "{compiler}");
+
+    // A native package's statement: Markdown and TeX rendered on the server, MathML laid out
+    // by the browser, nothing left unknown.
+    browser.eval("location.hash = '#/p/snake'");
+    let maths = browser.wait_for(
+        "(() => { const s = document.querySelector('#statement h1');
+            return s && s.textContent === 'Snake' ? document.querySelectorAll('#statement math').length : 0; })()",
+        Duration::from_secs(30),
+    );
+    assert!(maths.as_u64().unwrap() >= 10, "{maths} formulas");
+    let unknown = browser.eval("document.querySelectorAll('#statement .tex-unknown').length");
+    assert_eq!(unknown, 0);
+    let constraint = browser.eval(
+        "[...document.querySelectorAll('#statement li math')][0].getBoundingClientRect().width",
+    );
+    assert!(constraint.as_f64().unwrap() > 20.0, "{constraint}");
+    browser.screenshot(&shots.join("statement.png"));
+
+    // A virtual contest of the batch from the page: one rejected attempt, then AC.
+    browser.eval("location.hash = '#/contests'");
+    browser.wait_for(
+        "document.getElementById('contest-start')",
+        Duration::from_secs(30),
+    );
+    browser.eval(&format!(
+        "(() => {{
+            document.getElementById('contest-name').value = 'Browser Round 1';
+            document.getElementById('contest-duration').value = '90';
+            document.getElementById('pick-' + {id}).checked = true;
+            document.getElementById('pick-' + {other}).checked = true;
+            document.getElementById('contest-start').click();
+        }})()"
+    ));
+    browser.wait_for(
+        "document.getElementById('scoreboard')",
+        Duration::from_secs(30),
+    );
+    let contest = browser.eval("location.hash");
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    browser.wait_for("document.getElementById('submit')", Duration::from_secs(30));
+    let third = paste_and_submit(&mut browser, WRONG, &ce);
+    assert_eq!(verdict_of_shown(&mut browser), "WA");
+    let fourth = paste_and_submit(&mut browser, CORRECT, &third);
+    assert_eq!(verdict_of_shown(&mut browser), "AC");
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({other})"
+    ));
+    browser.wait_for(
+        "document.getElementById('problem-name').textContent === 'B. Difference'",
+        Duration::from_secs(30),
+    );
+    paste_and_submit(&mut browser, WRONG, &fourth);
+    assert_eq!(verdict_of_shown(&mut browser), "WA");
+    browser.eval(&format!("location.hash = {contest}"));
+    let board = browser.wait_for(
+        "(() => { const s = document.querySelector('#scoreboard .total-solved');
+            return s && s.textContent === '1' ? document.getElementById('scoreboard').innerText : null; })()",
+        Duration::from_secs(30),
+    );
+    let cells = browser.eval(
+        "[...document.querySelectorAll('#scoreboard tbody td[data-problem]')].map(c => [c.className, c.innerText])",
+    );
+    assert_eq!(cells[0][0], "solved", "{board}");
+    assert!(cells[0][1].as_str().unwrap().starts_with("+1"), "{board}");
+    assert_eq!(cells[1][0], "tried", "{board}");
+    assert!(cells[1][1].as_str().unwrap().starts_with("−1"), "{board}");
+    let penalty = browser.eval("document.querySelector('#scoreboard .total-penalty').textContent");
+    let penalty: u64 = penalty.as_str().unwrap().parse().unwrap();
+    // 20 minutes for the rejected attempt plus the minute of the AC (the test takes well under
+    // ten minutes).
+    assert!((20..30).contains(&penalty), "penalty {penalty}: {board}");
+    let clock = browser.eval("document.getElementById('clock').textContent");
+    assert!(
+        clock.as_str().unwrap().contains("Browser Round 1 1:"),
+        "{clock}"
+    );
+    browser.screenshot(&shots.join("scoreboard.png"));
+    // The list of problems: A solved at its first submission (later rejections do not count),
+    // B not yet.
+    browser.eval("location.hash = '#/'");
+    let list = browser.wait_for(
+        "(() => { const rows = [...document.querySelectorAll('#problems tbody tr')]
+                .map(r => [r.cells[0].textContent, r.querySelector('.outcome').textContent]);
+            return rows.length === 3 ? rows : null; })()",
+        Duration::from_secs(30),
+    );
+    assert!(list[0][1].as_str().unwrap().starts_with("AC in "), "{list}");
+    assert!(!list[0][1].as_str().unwrap().contains("rejected"), "{list}");
+    assert_eq!(list[1][1], "not yet", "{list}");
+    for name in ["problem", "statement", "verdicts", "diff", "scoreboard"] {
+        let png = std::fs::read(shots.join(format!("{name}.png"))).unwrap();
+        assert!(
+            png.starts_with(b"\x89PNG") && png.len() > 10_000,
+            "{name}.png"
+        );
+    }
+    assert_page_was_clean(&browser);
+    drop(browser);
+    server.stop();
+}
+
+/// The shown submission's id once it is a finished one other than `previous`: (id, verdict).
+fn next_finished(browser: &mut Browser, previous: &Value) -> (Value, String) {
+    let seen = browser.wait_for(
+        &format!(
+            "(() => {{ const s = document.getElementById('submission');
+                return s && s.dataset.id !== String({previous}) && s.dataset.verdict
+                    ? [s.dataset.id, s.dataset.verdict] : null; }})()"
+        ),
+        Duration::from_secs(120),
+    );
+    (seen[0].clone(), seen[1].as_str().unwrap().to_string())
+}
+
+#[test]
+fn practice_page_watches_a_file_stresses_it_and_adds_the_counterexample_as_a_test() {
+    let (shots, _keep) = screenshot_dir();
+    let server = Server::start();
+    let files = tempfile::tempdir().unwrap();
+    let solution = files.path().join("a.py");
+    std::fs::write(&solution, CORRECT).unwrap();
+    let generator = files.path().join("gen.py");
+    std::fs::write(
+        &generator,
+        "import random, sys\nr = random.Random(int(sys.argv[1]))\n\
+         print(r.randint(0, 100), r.randint(0, 100))\n",
+    )
+    .unwrap();
+    let brute = files.path().join("brute.py");
+    std::fs::write(&brute, CORRECT).unwrap();
+    let id = server.request("POST", "/api/problems", Some(&sum_problem()))["id"].clone();
+
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    browser.wait_for(
+        "document.querySelector('[data-tab=watch]')",
+        Duration::from_secs(30),
+    );
+    browser.eval("document.querySelector('[data-tab=watch]').click()");
+    browser.eval(&format!(
+        "(() => {{
+            document.getElementById('path').value = {path};
+            document.getElementById('watch').click();
+        }})()",
+        path = serde_json::to_string(&solution).unwrap()
+    ));
+    let (first, verdict) = next_finished(&mut browser, &Value::Null);
+    assert_eq!(verdict, "AC");
+    let watched = browser.wait_for(
+        "(() => { const w = document.querySelector('#watches li'); return w && w.textContent; })()",
+        Duration::from_secs(30),
+    );
+    assert!(watched.as_str().unwrap().contains("a.py"), "{watched}");
+
+    // Saving the file judges it again, and the page shows the new submission by itself.
+    std::fs::write(&solution, WRONG).unwrap();
+    let (_second, verdict) = next_finished(&mut browser, &first);
+    assert_eq!(verdict, "WA");
+
+    // Stress the watched (now wrong) file against the brute force; the counterexample becomes
+    // a test of the user's.
+    browser.eval(&format!(
+        "(() => {{
+            document.getElementById('stress-gen').value = {generator};
+            document.getElementById('stress-brute').value = {brute};
+            document.getElementById('stress-seconds').value = '60';
+            document.getElementById('stress-run').click();
+        }})()",
+        generator = serde_json::to_string(&generator).unwrap(),
+        brute = serde_json::to_string(&brute).unwrap(),
+    ));
+    let counterexample = browser.wait_for(
+        "(() => { const c = document.getElementById('counterexample'); return c && c.innerText; })()",
+        Duration::from_secs(120),
+    );
+    assert!(
+        counterexample.as_str().unwrap().contains("WA"),
+        "{counterexample}"
+    );
+    browser.eval("window.scrollTo(0, document.getElementById('stress').offsetTop - 50)");
+    browser.screenshot(&shots.join("stress.png"));
+    browser.eval("document.getElementById('stress-add').click()");
+    browser.wait_for(
+        "(() => { const l = document.querySelector('#custom-tests li');
+            return l && l.textContent.includes('custom-1'); })()",
+        Duration::from_secs(30),
+    );
+    let meta = browser.eval("document.querySelector('.meta').textContent");
+    assert!(meta.as_str().unwrap().contains("3 tests"), "{meta}");
+    assert_page_was_clean(&browser);
+    drop(browser);
+    server.stop();
+}
+
+#[test]
+fn practice_page_shows_a_received_batch_at_once_and_starts_its_contest() {
+    let server = Server::start();
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    browser.wait_for(
+        "document.getElementById('live').classList.contains('on')",
+        Duration::from_secs(30),
+    );
+    // A contest parse: three problems with one batch id, sent while the page is open.
+    let sent = Instant::now();
+    for (i, name) in ["A. Alpha", "B. Beta", "C. Gamma"].iter().enumerate() {
+        let mut problem = sum_problem();
+        problem["name"] = json!(name);
+        problem["group"] = json!("Batch Cup 7");
+        problem["url"] = json!(format!("https://example.org/cup/7/{i}"));
+        problem["batch"] = json!({"id": "7b7b7b7b-0000-4000-8000-000000000007", "size": 3});
+        server.receive(&problem);
+    }
+    browser.wait_for(
+        "[...document.querySelectorAll('#problem-list a.problem')]
+            .filter(a => /Alpha|Beta|Gamma/.test(a.textContent)).length === 3",
+        Duration::from_secs(30),
+    );
+    let shown = sent.elapsed();
+    // The issue asks for "within a second"; under a loaded machine this test allows more, and
+    // the time is printed.
+    eprintln!("the batch was on the page {shown:?} after the first POST");
+    assert!(shown < Duration::from_secs(5), "{shown:?}");
+
+    // Its contest is listed, not started; starting it from the page runs the clock.
+    browser.eval("location.hash = '#/contests'");
+    let href = browser.wait_for(
+        "(() => { const row = [...document.querySelectorAll('#contests tbody tr')]
+                .find(r => r.textContent.includes('Batch Cup 7'));
+            return row && row.textContent.includes('not started')
+                ? row.querySelector('a').getAttribute('href') : null; })()",
+        Duration::from_secs(30),
+    );
+    browser.eval(&format!("location.hash = {href}"));
+    browser.wait_for(
+        "document.getElementById('contest-begin')",
+        Duration::from_secs(30),
+    );
+    browser.eval(
+        "(() => { document.getElementById('start-duration').value = '60';
+            document.getElementById('contest-begin').click(); })()",
+    );
+    browser.wait_for(
+        "(() => { const s = document.getElementById('contest-state');
+            return s && s.textContent === 'running' && !document.getElementById('start-contest'); })()",
+        Duration::from_secs(30),
+    );
+    let header =
+        browser.eval("[...document.querySelectorAll('#scoreboard th')].map(t => t.textContent)");
+    assert_eq!(header, json!(["Who", "A", "B", "C", "Solved", "Penalty"]));
+    let clock = browser.eval("document.getElementById('clock').textContent");
+    assert!(
+        clock.as_str().unwrap().starts_with("Batch Cup 7 0:59:")
+            || clock.as_str().unwrap().starts_with("Batch Cup 7 1:00:"),
+        "{clock}"
+    );
+    assert_page_was_clean(&browser);
+    // The page's Content-Security-Policy is in force: an inline script (as an injected
+    // statement would carry) does not run, and the browser reports it.
+    browser.eval(
+        "(() => { const s = document.createElement('script');
+            s.textContent = 'window.injected = true;';
+            document.body.appendChild(s); })()",
+    );
+    assert_eq!(browser.eval("window.injected === true"), false);
+    browser.eval("0");
+    assert!(
+        browser
+            .console
+            .iter()
+            .any(|l| l.contains("Content Security Policy")),
+        "{:#?}",
+        browser.console
+    );
+    drop(browser);
+    server.stop();
+}
