@@ -5,6 +5,7 @@ pub mod build;
 pub mod checker;
 pub mod cli;
 pub mod engine;
+pub mod interactive;
 pub mod event;
 pub mod interrupt;
 pub mod jobs;

@@ -171,6 +171,7 @@ mod tests {
             memory: 0,
             message: String::new(),
             mismatch: None,
+            transcript: None,
         }
     }
 

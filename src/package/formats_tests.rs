@@ -270,7 +270,7 @@ fn kattis_package_errors_name_file_line_and_fix() {
         "{e}"
     );
     assert!(e.contains("a .out file is not the answer"), "{e}");
-    // What the judge cannot honour is an error, not a skip.
+    // An interactive problem needs its interactor; what the judge cannot honour is an error.
     let e = error(&[
         (
             "problem.yaml",
@@ -280,17 +280,27 @@ fn kattis_package_errors_name_file_line_and_fix() {
         ("data/sample/1.ans", "1\n"),
     ]);
     assert!(
-        e.contains("`interactive` problems are not supported"),
+        e.contains("an interactive problem without its interactor")
+            && e.contains("add the interactor's source under output_validator/"),
         "{e}"
     );
     let e = error(&[
         ("problem.yaml", "name: x\nvalidation: custom interactive\n"),
-        ("output_validators/v.cpp", ""),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+    ]);
+    assert!(e.contains("no output_validators/ folder"), "{e}");
+    let e = error(&[
+        (
+            "problem.yaml",
+            "problem_format_version: 2025-09\nname: x\ntype: [interactive, multi-pass]\n",
+        ),
+        ("output_validator/v.cpp", ""),
         ("data/sample/1.in", "1\n"),
         ("data/sample/1.ans", "1\n"),
     ]);
     assert!(
-        e.contains("`interactive` problems are not supported"),
+        e.contains("`interactive multi-pass` problems are not supported"),
         "{e}"
     );
     let e = error(&[
@@ -437,7 +447,7 @@ fn polygon_package_errors_name_file_line_and_fix() {
         e.contains("problem.xml:5:13: <time-limit> `1.5` is not a number of milliseconds"),
         "{e}"
     );
-    // An interactor cannot be honoured yet: an error, not a skip.
+    // An interactor whose source is not in the package.
     let inter = xml.replace(
         "<assets>",
         "<assets><interactor><source path=\"files/i.cpp\"/></interactor>",
@@ -447,7 +457,7 @@ fn polygon_package_errors_name_file_line_and_fix() {
         ("tests/01", "1\n"),
         ("tests/01.a", "1\n"),
     ]);
-    assert!(e.contains("interactive problem"), "{e}");
+    assert!(e.contains("the interactor's source") && e.contains("files/i.cpp is missing"), "{e}");
     // A custom checker whose source is not in the package.
     let custom = xml.replace(
         "<checker name=\"std::ncmp.cpp\" type=\"testlib\"/>",

@@ -354,6 +354,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             points,
             generate,
             answer_missing,
+            interaction: None,
         });
     }
     if strict && tests.is_empty() {
@@ -390,17 +391,6 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
                     format!("unknown asset <{}>; ignored", c.tag_name().name()),
                 ));
             }
-        }
-        if let Some(i) = child(a, "interactor") {
-            return Err(at(
-                &doc,
-                &path,
-                i,
-                "an interactive problem (<interactor>): not supported by the judge yet",
-            )
-            .hint(
-                "only problems with a batch (stdin/stdout or file) solution can be judged for now",
-            ));
         }
     }
     let checker_node = assets.and_then(|a| child(a, "checker")).ok_or_else(|| {
@@ -459,6 +449,11 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     let checker = match standard {
         Some(which) => CheckerSpec::Builtin(Builtin::Testlib(which)),
         None => CheckerSpec::Custom(program(checker_node, "checker")?),
+    };
+    // An interactive problem: the interactor writes `tout`, which the checker then checks.
+    let interactor = match assets.and_then(|a| child(a, "interactor")) {
+        Some(node) => Some(program(node, "interactor")?),
+        None => None,
     };
     let mut validators = Vec::new();
     if let Some(a) = assets {
@@ -524,6 +519,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         origin,
         time_rule: None,
         checker,
+        interactor,
         tests,
         groups,
         validator: None,

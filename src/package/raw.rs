@@ -11,6 +11,9 @@ pub struct Problem {
     pub source: Option<String>,
     pub limits: Spanned<Limits>,
     pub checker: Option<Spanned<Checker>>,
+    /// An interactive problem's interactor: `[interactor] source = "interactor.rs"`,
+    /// `protocol = "kattis" | "testlib"`, `files = [...]` (read by hand, for clear errors).
+    pub interactor: Option<Spanned<toml::Value>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -509,6 +509,7 @@ mod tests {
             memory: 1 << 20,
             message: message.into(),
             mismatch: None,
+            transcript: None,
         }
     }
 

@@ -55,6 +55,7 @@ fn test(name: &str, verdict: Verdict, time: u64, message: &str) -> TestResult {
         memory: 3 << 20,
         message: message.into(),
         mismatch: None,
+        transcript: None,
     }
 }
 

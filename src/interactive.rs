@@ -1,0 +1,704 @@
+//! Interactive problems: the solution talks to the package's interactor through two pipes, each
+//! program in a sandbox of its own (the engine's, and a second one made at the first interactive
+//! test), each under its own limits and measured alone.
+//!
+//! - Kattis protocol: `interactor input answer feedback_dir/ [args]`; its stdout is the
+//!   solution's stdin and the solution's stdout its stdin; exit 42 accepts, 43 rejects, anything
+//!   else is a judge error.
+//! - testlib protocol (Polygon, or native `protocol = "testlib"`): `interactor input tout answer`
+//!   with the same pipes; exit 0 then the problem's checker checks `tout`, 1 WA, 2 PE, 3 fail.
+//!
+//! The verdict follows DOMjudge: an interactor that ends first with a rejection beats whatever
+//! the solution does then (it is killed); an interactor that ends first with a failure is a judge
+//! error; otherwise the solution's TLE, RE, MLE, OLE, and then the interactor's verdict. The
+//! solution's limits are the problem's (an idle solution is stopped at its wall limit: TLE); the
+//! interactor has its own, whose wall-clock cap runs past the solution's: exceeding them is a
+//! judge error, never AC.
+//!
+//! The pipes connect the two programs directly, so the judge adds nothing to their times. With
+//! `judge run --transcript` the judge relays the bytes instead (two threads), recording the
+//! exchange up to [`TRANSCRIPT_CAP`]: each message then takes one more hop through the judge,
+//! which costs wall time, but no CPU time of either program.
+
+use crate::build::{self, Artifact};
+use crate::checker::{self, Judgement};
+use crate::engine::{solution_limits, Checker, Engine, EngineError, TestResult};
+use crate::package::{PackageError, Problem, Protocol, TestCase};
+use crate::sandbox::{self, Limits, RunIo, RunOutcome, RunSpec, Sandbox, SandboxError, Termination};
+use crate::verdict::{classify_run, termination_text, Verdict};
+use serde::Serialize;
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// Bytes of an exchange kept in each direction for `--transcript`.
+pub const TRANSCRIPT_CAP: usize = 16 * 1024;
+
+/// Stderr kept from each program.
+const STDERR_CAP: u64 = 64 * 1024;
+
+/// A built interactor, and the checker of what it writes (testlib protocol).
+pub struct Interactor {
+    pub artifact: Artifact,
+    pub protocol: Protocol,
+    pub source: PathBuf,
+    pub checker: Checker,
+}
+
+/// The engine's part for interactive problems: the interactor's sandbox, made at the first
+/// interactive test, and whether to record the exchanges.
+#[derive(Default)]
+pub struct Partner {
+    sandbox: Option<Sandbox>,
+    /// Relay the pipes through the judge and keep the exchange in each test's result.
+    pub record: bool,
+}
+
+/// Who wrote a part of the exchange.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum From {
+    /// The interactor (judge → solution: `<` in a Kattis `.interaction` file).
+    Judge,
+    /// The solution (solution → judge: `>`).
+    Solution,
+}
+
+/// An interactive test's exchange, in the order the judge relayed it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Transcript {
+    pub parts: Vec<(From, String)>,
+    /// More was said than [`TRANSCRIPT_CAP`] bytes in some direction.
+    pub truncated: bool,
+}
+
+impl Transcript {
+    /// The exchange as Kattis `.interaction` lines (`<` judge → solution, `>` solution → judge),
+    /// at most `max_lines`, with a last line saying what was left out.
+    pub fn lines(&self, max_lines: usize) -> Vec<String> {
+        let mut lines = Vec::new();
+        // Parts of one direction that follow each other make one text, cut into lines.
+        let mut merged: Vec<(From, String)> = Vec::new();
+        for (from, text) in &self.parts {
+            match merged.last_mut() {
+                Some((f, t)) if f == from && !t.ends_with('\n') => t.push_str(text),
+                _ => merged.push((*from, text.clone())),
+            }
+        }
+        for (from, text) in merged {
+            let mark = match from {
+                From::Judge => '<',
+                From::Solution => '>',
+            };
+            for line in text.lines() {
+                lines.push(format!("{mark}{line}"));
+            }
+        }
+        let total = lines.len();
+        if total > max_lines {
+            lines.truncate(max_lines);
+            lines.push(format!("… {} more lines", total - max_lines));
+        } else if self.truncated {
+            lines.push(format!("… (recorded up to {TRANSCRIPT_CAP} bytes each way)"));
+        }
+        lines
+    }
+}
+
+/// Builds the problem's interactor when it has one; `checker` then checks what it writes.
+pub fn prepare(
+    engine: &mut Engine,
+    problem: &Problem,
+    checker: Checker,
+) -> Result<Checker, EngineError> {
+    let Some(program) = &problem.interactor else {
+        return Ok(checker);
+    };
+    if !engine.sandbox.private_scratch() {
+        let missing: Vec<String> = engine
+            .sandbox
+            .layers()
+            .into_iter()
+            .filter(|l| !l.active)
+            .map(|l| format!("{} ({})", l.name, l.detail))
+            .collect();
+        return Err(EngineError::Sandbox(SandboxError::Setup(format!(
+            "{} is interactive: the solution and the interactor run side by side, each in a sandbox of its own, which needs the full sandbox; missing here: {}\n  hint: run the judge as root (`sudo judge ...`), or where user namespaces are allowed",
+            problem.slug,
+            missing.join("; ")
+        ))));
+    }
+    match engine.build_program_with(program, &problem.constants)? {
+        (Some(artifact), _) => Ok(Checker::Interactive(Box::new(Interactor {
+            artifact,
+            protocol: program.protocol,
+            source: program.source.clone(),
+            checker,
+        }))),
+        (None, report) => Err(EngineError::Package(
+            PackageError::new(
+                &program.source,
+                format!("the interactor does not compile:\n{}", report.message),
+            )
+            .hint("fix the interactor; no verdict can be trusted without it"),
+        )),
+    }
+}
+
+/// The interactor's limits: generous memory, and CPU and wall-clock time up to the solution's
+/// wall-clock limit plus as much again as its time limit (at least a second), so that it
+/// outlives the solution by that much before it counts as hanging.
+pub fn interactor_limits(problem: &Problem) -> Limits {
+    let solution = solution_limits(problem);
+    let cap = solution.wall + solution.cpu.max(Duration::from_secs(1));
+    Limits {
+        cpu: cap,
+        wall: cap,
+        memory: 2 << 30,
+        stack: 1 << 30,
+        output: 1 << 30,
+        stderr: STDERR_CAP,
+        processes: 64,
+    }
+}
+
+/// What the interactor decided, from how it ended: `Err` is a judge error.
+fn interactor_says(
+    run: &RunOutcome,
+    protocol: Protocol,
+    message: &str,
+    cap: Duration,
+) -> Result<checker::Outcome, String> {
+    if run.wall_limit_exceeded {
+        return Err(format!(
+            "the interactor did not end within its wall-clock cap of {:.1} s",
+            cap.as_secs_f64()
+        ));
+    }
+    if run.cpu_limit_exceeded || run.memory_limit_exceeded {
+        return Err(format!(
+            "the interactor exceeded its limits ({})",
+            if run.cpu_limit_exceeded {
+                "CPU time"
+            } else {
+                "memory"
+            }
+        ));
+    }
+    let code = match run.termination {
+        Termination::Exited(c) => Some(c),
+        Termination::Signaled(_) => None,
+    };
+    let how = termination_text(run.termination);
+    match protocol {
+        Protocol::Kattis => checker::kattis_exit(code, message)
+            .map_err(|why| format!("interactor failure ({how}): {why}")),
+        Protocol::Testlib => {
+            let judgement = match code {
+                Some(0) => Judgement::Accepted,
+                Some(1) => Judgement::WrongAnswer,
+                Some(2) => Judgement::PresentationError,
+                Some(3) => return Err(format!("the interactor reports a failure: {message}")),
+                _ => {
+                    return Err(format!(
+                        "the interactor ended with {how} (testlib: 0 OK, 1 WA, 2 PE, 3 fail): {message}"
+                    ))
+                }
+            };
+            Ok(checker::Outcome {
+                judgement,
+                message: message.to_string(),
+                mismatch: None,
+            })
+        }
+    }
+}
+
+/// Whether the interactor's exit lets the solution go on (it accepted, or said OK and leaves the
+/// verdict to the checker).
+fn interactor_accepts(run: &RunOutcome, protocol: Protocol) -> bool {
+    let ok = match protocol {
+        Protocol::Kattis => 42,
+        Protocol::Testlib => 0,
+    };
+    run.termination == Termination::Exited(ok)
+        && !(run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded)
+}
+
+/// A solution run that ended badly (its partner need not go on).
+fn ended_badly(run: &RunOutcome) -> bool {
+    classify_run(run, u64::MAX).is_some() || run.memory_limit_exceeded
+}
+
+/// The verdict of one interactive test before the checker, from both outcomes.
+#[derive(Debug, PartialEq)]
+pub enum Decision {
+    /// The verdict and its message.
+    Verdict(Verdict, String),
+    /// The interactor accepted with the testlib protocol: the checker decides on `tout`.
+    Check,
+}
+
+/// DOMjudge's precedence for interactive runs (see the module's documentation).
+pub fn decide(
+    solution: &RunOutcome,
+    interactor: Result<checker::Outcome, String>,
+    interactor_first: bool,
+    memory_limit: u64,
+    protocol: Protocol,
+) -> Decision {
+    let verdict_of = |o: &checker::Outcome| match o.judgement {
+        Judgement::Accepted => Verdict::AC,
+        Judgement::WrongAnswer => Verdict::WA,
+        Judgement::PresentationError => Verdict::PE,
+    };
+    if interactor_first {
+        match &interactor {
+            Err(why) => return Decision::Verdict(Verdict::JE, why.clone()),
+            Ok(o) if o.judgement != Judgement::Accepted => {
+                return Decision::Verdict(verdict_of(o), with_prefix("interactor", &o.message))
+            }
+            Ok(_) => {}
+        }
+    }
+    if let Some((verdict, message)) = classify_run(solution, memory_limit) {
+        return Decision::Verdict(verdict, message);
+    }
+    match interactor {
+        Ok(o) if o.judgement == Judgement::Accepted => match protocol {
+            Protocol::Kattis => Decision::Verdict(Verdict::AC, o.message),
+            Protocol::Testlib => Decision::Check,
+        },
+        Ok(o) => Decision::Verdict(verdict_of(&o), with_prefix("interactor", &o.message)),
+        Err(why) => Decision::Verdict(Verdict::JE, why),
+    }
+}
+
+fn with_prefix(who: &str, message: &str) -> String {
+    if message.is_empty() {
+        format!("the {who} rejected the exchange")
+    } else {
+        format!("{who}: {message}")
+    }
+}
+
+/// Runs one interactive test; `result` comes with the test's name and a JE verdict.
+pub fn run_test(
+    engine: &mut Engine,
+    problem: &Problem,
+    interactor: &Interactor,
+    artifact: &Artifact,
+    test: &TestCase,
+    mut result: TestResult,
+) -> TestResult {
+    let work = match engine.fresh_dir("interactive") {
+        Ok(d) => d,
+        Err(e) => {
+            result.message = format!("could not prepare the run: {e}");
+            return result;
+        }
+    };
+    let judged = judge_pair(engine, problem, interactor, artifact, test, &work, &mut result);
+    if let Err(e) = judged {
+        result.verdict = Verdict::JE;
+        result.message = e;
+    }
+    let _ = std::fs::remove_dir_all(&work);
+    result
+}
+
+fn judge_pair(
+    engine: &mut Engine,
+    problem: &Problem,
+    interactor: &Interactor,
+    artifact: &Artifact,
+    test: &TestCase,
+    work: &Path,
+    result: &mut TestResult,
+) -> Result<(), String> {
+    let io = |what: &'static str| move |e: std::io::Error| format!("could not {what}: {e}");
+    let feedback = work.join("feedback");
+    std::fs::create_dir(&feedback).map_err(io("create the interactor's folder"))?;
+    let solution_dir = match &engine.scratch {
+        Some(d) => d.clone(),
+        None => {
+            let d = engine.fresh_dir("run").map_err(|e| e.to_string())?;
+            engine.scratch = Some(d.clone());
+            d
+        }
+    };
+    let limits = solution_limits(problem);
+    let memory_limit = limits.memory;
+    let solution = RunSpec {
+        program: artifact.program.clone(),
+        args: artifact.args.clone(),
+        env: build::base_env(&solution_dir),
+        workdir: solution_dir,
+        scratch_workdir: true,
+        stdin: None,
+        stdout: work.join("solution.out"),
+        stderr: work.join("solution.err"),
+        readable: artifact.readable.clone(),
+        limits,
+    };
+    let input = absolute(&test.input);
+    let answer = absolute(&test.answer);
+    let tout = feedback.join("tout");
+    let mut args = interactor.artifact.args.clone();
+    match interactor.protocol {
+        Protocol::Kattis => {
+            let mut dir = feedback.clone().into_os_string();
+            dir.push("/");
+            args.extend([input.clone().into(), answer.clone().into(), dir]);
+            args.extend(test.checker_args.iter().map(OsString::from));
+        }
+        Protocol::Testlib => {
+            args.extend([input.clone().into(), tout.clone().into(), answer.clone().into()]);
+        }
+    }
+    let mut readable = interactor.artifact.readable.clone();
+    readable.extend([input.clone(), answer.clone()]);
+    let cap = interactor_limits(problem);
+    let wall_cap = cap.wall;
+    let partner_spec = RunSpec {
+        program: interactor.artifact.program.clone(),
+        args,
+        env: build::base_env(&feedback),
+        workdir: feedback.clone(),
+        scratch_workdir: false,
+        stdin: None,
+        stdout: work.join("interactor.out"),
+        stderr: work.join("interactor.err"),
+        readable,
+        limits: cap,
+    };
+
+    if engine.partner.sandbox.is_none() {
+        let made = Sandbox::new().map_err(|e| format!("could not make the interactor's sandbox: {e}"))?;
+        engine.partner.sandbox = Some(made);
+    }
+    let record = engine.partner.record;
+    let pipe = || sandbox::pipe().map_err(|e| e.to_string());
+    // judge → solution and solution → judge; with a relay, two pipes each way.
+    let (solution_in, to_solution) = pipe()?;
+    let (partner_in, to_partner) = pipe()?;
+    let (mut relays, solution_out, partner_out) = if record {
+        let (from_solution, solution_out) = pipe()?;
+        let (from_partner, partner_out) = pipe()?;
+        (
+            Some([(from_partner, to_solution), (from_solution, to_partner)]),
+            solution_out,
+            partner_out,
+        )
+    } else {
+        (None, to_partner, to_solution)
+    };
+    let gate = engine.gate.clone();
+    let ticket = gate.as_deref().map(|g| g.enter(engine.exclusive));
+    let log = Arc::new(Mutex::new(Transcript::default()));
+    let protocol = interactor.protocol;
+    let second = engine.partner.sandbox.as_mut().expect("made above");
+    let ran = run_pair(
+        &mut engine.sandbox,
+        second,
+        [&solution, &partner_spec],
+        [
+            RunIo {
+                stdin: Some(solution_in),
+                stdout: Some(solution_out),
+            },
+            RunIo {
+                stdin: Some(partner_in),
+                stdout: Some(partner_out),
+            },
+        ],
+        relays.take(),
+        &log,
+        protocol,
+    );
+    let (outcomes, order) = match ran {
+        Ok(r) => r,
+        Err(e) => {
+            drop(ticket);
+            engine.sandbox_failed = true;
+            return Err(format!("could not start the solution and the interactor: {e}"));
+        }
+    };
+    engine.last_alone = ticket.is_none_or(|t| t.alone());
+    let mut outcomes = outcomes.into_iter();
+    let (Some(solution_run), Some(partner_run)) = (outcomes.next(), outcomes.next()) else {
+        return Err("the sandbox lost a run".into());
+    };
+    let failed = |who: &'static str| move |e: SandboxError| format!("could not run the {who}: {e}");
+    let (solution_run, partner_run) = match (solution_run, partner_run) {
+        (Ok(s), Ok(p)) => (s, p),
+        (Err(e), _) => {
+            engine.sandbox_failed = true;
+            return Err(failed("solution")(e));
+        }
+        (_, Err(e)) => {
+            engine.sandbox_failed = true;
+            return Err(failed("interactor")(e));
+        }
+    };
+    if record {
+        let mut transcript = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
+        transcript.parts.retain(|(_, t)| !t.is_empty());
+        result.transcript = Some(transcript);
+    }
+    result.time = solution_run.cpu_time;
+    result.wall = solution_run.wall_time;
+    result.memory = solution_run.peak_memory;
+
+    let stderr = build::read_capped(&work.join("interactor.err"), STDERR_CAP as usize);
+    let message = match protocol {
+        Protocol::Kattis => {
+            let judge = build::read_capped(&feedback.join("judgemessage.txt"), STDERR_CAP as usize);
+            first_line(&judge).or_else(|| first_line(&stderr))
+        }
+        Protocol::Testlib => first_line(&stderr),
+    }
+    .unwrap_or_default();
+    let partner_first = order.first() == Some(&1);
+    let mut says = interactor_says(&partner_run, protocol, &message, wall_cap);
+    // An interactor that wrote to a solution that had already ended (and closed its input):
+    // the solution stopped listening, not a judge failure.
+    if !partner_first && partner_run.termination == Termination::Signaled(libc::SIGPIPE) {
+        says = Ok(checker::Outcome {
+            judgement: Judgement::WrongAnswer,
+            message: "the solution ended while the interactor was still writing to it".into(),
+            mismatch: None,
+        });
+    }
+    match decide(&solution_run, says, partner_first, memory_limit, protocol) {
+        Decision::Verdict(verdict, mut message) => {
+            if verdict == Verdict::RE {
+                let err = build::read_capped(&work.join("solution.err"), 300);
+                if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {
+                    message.push_str(&format!("; stderr: {}", line.trim()));
+                }
+            }
+            result.verdict = verdict;
+            result.message = message;
+        }
+        Decision::Check => {
+            if !tout.is_file() {
+                return Err(format!(
+                    "the interactor said OK but wrote no {} for the checker",
+                    tout.display()
+                ));
+            }
+            let checked = engine.check_with(
+                &interactor.checker,
+                &input,
+                &tout,
+                &answer,
+                &test.checker_args,
+            )?;
+            result.verdict = match checked.judgement {
+                Judgement::Accepted => Verdict::AC,
+                Judgement::WrongAnswer => Verdict::WA,
+                Judgement::PresentationError => Verdict::PE,
+            };
+            result.message = checked.message;
+            result.mismatch = checked.mismatch;
+        }
+    }
+    Ok(())
+}
+
+/// Result of [`run_pair`]: both outcomes (solution, interactor), and the order they ended in.
+type PairOutcome = (Vec<Result<RunOutcome, SandboxError>>, Vec<usize>);
+
+/// Starts the solution and the interactor, relays their pipes when asked (recording in `log`),
+/// and waits for both: one ending badly takes the other down.
+#[expect(clippy::too_many_arguments, reason = "the two runs and their pipes")]
+fn run_pair(
+    first: &mut Sandbox,
+    second: &mut Sandbox,
+    specs: [&RunSpec; 2],
+    io: [RunIo; 2],
+    relays: Option<[(OwnedFd, OwnedFd); 2]>,
+    log: &Arc<Mutex<Transcript>>,
+    protocol: Protocol,
+) -> Result<PairOutcome, SandboxError> {
+    let [solution_io, partner_io] = io;
+    let one = first.start(specs[0], solution_io)?;
+    let two = second.start(specs[1], partner_io)?;
+    let mut runs = vec![one, two];
+    let threads: Vec<_> = relays
+        .into_iter()
+        .flatten()
+        .zip([From::Judge, From::Solution])
+        .map(|((from, to), who)| {
+            let log = Arc::clone(log);
+            std::thread::spawn(move || relay(from, to, who, &log))
+        })
+        .collect();
+    let mut order = Vec::new();
+    let outcomes = sandbox::wait_all(&mut runs, |i, o| {
+        order.push(i);
+        if i == 0 {
+            ended_badly(o)
+        } else {
+            !interactor_accepts(o, protocol)
+        }
+    });
+    drop(runs);
+    for t in threads {
+        let _ = t.join();
+    }
+    Ok((outcomes, order))
+}
+
+fn first_line(text: &str) -> Option<String> {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(String::from)
+}
+
+fn absolute(p: &Path) -> PathBuf {
+    std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Copies `from` to `to` until the end of `from` (then closes `to`) or until `to` is closed
+/// (then closes `from`, so its writer sees a broken pipe as without the relay), keeping up to
+/// [`TRANSCRIPT_CAP`] bytes in `log`.
+fn relay(from: OwnedFd, to: OwnedFd, who: From, log: &Mutex<Transcript>) {
+    let mut from = std::fs::File::from(from);
+    let mut to = std::fs::File::from(to);
+    let mut kept = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => return,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return,
+        };
+        {
+            let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+            let keep = n.min(TRANSCRIPT_CAP - kept);
+            if keep < n {
+                log.truncated = true;
+            }
+            if keep > 0 {
+                log.parts
+                    .push((who, String::from_utf8_lossy(&buf[..keep]).into_owned()));
+                kept += keep;
+            }
+        }
+        if to.write_all(&buf[..n]).is_err() {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(termination: Termination) -> RunOutcome {
+        RunOutcome {
+            termination,
+            cpu_time: Duration::from_millis(10),
+            wall_time: Duration::from_millis(20),
+            peak_memory: 1 << 20,
+            cpu_limit_exceeded: false,
+            wall_limit_exceeded: false,
+            memory_limit_exceeded: false,
+            output_limit_exceeded: false,
+            stdout_bytes: 0,
+        }
+    }
+
+    fn says(j: Judgement) -> Result<checker::Outcome, String> {
+        Ok(checker::Outcome {
+            judgement: j,
+            message: "m".into(),
+            mismatch: None,
+        })
+    }
+
+    fn verdict(d: Decision) -> Verdict {
+        match d {
+            Decision::Verdict(v, _) => v,
+            Decision::Check => panic!("no verdict"),
+        }
+    }
+
+    const K: Protocol = Protocol::Kattis;
+
+    #[test]
+    fn an_interactor_rejecting_first_beats_the_solutions_tle_and_re() {
+        let mut tle = run(Termination::Signaled(9));
+        tle.wall_limit_exceeded = true;
+        assert_eq!(verdict(decide(&tle, says(Judgement::WrongAnswer), true, 1, K)), Verdict::WA);
+        let re = run(Termination::Signaled(11));
+        assert_eq!(verdict(decide(&re, says(Judgement::WrongAnswer), true, 1, K)), Verdict::WA);
+        // Ended after the solution: the solution's own failure counts.
+        assert_eq!(verdict(decide(&tle, says(Judgement::WrongAnswer), false, 1, K)), Verdict::TLE);
+        assert_eq!(verdict(decide(&re, says(Judgement::WrongAnswer), false, 1, K)), Verdict::RE);
+    }
+
+    #[test]
+    fn then_tle_re_ole_and_the_interactors_verdict() {
+        let mut r = run(Termination::Exited(0));
+        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), false, 1, K)), Verdict::AC);
+        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), true, 1, K)), Verdict::AC);
+        assert_eq!(verdict(decide(&r, says(Judgement::WrongAnswer), false, 1, K)), Verdict::WA);
+        r.output_limit_exceeded = true;
+        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), true, 1, K)), Verdict::OLE);
+        r.termination = Termination::Exited(1);
+        r.output_limit_exceeded = false;
+        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), true, 1, K)), Verdict::RE);
+        r.cpu_limit_exceeded = true;
+        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), true, 1, K)), Verdict::TLE);
+    }
+
+    #[test]
+    fn an_interactor_failure_is_never_accepted() {
+        let ok = run(Termination::Exited(0));
+        for first in [true, false] {
+            let d = decide(&ok, Err("crashed".into()), first, 1, K);
+            assert_eq!(d, Decision::Verdict(Verdict::JE, "crashed".into()));
+        }
+        let mut hung = run(Termination::Signaled(9));
+        hung.wall_limit_exceeded = true;
+        let why = interactor_says(&hung, K, "", Duration::from_secs(3)).unwrap_err();
+        assert!(why.contains("wall-clock cap of 3.0 s"), "{why}");
+        for (code, protocol) in [(0, K), (1, K), (4, Protocol::Testlib), (3, Protocol::Testlib)] {
+            assert!(interactor_says(&run(Termination::Exited(code)), protocol, "", Duration::ZERO).is_err());
+        }
+        let segv = run(Termination::Signaled(11));
+        assert!(interactor_says(&segv, Protocol::Testlib, "", Duration::ZERO).is_err());
+    }
+
+    #[test]
+    fn a_testlib_interactor_saying_ok_leaves_the_verdict_to_the_checker() {
+        let ok = run(Termination::Exited(0));
+        let says_ok = interactor_says(&ok, Protocol::Testlib, "", Duration::ZERO);
+        assert_eq!(decide(&ok, says_ok, true, 1, Protocol::Testlib), Decision::Check);
+        let wa = interactor_says(&run(Termination::Exited(1)), Protocol::Testlib, "no", Duration::ZERO);
+        assert_eq!(verdict(decide(&ok, wa, false, 1, Protocol::Testlib)), Verdict::WA);
+    }
+
+    #[test]
+    fn a_transcript_reads_as_interaction_lines_capped() {
+        let t = Transcript {
+            parts: vec![
+                (From::Judge, "10\n".into()),
+                (From::Solution, "5".into()),
+                (From::Solution, "\n".into()),
+                (From::Judge, "higher\n".into()),
+            ],
+            truncated: false,
+        };
+        assert_eq!(t.lines(10), ["<10", ">5", "<higher"]);
+        assert_eq!(t.lines(2), ["<10", ">5", "… 1 more lines"]);
+    }
+}
