@@ -108,6 +108,22 @@ impl Transcript {
     }
 }
 
+/// Lines of a transcript shown for a failing test.
+pub const TRANSCRIPT_LINES: usize = 40;
+
+/// A failing test's exchange for the human report.
+pub fn render(transcript: &Transcript) -> String {
+    let mut s = String::from("\n  exchange (< judge to solution, > solution to judge):\n");
+    let lines = transcript.lines(TRANSCRIPT_LINES);
+    if lines.is_empty() {
+        s.push_str("    (nothing was said)\n");
+    }
+    for line in lines {
+        s.push_str(&format!("    {line}\n"));
+    }
+    s
+}
+
 /// Builds the problem's interactor when it has one; `checker` then checks what it writes.
 pub fn prepare(
     engine: &mut Engine,
