@@ -489,8 +489,23 @@ fn judge_pair(
             mismatch: None,
         });
     }
+    let waited = solution_run.wall_limit_exceeded && !solution_run.cpu_limit_exceeded && !partner_first;
+    // The solution waited to its wall limit while the interactor computed: the interactor hung.
+    if waited && partner_run.cpu_time * 2 > solution_run.wall_time {
+        result.verdict = Verdict::JE;
+        result.message = format!(
+            "the interactor computed for {:.1} s without answering while the solution waited",
+            partner_run.cpu_time.as_secs_f64()
+        );
+        return Ok(());
+    }
     match decide(&solution_run, says, partner_first, memory_limit, protocol) {
         Decision::Verdict(verdict, mut message) => {
+            if verdict == Verdict::TLE && waited {
+                message.push_str(
+                    "; the interactor had not ended either (both waiting for each other?)",
+                );
+            }
             if verdict == Verdict::RE {
                 let err = build::read_capped(&work.join("solution.err"), 300);
                 if let Some(line) = err.lines().rev().find(|l| !l.trim().is_empty()) {

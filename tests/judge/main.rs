@@ -8,6 +8,7 @@ mod conventions;
 mod crosscheck;
 mod formats;
 mod harness;
+mod interactive;
 mod jobs;
 mod messages;
 mod package_errors;
