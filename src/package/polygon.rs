@@ -509,6 +509,13 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         }
     }
 
+    if interactor.is_some() && (io.input.is_some() || io.output.is_some()) {
+        return Err(PackageError::new(
+            &path,
+            "an interactive problem whose solution reads or writes files (<judging input-file / output-file>)",
+        )
+        .hint("an interactive solution talks to the interactor on stdin and stdout: leave input-file and output-file empty"));
+    }
     Ok(Problem {
         slug: slug_of(dir),
         dir: dir.to_path_buf(),
