@@ -15,10 +15,14 @@
 //! interactor has its own, whose wall-clock cap runs past the solution's: exceeding them is a
 //! judge error, never AC.
 //!
-//! The pipes connect the two programs directly, so the judge adds nothing to their times. With
-//! `judge run --transcript` the judge relays the bytes instead (two threads), recording the
-//! exchange up to [`TRANSCRIPT_CAP`]: each message then takes one more hop through the judge,
-//! which costs wall time, but no CPU time of either program.
+//! The judge relays the pipes (two threads, one each way), as DOMjudge's runpipe does: it knows
+//! then exactly which program closed its output first (the other one can only see that end once
+//! the relay passes it on), which decides the precedence above where the two end within
+//! microseconds of each other (an interactor rejecting and the solution failing to read, or a
+//! solution crashing and the interactor failing to read), and it can keep the exchange
+//! (`judge run --transcript`, up to [`TRANSCRIPT_CAP`] bytes each way). Each program's CPU time
+//! and memory are still its own (its own cgroup); a message takes one more hop through the
+//! judge, which adds microseconds of wall-clock time per message and no CPU time to either.
 
 use crate::build::{self, Artifact};
 use crate::checker::{self, Judgement};
@@ -32,7 +36,7 @@ use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Bytes of an exchange kept in each direction for `--transcript`.
 pub const TRANSCRIPT_CAP: usize = 16 * 1024;
@@ -67,12 +71,19 @@ pub enum From {
     Solution,
 }
 
-/// An interactive test's exchange, in the order the judge relayed it.
+/// An interactive test's exchange, in the order the judge relayed it (when it was recorded),
+/// and a failing sample's exchange as the package gives it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Transcript {
+    /// The exchange was relayed and recorded (`--transcript`).
+    pub recorded: bool,
     pub parts: Vec<(From, String)>,
     /// More was said than [`TRANSCRIPT_CAP`] bytes in some direction.
     pub truncated: bool,
+    /// A failing sample's `.interaction` lines (`<` or `>` first), at most
+    /// [`TRANSCRIPT_LINES`].
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sample: Vec<String>,
 }
 
 impl Transcript {
@@ -113,13 +124,22 @@ pub const TRANSCRIPT_LINES: usize = 40;
 
 /// A failing test's exchange for the human report.
 pub fn render(transcript: &Transcript) -> String {
-    let mut s = String::from("\n  exchange (< judge to solution, > solution to judge):\n");
-    let lines = transcript.lines(TRANSCRIPT_LINES);
-    if lines.is_empty() {
-        s.push_str("    (nothing was said)\n");
+    let mut s = String::new();
+    if !transcript.sample.is_empty() {
+        s.push_str("\n  the sample's exchange (< judge to solution, > solution to judge):\n");
+        for line in &transcript.sample {
+            s.push_str(&format!("    {line}\n"));
+        }
     }
-    for line in lines {
-        s.push_str(&format!("    {line}\n"));
+    if transcript.recorded {
+        s.push_str("\n  exchange (< judge to solution, > solution to judge):\n");
+        let lines = transcript.lines(TRANSCRIPT_LINES);
+        if lines.is_empty() {
+            s.push_str("    (nothing was said)\n");
+        }
+        for line in lines {
+            s.push_str(&format!("    {line}\n"));
+        }
     }
     s
 }
@@ -473,6 +493,7 @@ pub fn run_test(
         result.verdict = Verdict::JE;
         result.message = e;
     }
+    attach_sample(&mut result, test);
     let _ = std::fs::remove_dir_all(&work);
     result
 }
@@ -549,20 +570,12 @@ fn judge_pair(
     }
     let record = engine.partner.record;
     let pipe = || sandbox::pipe().map_err(|e| e.to_string());
-    // judge → solution and solution → judge; with a relay, two pipes each way.
+    // Two pipes each way, the judge relaying between them.
     let (solution_in, to_solution) = pipe()?;
     let (partner_in, to_partner) = pipe()?;
-    let (mut relays, solution_out, partner_out) = if record {
-        let (from_solution, solution_out) = pipe()?;
-        let (from_partner, partner_out) = pipe()?;
-        (
-            Some([(from_partner, to_solution), (from_solution, to_partner)]),
-            solution_out,
-            partner_out,
-        )
-    } else {
-        (None, to_partner, to_solution)
-    };
+    let (from_solution, solution_out) = pipe()?;
+    let (from_partner, partner_out) = pipe()?;
+    let relays = [(from_partner, to_solution), (from_solution, to_partner)];
     let gate = engine.gate.clone();
     let ticket = gate.as_deref().map(|g| g.enter(engine.exclusive));
     let log = Arc::new(Mutex::new(Transcript::default()));
@@ -582,11 +595,11 @@ fn judge_pair(
                 stdout: Some(partner_out),
             },
         ],
-        relays.take(),
-        &log,
+        relays,
+        (&log, record),
         protocol,
     );
-    let (outcomes, order) = match ran {
+    let (outcomes, order, closed) = match ran {
         Ok(r) => r,
         Err(e) => {
             drop(ticket);
@@ -614,6 +627,7 @@ fn judge_pair(
     if record {
         let mut transcript = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
         transcript.parts.retain(|(_, t)| !t.is_empty());
+        transcript.recorded = true;
         result.transcript = Some(transcript);
     }
     result.time = solution_run.cpu_time;
@@ -629,7 +643,14 @@ fn judge_pair(
         Protocol::Testlib => first_line(&stderr),
     }
     .unwrap_or_default();
-    let partner_first = order.first() == Some(&1);
+    // Who ended first: who closed its output first, as the relay saw it (exact: the other one
+    // sees the end only once the relay has passed it on); else who the sandbox saw end first.
+    let partner_first = match closed {
+        [Some(partner), Some(solution)] => partner < solution,
+        [Some(_), None] => true,
+        [None, Some(_)] => false,
+        [None, None] => order.first() == Some(&1),
+    };
     let mut says = interactor_says(&partner_run, protocol, &message, wall_cap);
     // An interactor that wrote to a solution that had already ended (and closed its input):
     // the solution stopped listening, not a judge failure.
@@ -692,10 +713,15 @@ fn judge_pair(
     Ok(())
 }
 
-/// Result of [`run_pair`]: both outcomes (solution, interactor), and the order they ended in.
-type PairOutcome = (Vec<Result<RunOutcome, SandboxError>>, Vec<usize>);
+/// Result of [`run_pair`]: both outcomes (solution, interactor), the order the sandbox saw them
+/// end in, and when the relay saw each close its output (interactor, solution).
+type PairOutcome = (
+    Vec<Result<RunOutcome, SandboxError>>,
+    Vec<usize>,
+    [Option<Instant>; 2],
+);
 
-/// Starts the solution and the interactor, relays their pipes when asked (recording in `log`),
+/// Starts the solution and the interactor, relays their pipes (recording in `log` when asked),
 /// and waits for both: one ending badly takes the other down.
 #[expect(clippy::too_many_arguments, reason = "the two runs and their pipes")]
 fn run_pair(
@@ -703,8 +729,8 @@ fn run_pair(
     second: &mut Sandbox,
     specs: [&RunSpec; 2],
     io: [RunIo; 2],
-    relays: Option<[(OwnedFd, OwnedFd); 2]>,
-    log: &Arc<Mutex<Transcript>>,
+    relays: [(OwnedFd, OwnedFd); 2],
+    (log, record): (&Arc<Mutex<Transcript>>, bool),
     protocol: Protocol,
 ) -> Result<PairOutcome, SandboxError> {
     let [solution_io, partner_io] = io;
@@ -713,11 +739,10 @@ fn run_pair(
     let mut runs = vec![one, two];
     let threads: Vec<_> = relays
         .into_iter()
-        .flatten()
         .zip([From::Judge, From::Solution])
         .map(|((from, to), who)| {
-            let log = Arc::clone(log);
-            std::thread::spawn(move || relay(from, to, who, &log))
+            let log = record.then(|| Arc::clone(log));
+            std::thread::spawn(move || relay(from, to, who, log.as_deref()))
         })
         .collect();
     let mut order = Vec::new();
@@ -730,10 +755,34 @@ fn run_pair(
         }
     });
     drop(runs);
-    for t in threads {
-        let _ = t.join();
+    let mut closed = [None, None];
+    for (i, t) in threads.into_iter().enumerate() {
+        closed[i] = t.join().unwrap_or(None);
     }
-    Ok((outcomes, order))
+    Ok((outcomes, order, closed))
+}
+
+/// A failing sample's exchange from its `.interaction` file, for the report.
+fn attach_sample(result: &mut TestResult, test: &TestCase) {
+    let Some(path) = test.interaction.as_ref().filter(|_| result.verdict != Verdict::AC) else {
+        return;
+    };
+    let mut sample: Vec<String> = match read_interaction(path) {
+        Ok(lines) => lines
+            .into_iter()
+            .map(|(_, from, text)| match from {
+                From::Judge => format!("<{text}"),
+                From::Solution => format!(">{text}"),
+            })
+            .collect(),
+        Err(why) => vec![why],
+    };
+    if sample.len() > TRANSCRIPT_LINES {
+        let more = sample.len() - TRANSCRIPT_LINES;
+        sample.truncate(TRANSCRIPT_LINES);
+        sample.push(format!("… {more} more lines"));
+    }
+    result.transcript.get_or_insert_with(Transcript::default).sample = sample;
 }
 
 fn first_line(text: &str) -> Option<String> {
@@ -747,22 +796,22 @@ fn absolute(p: &Path) -> PathBuf {
     std::path::absolute(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Copies `from` to `to` until the end of `from` (then closes `to`) or until `to` is closed
-/// (then closes `from`, so its writer sees a broken pipe as without the relay), keeping up to
-/// [`TRANSCRIPT_CAP`] bytes in `log`.
-fn relay(from: OwnedFd, to: OwnedFd, who: From, log: &Mutex<Transcript>) {
+/// Copies `from` to `to` until the end of `from` (then closes `to`, and says when that end
+/// came) or until `to` is closed (then closes `from`, so its writer sees a broken pipe as
+/// without the relay), keeping up to [`TRANSCRIPT_CAP`] bytes in `log` if given.
+fn relay(from: OwnedFd, to: OwnedFd, who: From, log: Option<&Mutex<Transcript>>) -> Option<Instant> {
     let mut from = std::fs::File::from(from);
     let mut to = std::fs::File::from(to);
     let mut kept = 0;
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match from.read(&mut buf) {
-            Ok(0) => return,
+            Ok(0) => return Some(Instant::now()),
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return,
+            Err(_) => return None,
         };
-        {
+        if let Some(log) = log {
             let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
             let keep = n.min(TRANSCRIPT_CAP - kept);
             if keep < n {
@@ -775,7 +824,7 @@ fn relay(from: OwnedFd, to: OwnedFd, who: From, log: &Mutex<Transcript>) {
             }
         }
         if to.write_all(&buf[..n]).is_err() {
-            return;
+            return None;
         }
     }
 }
@@ -878,7 +927,7 @@ mod tests {
                 (From::Solution, "\n".into()),
                 (From::Judge, "higher\n".into()),
             ],
-            truncated: false,
+            ..Transcript::default()
         };
         assert_eq!(t.lines(10), ["<10", ">5", "<higher"]);
         assert_eq!(t.lines(2), ["<10", ">5", "… 1 more lines"]);

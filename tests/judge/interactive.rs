@@ -130,8 +130,52 @@ fn transcript_shows_the_exchange_of_the_failing_test() {
     let parts = first_failure(&doc)["transcript"]["parts"].as_array().unwrap().clone();
     assert_eq!(parts[0], serde_json::json!(["solution", "1\n"]), "{parts:?}");
     assert_eq!(parts[1], serde_json::json!(["judge", "higher\n"]), "{parts:?}");
+    // Without --transcript nothing is recorded, but a failing sample shows its own exchange.
     let (doc, _) = run(&package("kattis-guess"), &submission("wrong_answer/linear.py"), &[]);
+    let transcript = &first_failure(&doc)["transcript"];
+    assert_eq!(transcript["recorded"], false, "{doc}");
+    assert_eq!(transcript["parts"], serde_json::json!([]), "{doc}");
+    assert_eq!(transcript["sample"][0], ">500", "{doc}");
+    assert_eq!(transcript["sample"][15], "<correct", "{doc}");
+    // A failing secret test has no sample exchange: nothing at all.
+    let (doc, _) = run(
+        &package("kattis-guess"),
+        &submission("wrong_answer/linear.py"),
+        &["--test", "secret/s1000"],
+    );
     assert!(first_failure(&doc).get("transcript").is_none(), "{doc}");
+}
+
+#[test]
+fn inspect_shows_the_interactor_and_the_sample_exchange() {
+    let out = judge().arg("inspect").arg(package("kattis-guess")).output();
+    out.expect_stdout_contains("interactor output_validator/interactor.cpp\n");
+    out.expect_stdout_contains("checker    none: the interactor decides\n");
+    out.expect_stdout_contains("[sample; group sample; exchange data/sample/1.interaction]");
+    out.expect_stdout_contains(
+        "exchange   sample/1 (< judge to solution, > solution to judge):\n    >500\n    <lower\n",
+    );
+    let doc = judge()
+        .args(["inspect", "--json"])
+        .arg(package("polygon-guess"))
+        .output()
+        .json();
+    assert_eq!(doc["interactor"]["source"], "files/interactor.cpp");
+    assert_eq!(doc["interactor"]["protocol"], "testlib");
+}
+
+#[test]
+fn verify_plays_the_sample_exchange_against_the_interactor() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&package("kattis-guess"), dir.path());
+    let sample = dir.path().join("data/sample/1.interaction");
+    std::fs::write(&sample, ">500\n<higher\n").unwrap();
+    let out = judge().arg("verify").arg(dir.path()).output();
+    out.expect_stdout_contains("1.interaction:2: the interactor said `lower` where the sample says `higher`");
+    assert_ne!(out.code(), Some(0), "{}", out.describe());
+    std::fs::write(&sample, ">500\n<lower\n>1\n<higher\n").unwrap();
+    let out = judge().arg("verify").arg(dir.path()).output();
+    out.expect_stdout_contains("does not accept the sample exchange (exit code 43)");
 }
 
 #[test]
