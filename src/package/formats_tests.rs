@@ -748,3 +748,76 @@ fn a_dangling_link_in_a_validator_folder_is_named() {
         "{e}"
     );
 }
+
+#[test]
+fn interactive_packages_name_their_interactor_in_every_format() {
+    let problems = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/problems");
+    for (dir, source, protocol) in [
+        (fixture("kattis-guess"), "output_validator/interactor.cpp", Protocol::Kattis),
+        (
+            fixture("kattis-legacy-guess"),
+            "output_validators/guess/interactor.cpp",
+            Protocol::Kattis,
+        ),
+        (fixture("polygon-guess"), "files/interactor.cpp", Protocol::Testlib),
+        (problems.join("guess"), "interactor.rs", Protocol::Kattis),
+    ] {
+        let p = Problem::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let i = p.interactor.as_ref().expect("an interactor");
+        assert_eq!(i.source, dir.join(source));
+        assert_eq!(i.protocol, protocol, "{}", dir.display());
+    }
+    // Kattis: the output validator is the interactor, not a checker; samples carry their
+    // exchange, and the validator's arguments are not the default validator's flags.
+    let p = Problem::load(&fixture("kattis-guess")).unwrap();
+    assert!(matches!(p.checker, CheckerSpec::Builtin(_)));
+    assert_eq!(
+        p.tests[0].interaction,
+        Some(fixture("kattis-guess").join("data/sample/1.interaction"))
+    );
+    assert_eq!(p.tests[1].interaction, None);
+    // Polygon: the checker stays, for the interactor's tout.
+    let p = Problem::load(&fixture("polygon-guess")).unwrap();
+    assert!(matches!(
+        p.checker,
+        CheckerSpec::Builtin(Builtin::Testlib(_))
+    ));
+}
+
+#[test]
+fn a_native_interactor_names_its_protocol() {
+    let base = "name = \"x\"\n[limits]\ntime_limit = 1.0\nmemory = 64\n";
+    let with = |extra: &str| {
+        package(&[
+            ("problem.toml", &format!("{base}{extra}")),
+            ("interactor.rs", "fn main() {}"),
+            ("tests/1.in", "1\n"),
+            ("tests/1.ans", "\n"),
+        ])
+    };
+    let e = |extra: &str| Problem::load(with(extra).path()).unwrap_err().to_string();
+    let dir = package(&[
+        (
+            "problem.toml",
+            &format!("interactor = \"interactor.rs\"\n{base}"),
+        ),
+        ("interactor.rs", "fn main() {}"),
+        ("tests/1.in", "1\n"),
+        ("tests/1.ans", "\n"),
+    ]);
+    let msg = Problem::load(dir.path()).unwrap_err().to_string();
+    assert!(msg.contains("problem.toml:1:14"), "{msg}");
+    assert!(msg.contains("the interactor needs its protocol named"), "{msg}");
+    assert!(msg.contains("[interactor]\nsource = \"interactor.rs\""), "{msg}");
+    let msg = e("[interactor]\nsource = \"interactor.rs\"\n");
+    assert!(msg.contains("[interactor] needs `protocol`"), "{msg}");
+    let msg = e("[interactor]\nsource = \"interactor.rs\"\nprotocol = \"cms\"\n");
+    assert!(msg.contains("unknown interactor protocol `cms`"), "{msg}");
+    let msg = e("[interactor]\nsource = \"nope.rs\"\nprotocol = \"kattis\"\n");
+    assert!(msg.contains("interactor source") && msg.contains("nope.rs` does not exist"), "{msg}");
+    let msg = e("[interactor]\nsource = \"interactor.rs\"\nprotocol = \"kattis\"\ncolour = 1\n");
+    assert!(msg.contains("unknown key `colour` in [interactor]"), "{msg}");
+    let dir = with("[interactor]\nsource = \"interactor.rs\"\nprotocol = \"testlib\"\n");
+    let p = Problem::load(dir.path()).unwrap();
+    assert_eq!(p.interactor.unwrap().protocol, Protocol::Testlib);
+}

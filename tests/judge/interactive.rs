@@ -352,3 +352,38 @@ fn copy_tree(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn plain_processes_cannot_run_pairs_and_say_what_is_missing() {
+    // As `nobody` with plain processes (`JUDGE_USERNS=0`, as where user namespaces are off).
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path();
+    std::fs::copy(env!("CARGO_BIN_EXE_judge"), copy.join("judge")).unwrap();
+    copy_tree_new(&fixture_problem("guess"), &copy.join("guess"));
+    std::fs::copy(submission("accepted/bisect.py"), copy.join("bisect.py")).unwrap();
+    let mut all = vec![copy.to_path_buf()];
+    while let Some(p) = all.pop() {
+        let mode = if p.is_dir() || p.ends_with("judge") { 0o755 } else { 0o644 };
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        if p.is_dir() {
+            all.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+        }
+    }
+    let out = judge()
+        .program(copy.join("judge"))
+        .user(65534)
+        .current_dir(copy)
+        .env("JUDGE_USERNS", "0")
+        .args(["run", "guess", "bisect.py"])
+        .output();
+    assert_ne!(out.code(), Some(0), "{}", out.describe());
+    out.expect_stderr_contains("guess is interactive: the solution and the interactor run side by side");
+    out.expect_stderr_contains("which needs the full sandbox; missing here:");
+    out.expect_stderr_contains("JUDGE_USERNS=0");
+}
+
+fn copy_tree_new(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    copy_tree(from, to);
+}
