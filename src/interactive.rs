@@ -305,18 +305,24 @@ pub fn prepare(
         return Ok(checker);
     };
     if !engine.sandbox.private_scratch() {
-        let missing: Vec<String> = engine
+        // The layer that says why there is no sandbox worker.
+        let why = engine
             .sandbox
             .layers()
             .into_iter()
-            .filter(|l| !l.active)
-            .map(|l| format!("{} ({})", l.name, l.detail))
-            .collect();
-        return Err(EngineError::Sandbox(SandboxError::Setup(format!(
-            "{} is interactive: the solution and the interactor run side by side, each in a sandbox of its own, which needs the full sandbox; missing here: {}\n  hint: run the judge as root (`sudo judge ...`), or where user namespaces are allowed",
-            problem.slug,
-            missing.join("; ")
-        ))));
+            .find(|l| !l.active && l.name == "pid namespace")
+            .map(|l| l.detail)
+            .unwrap_or_else(|| "no sandbox worker".into());
+        return Err(EngineError::Package(
+            PackageError::new(
+                problem.dir.join(problem.format.main_file()),
+                format!(
+                    "{} is interactive: the solution and the interactor run side by side, each in a sandbox of its own, which needs the full sandbox (its worker, with PID and mount namespaces); here programs run as plain processes ({why})",
+                    problem.slug
+                ),
+            )
+            .hint("run the judge as root, or where user namespaces are allowed (`judge doctor` says what is missing)"),
+        ));
     }
     match engine.build_program_with(program, &problem.constants)? {
         (Some(artifact), _) => Ok(Checker::Interactive(Box::new(Interactor {

@@ -379,8 +379,8 @@ fn plain_processes_cannot_run_pairs_and_say_what_is_missing() {
         .output();
     assert_ne!(out.code(), Some(0), "{}", out.describe());
     out.expect_stderr_contains("guess is interactive: the solution and the interactor run side by side");
-    out.expect_stderr_contains("which needs the full sandbox; missing here:");
-    out.expect_stderr_contains("JUDGE_USERNS=0");
+    out.expect_stderr_contains("which needs the full sandbox (its worker, with PID and mount namespaces); here programs run as plain processes (no sandbox worker: JUDGE_USERNS=0");
+    out.expect_stderr_contains("hint: run the judge as root");
 }
 
 fn copy_tree_new(from: &Path, to: &Path) {
