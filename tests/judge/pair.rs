@@ -110,3 +110,30 @@ fn hostile_partners_end_within_the_wall_limit() {
     killed(&b);
     assert!(took < bound, "took {took:?}");
 }
+
+#[test]
+fn runs_given_up_at_their_start_die_and_leave_the_sandbox_as_good_as_new() {
+    // Both runs are dropped as soon as they started (the programs may not even have joined
+    // their cgroups yet); the next run in the first sandbox then gets its own report.
+    let folder = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let doc = harness::judge()
+        .arg("__sandbox-pair")
+        .arg("--abandon")
+        .arg(folder.path())
+        .arg("20000")
+        .args(["sleep 30", "sleep 30", "echo next >&2; exit 4"])
+        .output()
+        .expect_code(0)
+        .json();
+    assert_eq!(doc["runs"], serde_json::json!([]), "{doc}");
+    let then = &doc["then"];
+    exited(then, 4);
+    assert_eq!(then["stderr"], "next\n", "{then}");
+    assert!(then["wall_ms"].as_f64().unwrap() < 5000.0, "{then}");
+    assert!(
+        start.elapsed() < Duration::from_secs(15),
+        "took {:?}",
+        start.elapsed()
+    );
+}

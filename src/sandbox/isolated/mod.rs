@@ -4,16 +4,18 @@
 //!
 //! Files: this one starts the worker and says what it holds (`layers`, `limits`, `notes` for
 //! `judge doctor`); `lease.rs` the sandbox uids; `favor.rs` the cgroup favordynmods mode;
-//! `run.rs` one run; `sink.rs` the output pipes.
+//! `run.rs` starts one run, `running.rs` watches it; `sink.rs` the output pipes.
 
 mod favor;
 mod lease;
 mod run;
+mod running;
 mod sink;
 
 pub use favor::tune;
 use lease::UidLease;
-pub use run::{RunIo, Running};
+pub use run::RunIo;
+pub use running::Running;
 
 use favor::{
     favordynmods_marked, favordynmods_note, favordynmods_shown, mark_favordynmods, Favor,
@@ -56,6 +58,8 @@ pub struct Isolated {
     recent: Vec<MountsKey>,
     /// The cgroup favordynmods mode; None without root (no cgroups).
     favordynmods: Option<Favor>,
+    /// A run was given up and its end never came (see `Running`'s drop): no run can start.
+    lost: bool,
 }
 
 impl Isolated {
@@ -135,6 +139,7 @@ impl Isolated {
             standbys: Vec::new(),
             recent: Vec::new(),
             favordynmods: None,
+            lost: false,
             userns,
         };
         match wire::recv_json::<Reply>(&this.sock) {
