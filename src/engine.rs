@@ -39,7 +39,7 @@ pub struct TestResult {
     pub mismatch: Option<Mismatch>,
     /// An interactive test's exchange, when it was recorded (`judge run --transcript`).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub transcript: Option<crate::interactive::Transcript>,
+    pub transcript: Option<Box<crate::interactive::Transcript>>,
 }
 
 /// The result of judging one solution.

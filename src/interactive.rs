@@ -28,7 +28,9 @@ use crate::build::{self, Artifact};
 use crate::checker::{self, Judgement};
 use crate::engine::{solution_limits, Checker, Engine, EngineError, TestResult};
 use crate::package::{PackageError, Problem, Protocol, TestCase};
-use crate::sandbox::{self, Limits, RunIo, RunOutcome, RunSpec, Sandbox, SandboxError, Termination};
+use crate::sandbox::{
+    self, Limits, RunIo, RunOutcome, RunSpec, Sandbox, SandboxError, Termination,
+};
 use crate::verdict::{classify_run, termination_text, Verdict};
 use serde::Serialize;
 use std::ffi::OsString;
@@ -113,7 +115,9 @@ impl Transcript {
             lines.truncate(max_lines);
             lines.push(format!("… {} more lines", total - max_lines));
         } else if self.truncated {
-            lines.push(format!("… (recorded up to {TRANSCRIPT_CAP} bytes each way)"));
+            lines.push(format!(
+                "… (recorded up to {TRANSCRIPT_CAP} bytes each way)"
+            ));
         }
         lines
     }
@@ -147,7 +151,8 @@ pub fn render(transcript: &Transcript) -> String {
 /// A sample `.interaction` file read as (line number, from, text) lines; `---` (between the
 /// passes of a multi-pass problem) is skipped. `Err` names the line that is neither.
 pub fn read_interaction(path: &Path) -> Result<Vec<(usize, From, String)>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let mut lines = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let from = match line.chars().next() {
@@ -201,7 +206,8 @@ fn replay(
         .collect();
     let work = engine.fresh_dir("replay").map_err(|e| e.to_string())?;
     let feedback = work.join("feedback");
-    std::fs::create_dir(&feedback).map_err(|e| format!("could not create {}: {e}", feedback.display()))?;
+    std::fs::create_dir(&feedback)
+        .map_err(|e| format!("could not create {}: {e}", feedback.display()))?;
     let input = absolute(&test.input);
     let answer = absolute(&test.answer);
     let mut args = interactor.artifact.args.clone();
@@ -213,7 +219,11 @@ fn replay(
             args.extend(test.checker_args.iter().map(OsString::from));
         }
         Protocol::Testlib => {
-            args.extend([input.clone().into(), feedback.join("tout").into(), answer.clone().into()]);
+            args.extend([
+                input.clone().into(),
+                feedback.join("tout").into(),
+                answer.clone().into(),
+            ]);
         }
     }
     let mut readable = interactor.artifact.readable.clone();
@@ -246,7 +256,9 @@ fn replay(
         });
         let reader = std::thread::spawn(move || {
             let mut got = Vec::new();
-            let _ = std::fs::File::from(heard).take(1 << 20).read_to_end(&mut got);
+            let _ = std::fs::File::from(heard)
+                .take(1 << 20)
+                .read_to_end(&mut got);
             got
         });
         let outcome = run.wait();
@@ -257,7 +269,8 @@ fn replay(
     let message = build::read_capped(&feedback.join("judgemessage.txt"), 300);
     let stderr = build::read_capped(&work.join("interactor.err"), 300);
     let _ = std::fs::remove_dir_all(&work);
-    let (outcome, got) = outcome.map_err(|e| format!("{}: could not replay the sample: {e}", path.display()))?;
+    let (outcome, got) =
+        outcome.map_err(|e| format!("{}: could not replay the sample: {e}", path.display()))?;
     let got = String::from_utf8_lossy(&got).into_owned();
     let mut heard = got.lines();
     for (number, from, text) in &lines {
@@ -284,12 +297,18 @@ fn replay(
         }
     }
     if !interactor_accepts(&outcome, interactor.protocol) {
-        let why = first_line(&message).or_else(|| first_line(&stderr)).unwrap_or_default();
+        let why = first_line(&message)
+            .or_else(|| first_line(&stderr))
+            .unwrap_or_default();
         return Err(format!(
             "{}: the interactor does not accept the sample exchange ({}){}",
             path.display(),
             termination_text(outcome.termination),
-            if why.is_empty() { String::new() } else { format!(": {why}") }
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(": {why}")
+            }
         ));
     }
     Ok(())
@@ -494,7 +513,15 @@ pub fn run_test(
             return result;
         }
     };
-    let judged = judge_pair(engine, problem, interactor, artifact, test, &work, &mut result);
+    let judged = judge_pair(
+        engine,
+        problem,
+        interactor,
+        artifact,
+        test,
+        &work,
+        &mut result,
+    );
     if let Err(e) = judged {
         result.verdict = Verdict::JE;
         result.message = e;
@@ -550,7 +577,11 @@ fn judge_pair(
             args.extend(test.checker_args.iter().map(OsString::from));
         }
         Protocol::Testlib => {
-            args.extend([input.clone().into(), tout.clone().into(), answer.clone().into()]);
+            args.extend([
+                input.clone().into(),
+                tout.clone().into(),
+                answer.clone().into(),
+            ]);
         }
     }
     let mut readable = interactor.artifact.readable.clone();
@@ -571,7 +602,8 @@ fn judge_pair(
     };
 
     if engine.partner.sandbox.is_none() {
-        let made = Sandbox::new().map_err(|e| format!("could not make the interactor's sandbox: {e}"))?;
+        let made =
+            Sandbox::new().map_err(|e| format!("could not make the interactor's sandbox: {e}"))?;
         engine.partner.sandbox = Some(made);
     }
     let record = engine.partner.record;
@@ -610,7 +642,9 @@ fn judge_pair(
         Err(e) => {
             drop(ticket);
             engine.sandbox_failed = true;
-            return Err(format!("could not start the solution and the interactor: {e}"));
+            return Err(format!(
+                "could not start the solution and the interactor: {e}"
+            ));
         }
     };
     engine.last_alone = ticket.is_none_or(|t| t.alone());
@@ -634,7 +668,7 @@ fn judge_pair(
         let mut transcript = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
         transcript.parts.retain(|(_, t)| !t.is_empty());
         transcript.recorded = true;
-        result.transcript = Some(transcript);
+        result.transcript = Some(Box::new(transcript));
     }
     result.time = solution_run.cpu_time;
     result.wall = solution_run.wall_time;
@@ -667,7 +701,8 @@ fn judge_pair(
             mismatch: None,
         });
     }
-    let waited = solution_run.wall_limit_exceeded && !solution_run.cpu_limit_exceeded && !partner_first;
+    let waited =
+        solution_run.wall_limit_exceeded && !solution_run.cpu_limit_exceeded && !partner_first;
     // The solution waited to its wall limit while the interactor computed: the interactor hung.
     if waited && partner_run.cpu_time * 2 > solution_run.wall_time {
         result.verdict = Verdict::JE;
@@ -729,7 +764,6 @@ type PairOutcome = (
 
 /// Starts the solution and the interactor, relays their pipes (recording in `log` when asked),
 /// and waits for both: one ending badly takes the other down.
-#[expect(clippy::too_many_arguments, reason = "the two runs and their pipes")]
 fn run_pair(
     first: &mut Sandbox,
     second: &mut Sandbox,
@@ -770,7 +804,11 @@ fn run_pair(
 
 /// A failing sample's exchange from its `.interaction` file, for the report.
 fn attach_sample(result: &mut TestResult, test: &TestCase) {
-    let Some(path) = test.interaction.as_ref().filter(|_| result.verdict != Verdict::AC) else {
+    let Some(path) = test
+        .interaction
+        .as_ref()
+        .filter(|_| result.verdict != Verdict::AC)
+    else {
         return;
     };
     let mut sample: Vec<String> = match read_interaction(path) {
@@ -788,7 +826,10 @@ fn attach_sample(result: &mut TestResult, test: &TestCase) {
         sample.truncate(TRANSCRIPT_LINES);
         sample.push(format!("… {more} more lines"));
     }
-    result.transcript.get_or_insert_with(Transcript::default).sample = sample;
+    result
+        .transcript
+        .get_or_insert_with(Default::default)
+        .sample = sample;
 }
 
 fn first_line(text: &str) -> Option<String> {
@@ -805,7 +846,12 @@ fn absolute(p: &Path) -> PathBuf {
 /// Copies `from` to `to` until the end of `from` (then closes `to`, and says when that end
 /// came) or until `to` is closed (then closes `from`, so its writer sees a broken pipe as
 /// without the relay), keeping up to [`TRANSCRIPT_CAP`] bytes in `log` if given.
-fn relay(from: OwnedFd, to: OwnedFd, who: From, log: Option<&Mutex<Transcript>>) -> Option<Instant> {
+fn relay(
+    from: OwnedFd,
+    to: OwnedFd,
+    who: From,
+    log: Option<&Mutex<Transcript>>,
+) -> Option<Instant> {
     let mut from = std::fs::File::from(from);
     let mut to = std::fs::File::from(to);
     let mut kept = 0;
@@ -874,27 +920,57 @@ mod tests {
     fn an_interactor_rejecting_first_beats_the_solutions_tle_and_re() {
         let mut tle = run(Termination::Signaled(9));
         tle.wall_limit_exceeded = true;
-        assert_eq!(verdict(decide(&tle, says(Judgement::WrongAnswer), true, 1, K)), Verdict::WA);
+        assert_eq!(
+            verdict(decide(&tle, says(Judgement::WrongAnswer), true, 1, K)),
+            Verdict::WA
+        );
         let re = run(Termination::Signaled(11));
-        assert_eq!(verdict(decide(&re, says(Judgement::WrongAnswer), true, 1, K)), Verdict::WA);
+        assert_eq!(
+            verdict(decide(&re, says(Judgement::WrongAnswer), true, 1, K)),
+            Verdict::WA
+        );
         // Ended after the solution: the solution's own failure counts.
-        assert_eq!(verdict(decide(&tle, says(Judgement::WrongAnswer), false, 1, K)), Verdict::TLE);
-        assert_eq!(verdict(decide(&re, says(Judgement::WrongAnswer), false, 1, K)), Verdict::RE);
+        assert_eq!(
+            verdict(decide(&tle, says(Judgement::WrongAnswer), false, 1, K)),
+            Verdict::TLE
+        );
+        assert_eq!(
+            verdict(decide(&re, says(Judgement::WrongAnswer), false, 1, K)),
+            Verdict::RE
+        );
     }
 
     #[test]
     fn then_tle_re_ole_and_the_interactors_verdict() {
         let mut r = run(Termination::Exited(0));
-        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), false, 1, K)), Verdict::AC);
-        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), true, 1, K)), Verdict::AC);
-        assert_eq!(verdict(decide(&r, says(Judgement::WrongAnswer), false, 1, K)), Verdict::WA);
+        assert_eq!(
+            verdict(decide(&r, says(Judgement::Accepted), false, 1, K)),
+            Verdict::AC
+        );
+        assert_eq!(
+            verdict(decide(&r, says(Judgement::Accepted), true, 1, K)),
+            Verdict::AC
+        );
+        assert_eq!(
+            verdict(decide(&r, says(Judgement::WrongAnswer), false, 1, K)),
+            Verdict::WA
+        );
         r.output_limit_exceeded = true;
-        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), true, 1, K)), Verdict::OLE);
+        assert_eq!(
+            verdict(decide(&r, says(Judgement::Accepted), true, 1, K)),
+            Verdict::OLE
+        );
         r.termination = Termination::Exited(1);
         r.output_limit_exceeded = false;
-        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), true, 1, K)), Verdict::RE);
+        assert_eq!(
+            verdict(decide(&r, says(Judgement::Accepted), true, 1, K)),
+            Verdict::RE
+        );
         r.cpu_limit_exceeded = true;
-        assert_eq!(verdict(decide(&r, says(Judgement::Accepted), true, 1, K)), Verdict::TLE);
+        assert_eq!(
+            verdict(decide(&r, says(Judgement::Accepted), true, 1, K)),
+            Verdict::TLE
+        );
     }
 
     #[test]
@@ -908,8 +984,19 @@ mod tests {
         hung.wall_limit_exceeded = true;
         let why = interactor_says(&hung, K, "", Duration::from_secs(3)).unwrap_err();
         assert!(why.contains("wall-clock cap of 3.0 s"), "{why}");
-        for (code, protocol) in [(0, K), (1, K), (4, Protocol::Testlib), (3, Protocol::Testlib)] {
-            assert!(interactor_says(&run(Termination::Exited(code)), protocol, "", Duration::ZERO).is_err());
+        for (code, protocol) in [
+            (0, K),
+            (1, K),
+            (4, Protocol::Testlib),
+            (3, Protocol::Testlib),
+        ] {
+            assert!(interactor_says(
+                &run(Termination::Exited(code)),
+                protocol,
+                "",
+                Duration::ZERO
+            )
+            .is_err());
         }
         let segv = run(Termination::Signaled(11));
         assert!(interactor_says(&segv, Protocol::Testlib, "", Duration::ZERO).is_err());
@@ -919,9 +1006,20 @@ mod tests {
     fn a_testlib_interactor_saying_ok_leaves_the_verdict_to_the_checker() {
         let ok = run(Termination::Exited(0));
         let says_ok = interactor_says(&ok, Protocol::Testlib, "", Duration::ZERO);
-        assert_eq!(decide(&ok, says_ok, true, 1, Protocol::Testlib), Decision::Check);
-        let wa = interactor_says(&run(Termination::Exited(1)), Protocol::Testlib, "no", Duration::ZERO);
-        assert_eq!(verdict(decide(&ok, wa, false, 1, Protocol::Testlib)), Verdict::WA);
+        assert_eq!(
+            decide(&ok, says_ok, true, 1, Protocol::Testlib),
+            Decision::Check
+        );
+        let wa = interactor_says(
+            &run(Termination::Exited(1)),
+            Protocol::Testlib,
+            "no",
+            Duration::ZERO,
+        );
+        assert_eq!(
+            verdict(decide(&ok, wa, false, 1, Protocol::Testlib)),
+            Verdict::WA
+        );
     }
 
     #[test]

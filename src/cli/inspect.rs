@@ -208,10 +208,17 @@ pub fn render(problem: &Problem) -> String {
     ));
     if let Some(p) = &problem.interactor {
         line(format!("interactor {}", rel(problem, &p.source)));
-        line(format!("           protocol {}", interactor_text(p.protocol)));
+        line(format!(
+            "           protocol {}",
+            interactor_text(p.protocol)
+        ));
     }
     match &problem.checker {
-        _ if problem.interactor.as_ref().is_some_and(|p| p.protocol == Protocol::Kattis) => {
+        _ if problem
+            .interactor
+            .as_ref()
+            .is_some_and(|p| p.protocol == Protocol::Kattis) =>
+        {
             line("checker    none: the interactor decides".into())
         }
         CheckerSpec::Builtin(b) => {

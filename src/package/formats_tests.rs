@@ -457,7 +457,10 @@ fn polygon_package_errors_name_file_line_and_fix() {
         ("tests/01", "1\n"),
         ("tests/01.a", "1\n"),
     ]);
-    assert!(e.contains("the interactor's source") && e.contains("files/i.cpp is missing"), "{e}");
+    assert!(
+        e.contains("the interactor's source") && e.contains("files/i.cpp is missing"),
+        "{e}"
+    );
     // A custom checker whose source is not in the package.
     let custom = xml.replace(
         "<checker name=\"std::ncmp.cpp\" type=\"testlib\"/>",
@@ -753,13 +756,21 @@ fn a_dangling_link_in_a_validator_folder_is_named() {
 fn interactive_packages_name_their_interactor_in_every_format() {
     let problems = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/problems");
     for (dir, source, protocol) in [
-        (fixture("kattis-guess"), "output_validator/interactor.cpp", Protocol::Kattis),
+        (
+            fixture("kattis-guess"),
+            "output_validator/interactor.cpp",
+            Protocol::Kattis,
+        ),
         (
             fixture("kattis-legacy-guess"),
             "output_validators/guess/interactor.cpp",
             Protocol::Kattis,
         ),
-        (fixture("polygon-guess"), "files/interactor.cpp", Protocol::Testlib),
+        (
+            fixture("polygon-guess"),
+            "files/interactor.cpp",
+            Protocol::Testlib,
+        ),
         (problems.join("guess"), "interactor.rs", Protocol::Kattis),
     ] {
         let p = Problem::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
@@ -807,16 +818,28 @@ fn a_native_interactor_names_its_protocol() {
     ]);
     let msg = Problem::load(dir.path()).unwrap_err().to_string();
     assert!(msg.contains("problem.toml:1:14"), "{msg}");
-    assert!(msg.contains("the interactor needs its protocol named"), "{msg}");
-    assert!(msg.contains("[interactor]\nsource = \"interactor.rs\""), "{msg}");
+    assert!(
+        msg.contains("the interactor needs its protocol named"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("[interactor]\nsource = \"interactor.rs\""),
+        "{msg}"
+    );
     let msg = e("[interactor]\nsource = \"interactor.rs\"\n");
     assert!(msg.contains("[interactor] needs `protocol`"), "{msg}");
     let msg = e("[interactor]\nsource = \"interactor.rs\"\nprotocol = \"cms\"\n");
     assert!(msg.contains("unknown interactor protocol `cms`"), "{msg}");
     let msg = e("[interactor]\nsource = \"nope.rs\"\nprotocol = \"kattis\"\n");
-    assert!(msg.contains("interactor source") && msg.contains("nope.rs` does not exist"), "{msg}");
+    assert!(
+        msg.contains("interactor source") && msg.contains("nope.rs` does not exist"),
+        "{msg}"
+    );
     let msg = e("[interactor]\nsource = \"interactor.rs\"\nprotocol = \"kattis\"\ncolour = 1\n");
-    assert!(msg.contains("unknown key `colour` in [interactor]"), "{msg}");
+    assert!(
+        msg.contains("unknown key `colour` in [interactor]"),
+        "{msg}"
+    );
     let dir = with("[interactor]\nsource = \"interactor.rs\"\nprotocol = \"testlib\"\n");
     let p = Problem::load(dir.path()).unwrap();
     assert_eq!(p.interactor.unwrap().protocol, Protocol::Testlib);

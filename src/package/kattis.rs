@@ -406,7 +406,11 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             Some(program),
         ),
         (true, CheckerSpec::Builtin(_)) => {
-            let folder = if modern { "output_validator/" } else { "output_validators/<name>/" };
+            let folder = if modern {
+                "output_validator/"
+            } else {
+                "output_validators/<name>/"
+            };
             return Err(PackageError::new(
                 &yaml_path,
                 "an interactive problem without its interactor (the output validator)",
@@ -497,7 +501,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     warnings.append(&mut walk.warnings);
     // `validator_flags` go to every output validator, before the group's; the default
     // validator's must be flags it knows.
-    let default = interactor.is_none() && matches!(checker, CheckerSpec::Builtin(Builtin::Kattis(_)));
+    let default =
+        interactor.is_none() && matches!(checker, CheckerSpec::Builtin(Builtin::Kattis(_)));
     for test in &mut walk.tests {
         let mut all = problem_args.clone();
         all.append(&mut test.checker_args);

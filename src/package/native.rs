@@ -366,11 +366,20 @@ fn validate_interactor(
     let table = match raw.get_ref() {
         toml::Value::Table(t) => t,
         toml::Value::String(file) => {
-            return Err(err(at, "the interactor needs its protocol named".into()).hint(example(file)))
+            return Err(
+                err(at, "the interactor needs its protocol named".into()).hint(example(file))
+            )
         }
-        _ => return Err(err(at, "`interactor` must be a table".into()).hint(example("interactor.rs"))),
+        _ => {
+            return Err(
+                err(at, "`interactor` must be a table".into()).hint(example("interactor.rs"))
+            )
+        }
     };
-    if let Some(key) = table.keys().find(|k| !["source", "protocol", "files"].contains(&k.as_str())) {
+    if let Some(key) = table
+        .keys()
+        .find(|k| !["source", "protocol", "files"].contains(&k.as_str()))
+    {
         return Err(err(at, format!("unknown key `{key}` in [interactor]"))
             .hint("[interactor] has source, protocol and files"));
     }
@@ -407,15 +416,21 @@ fn validate_interactor(
             a.iter().filter_map(|v| v.as_str()).collect()
         }
         Some(_) => {
-            return Err(err(at, "[interactor] `files` must be a list of file names".into())
-                .hint("files = [\"testlib.h\"]"))
+            return Err(err(
+                at,
+                "[interactor] `files` must be a list of file names".into(),
+            )
+            .hint("files = [\"testlib.h\"]"))
         }
     };
     for file in files {
         let helper = dir.join(file);
         if !helper.is_file() {
-            return Err(err(at, format!("helper file `{}` does not exist", helper.display()))
-                .hint("list files of the package (relative to its folder)"));
+            return Err(err(
+                at,
+                format!("helper file `{}` does not exist", helper.display()),
+            )
+            .hint("list files of the package (relative to its folder)"));
         }
         helpers.push(helper);
     }
@@ -491,7 +506,8 @@ fn find_tests(dir: &Path, strict: bool) -> Result<Vec<TestCase>, PackageError> {
             input: tests_dir.join(format!("{name}.in")),
             answer: tests_dir.join(format!("{name}.ans")),
             sample: name.starts_with("sample"),
-            interaction: Some(tests_dir.join(format!("{name}.interaction"))).filter(|p| p.is_file()),
+            interaction: Some(tests_dir.join(format!("{name}.interaction")))
+                .filter(|p| p.is_file()),
             name,
             ..TestCase::default()
         })

@@ -127,11 +127,26 @@ fn transcript_shows_the_exchange_of_the_failing_test() {
         &submission("wrong_answer/linear.py"),
         &["--transcript"],
     );
-    let parts = first_failure(&doc)["transcript"]["parts"].as_array().unwrap().clone();
-    assert_eq!(parts[0], serde_json::json!(["solution", "1\n"]), "{parts:?}");
-    assert_eq!(parts[1], serde_json::json!(["judge", "higher\n"]), "{parts:?}");
+    let parts = first_failure(&doc)["transcript"]["parts"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        parts[0],
+        serde_json::json!(["solution", "1\n"]),
+        "{parts:?}"
+    );
+    assert_eq!(
+        parts[1],
+        serde_json::json!(["judge", "higher\n"]),
+        "{parts:?}"
+    );
     // Without --transcript nothing is recorded, but a failing sample shows its own exchange.
-    let (doc, _) = run(&package("kattis-guess"), &submission("wrong_answer/linear.py"), &[]);
+    let (doc, _) = run(
+        &package("kattis-guess"),
+        &submission("wrong_answer/linear.py"),
+        &[],
+    );
     let transcript = &first_failure(&doc)["transcript"];
     assert_eq!(transcript["recorded"], false, "{doc}");
     assert_eq!(transcript["parts"], serde_json::json!([]), "{doc}");
@@ -171,7 +186,9 @@ fn verify_plays_the_sample_exchange_against_the_interactor() {
     let sample = dir.path().join("data/sample/1.interaction");
     std::fs::write(&sample, ">500\n<higher\n").unwrap();
     let out = judge().arg("verify").arg(dir.path()).output();
-    out.expect_stdout_contains("1.interaction:2: the interactor said `lower` where the sample says `higher`");
+    out.expect_stdout_contains(
+        "1.interaction:2: the interactor said `lower` where the sample says `higher`",
+    );
     assert_ne!(out.code(), Some(0), "{}", out.describe());
     std::fs::write(&sample, ">500\n<lower\n>1\n<higher\n").unwrap();
     let out = judge().arg("verify").arg(dir.path()).output();
@@ -200,7 +217,11 @@ fn hostile(interactor: &str, solution: &str) -> (tempfile::TempDir, PathBuf) {
     copy_tree(&package("kattis-guess"), dir.path());
     let _ = std::fs::remove_dir_all(dir.path().join("submissions"));
     std::fs::remove_file(dir.path().join("output_validator/interactor.cpp")).unwrap();
-    std::fs::write(dir.path().join("output_validator/interactor.py"), interactor).unwrap();
+    std::fs::write(
+        dir.path().join("output_validator/interactor.py"),
+        interactor,
+    )
+    .unwrap();
     std::fs::write(
         dir.path().join("problem.yaml"),
         "problem_format_version: 2025-09\ntype: interactive\nname: hostile\nlimits:\n  time_limit: 0.5\n  memory: 128\n",
@@ -284,31 +305,47 @@ fn hostile_solutions_end_in_bounded_time_with_their_verdict() {
         "import sys\nwhile True:\n    sys.stdout.write('1\\n' * 4096)\n",
         "WA",
     );
-    assert!(t["message"].as_str().unwrap().contains("no correct guess in 10"), "{t}");
+    assert!(
+        t["message"]
+            .as_str()
+            .unwrap()
+            .contains("no correct guess in 10"),
+        "{t}"
+    );
     // Closes its output and ends at once.
     let (t, _) = expect(&plain(), "import os\nos.close(1)\n", "WA");
-    assert!(t["message"].as_str().unwrap().contains("the output ended"), "{t}");
+    assert!(
+        t["message"].as_str().unwrap().contains("the output ended"),
+        "{t}"
+    );
     // Waits for input that never comes (the judge waits for its first guess): TLE by the wall
     // limit, with little CPU time.
     let (t, _) = expect(&plain(), "input()\n", "TLE");
     let message = t["message"].as_str().unwrap();
     assert!(message.contains("wall-clock"), "{t}");
-    assert!(message.contains("the interactor had not ended either"), "{t}");
+    assert!(
+        message.contains("the interactor had not ended either"),
+        "{t}"
+    );
     // Guesses once, then computes forever without reading the reply: TLE by CPU time.
-    let (t, _) = expect(&plain(), "print(500, flush=True)\nwhile True: pass\n", "TLE");
+    let (t, _) = expect(
+        &plain(),
+        "print(500, flush=True)\nwhile True: pass\n",
+        "TLE",
+    );
     assert!(t["message"].as_str().unwrap().contains("CPU time"), "{t}");
     // Crashes after a guess.
-    expect(&plain(), "print(500, flush=True)\nraise SystemExit(7)\n", "RE");
+    expect(
+        &plain(),
+        "print(500, flush=True)\nraise SystemExit(7)\n",
+        "RE",
+    );
 }
 
 #[test]
 fn an_interactor_that_rejects_first_beats_the_solutions_tle() {
     // The interactor rejects the first guess at once; the solution then spins: WA, not TLE.
-    let rejects = interactor(
-        "",
-        "judge_message('rejected at once'); sys.exit(43)",
-        "",
-    );
+    let rejects = interactor("", "judge_message('rejected at once'); sys.exit(43)", "");
     let (t, took) = expect(&rejects, "print(500, flush=True)\nwhile True: pass\n", "WA");
     assert_eq!(t["message"], "interactor: rejected at once", "{t}");
     assert!(t["time_ms"].as_f64().unwrap() < 500.0, "stopped early: {t}");
@@ -319,7 +356,13 @@ fn an_interactor_that_rejects_first_beats_the_solutions_tle() {
 fn broken_interactors_are_judge_errors_never_accepted() {
     // Crashes at the start.
     let (t, _) = expect(&interactor("sys.exit(1)", "", ""), BISECT, "JE");
-    assert!(t["message"].as_str().unwrap().contains("exited with code 1"), "{t}");
+    assert!(
+        t["message"]
+            .as_str()
+            .unwrap()
+            .contains("exited with code 1"),
+        "{t}"
+    );
     // Killed by a signal in the middle of the exchange.
     let (t, _) = expect(
         &interactor("", "os.kill(os.getpid(), 11) if n == 3 else None", ""),
@@ -329,10 +372,16 @@ fn broken_interactors_are_judge_errors_never_accepted() {
     assert!(t["message"].as_str().unwrap().contains("SIGSEGV"), "{t}");
     // Exits 0, which is no Kattis verdict.
     let (t, _) = expect(&interactor("", "", "sys.exit(0)"), BISECT, "JE");
-    assert!(t["message"].as_str().unwrap().contains("exited with 0"), "{t}");
+    assert!(
+        t["message"].as_str().unwrap().contains("exited with 0"),
+        "{t}"
+    );
     // Says "correct", then never ends: stopped at its wall-clock cap.
     let (t, _) = expect(&interactor("", "", "time.sleep(1000)"), BISECT, "JE");
-    assert!(t["message"].as_str().unwrap().contains("wall-clock cap"), "{t}");
+    assert!(
+        t["message"].as_str().unwrap().contains("wall-clock cap"),
+        "{t}"
+    );
     // Computes forever instead of answering while the solution waits.
     let (t, _) = expect(&interactor("", "while n == 2: pass", ""), BISECT, "JE");
     assert!(
@@ -364,7 +413,11 @@ fn plain_processes_cannot_run_pairs_and_say_what_is_missing() {
     std::fs::copy(submission("accepted/bisect.py"), copy.join("bisect.py")).unwrap();
     let mut all = vec![copy.to_path_buf()];
     while let Some(p) = all.pop() {
-        let mode = if p.is_dir() || p.ends_with("judge") { 0o755 } else { 0o644 };
+        let mode = if p.is_dir() || p.ends_with("judge") {
+            0o755
+        } else {
+            0o644
+        };
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
         if p.is_dir() {
             all.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
@@ -378,7 +431,9 @@ fn plain_processes_cannot_run_pairs_and_say_what_is_missing() {
         .args(["run", "guess", "bisect.py"])
         .output();
     assert_ne!(out.code(), Some(0), "{}", out.describe());
-    out.expect_stderr_contains("guess is interactive: the solution and the interactor run side by side");
+    out.expect_stderr_contains(
+        "guess is interactive: the solution and the interactor run side by side",
+    );
     out.expect_stderr_contains("which needs the full sandbox (its worker, with PID and mount namespaces); here programs run as plain processes (no sandbox worker: JUDGE_USERNS=0");
     out.expect_stderr_contains("hint: run the judge as root");
 }
