@@ -35,7 +35,7 @@ use crate::verdict::{classify_run, termination_text, Verdict};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 mod relay;
 mod sample;
@@ -194,6 +194,38 @@ fn interactor_accepts(run: &RunOutcome, protocol: Protocol) -> bool {
         Protocol::Testlib => 0,
     };
     run.termination == Termination::Exited(ok)
+        && !(run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded)
+}
+
+/// Whether the interactor ended before the solution. Who closed its output first, as the
+/// relay saw it (`closed`: interactor, solution), is exact for a program that ended by itself:
+/// the other one sees that end only once the relay has passed it on. A program the judge
+/// killed because the other one ended was still running then, whatever the relay saw (its
+/// output closes only when its run's init is gone, which can be after the other's). Without
+/// either, the order the sandbox saw them end in (`order`: 0 the solution, 1 the interactor).
+pub fn partner_ended_first(
+    solution: &RunOutcome,
+    partner: &RunOutcome,
+    closed: [Option<Instant>; 2],
+    order: &[usize],
+) -> bool {
+    if killed_for_partner(solution) {
+        return true;
+    }
+    if killed_for_partner(partner) {
+        return false;
+    }
+    match closed {
+        [Some(partner), Some(solution)] => partner < solution,
+        [Some(_), None] => true,
+        [None, Some(_)] => false,
+        [None, None] => order.first() == Some(&1),
+    }
+}
+
+/// Killed by the judge, not at a limit: stopped because its partner ended.
+fn killed_for_partner(run: &RunOutcome) -> bool {
+    run.termination == Termination::Signaled(libc::SIGKILL)
         && !(run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded)
 }
 
@@ -440,14 +472,7 @@ fn judge_pair(
         Protocol::Testlib => first_line(&stderr),
     }
     .unwrap_or_default();
-    // Who ended first: who closed its output first, as the relay saw it (exact: the other one
-    // sees the end only once the relay has passed it on); else who the sandbox saw end first.
-    let partner_first = match closed {
-        [Some(partner), Some(solution)] => partner < solution,
-        [Some(_), None] => true,
-        [None, Some(_)] => false,
-        [None, None] => order.first() == Some(&1),
-    };
+    let partner_first = partner_ended_first(&solution_run, &partner_run, closed, &order);
     let mut says = interactor_says(&partner_run, protocol, &message, wall_cap);
     // An interactor that wrote to a solution that had already ended (and closed its input):
     // the solution stopped listening, not a judge failure.

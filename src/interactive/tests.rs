@@ -153,3 +153,62 @@ fn a_transcript_reads_as_interaction_lines_capped() {
     assert_eq!(t.lines(10), ["<10", ">5", "<higher"]);
     assert_eq!(t.lines(2), ["<10", ">5", "… 1 more lines"]);
 }
+
+#[test]
+fn who_ended_first_is_who_closed_first_unless_the_judge_killed_it() {
+    let t0 = Instant::now();
+    let t1 = t0 + Duration::from_millis(1);
+    let ended = run(Termination::Exited(1));
+    let rejected = run(Termination::Exited(43));
+    // Exact from the relay: the interactor closed first, then the solution failed to read.
+    assert!(partner_ended_first(
+        &ended,
+        &rejected,
+        [Some(t0), Some(t1)],
+        &[0, 1]
+    ));
+    // The solution crashed first, then the interactor failed to read.
+    assert!(!partner_ended_first(
+        &ended,
+        &rejected,
+        [Some(t1), Some(t0)],
+        &[1, 0]
+    ));
+    // Killed for its partner: it was still running, whatever the relay saw last.
+    let killed = run(Termination::Signaled(libc::SIGKILL));
+    assert!(partner_ended_first(
+        &killed,
+        &rejected,
+        [Some(t1), Some(t0)],
+        &[1, 0]
+    ));
+    assert!(!partner_ended_first(
+        &ended,
+        &killed,
+        [Some(t0), Some(t1)],
+        &[0, 1]
+    ));
+    // Killed at a limit is no partner's doing.
+    let mut tle = run(Termination::Signaled(libc::SIGKILL));
+    tle.wall_limit_exceeded = true;
+    assert!(!partner_ended_first(
+        &tle,
+        &rejected,
+        [Some(t1), Some(t0)],
+        &[0, 1]
+    ));
+    // Nothing from the relay: the sandbox's order.
+    assert!(partner_ended_first(
+        &ended,
+        &rejected,
+        [None, None],
+        &[1, 0]
+    ));
+    // One side's relay ended on a broken pipe: the other closed.
+    assert!(partner_ended_first(
+        &ended,
+        &rejected,
+        [Some(t1), None],
+        &[0, 1]
+    ));
+}
