@@ -47,6 +47,9 @@ pub struct TestResult {
     /// How many times the solution ran on the test (multi-pass problems).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub passes: Option<u32>,
+    /// An interactive test's exchange, when it was recorded (`judge run --transcript`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub transcript: Option<Box<crate::interactive::Transcript>>,
 }
 
 /// The result of judging one solution.
@@ -156,6 +159,9 @@ pub enum Checker {
     Builtin(checker::Builtin),
     /// A built custom checker and how to talk to it.
     Custom(Artifact, Protocol),
+    /// An interactive problem: its built interactor, and the checker of what it writes
+    /// (`crate::interactive`).
+    Interactive(Box<crate::interactive::Interactor>),
 }
 
 /// Options of one judging.
@@ -222,19 +228,22 @@ pub struct Engine {
     counter: u64,
     /// The working folder of every run when the sandbox gives each run a private scratch
     /// folder there (the host folder is only a name then; nothing is ever written to it).
-    scratch: Option<PathBuf>,
+    pub(crate) scratch: Option<PathBuf>,
     /// Output files of finished runs, overwritten by later runs: creating and deleting files on a
     /// disk file system cost more per test than the rest of the judge's own work.
     spare_io: Vec<(PathBuf, PathBuf)>,
     /// Set when this engine is one of several jobs (`--jobs`): see `crate::jobs`.
-    gate: Option<Arc<Gate>>,
+    pub(crate) gate: Option<Arc<Gate>>,
     /// This engine holds the gate exclusively (a re-judge).
-    exclusive: bool,
+    pub(crate) exclusive: bool,
     /// Whether the last program run had the CPUs to itself (always, without a gate).
-    last_alone: bool,
+    pub(crate) last_alone: bool,
     /// The sandbox failed a run (its worker may be gone): as one of several jobs, this engine
     /// takes no more work while another job can (`crate::jobs::spread`).
-    sandbox_failed: bool,
+    pub(crate) sandbox_failed: bool,
+    /// An interactive problem's second sandbox (for the interactor), made at its first test,
+    /// and whether to record the exchanges (`crate::interactive`).
+    pub(crate) partner: crate::interactive::Partner,
 }
 
 impl Engine {
@@ -251,6 +260,7 @@ impl Engine {
             exclusive: false,
             last_alone: true,
             sandbox_failed: false,
+            partner: Default::default(),
         }
     }
 
@@ -396,6 +406,11 @@ impl Engine {
 
     /// Builds the problem's checker (only custom checkers need building).
     pub fn prepare_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
+        let checker = self.prepare_output_checker(problem)?;
+        crate::interactive::prepare(self, problem, checker)
+    }
+
+    fn prepare_output_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
         match &problem.checker {
             CheckerSpec::Builtin(b) => Ok(Checker::Builtin(b.clone())),
             CheckerSpec::Custom(program) => {
@@ -745,6 +760,7 @@ impl Engine {
             mismatch: None,
             checker_score: None,
             passes: None,
+            transcript: None,
         };
         if !test.input.is_file() || !test.answer.is_file() {
             result.message = format!(
@@ -757,6 +773,9 @@ impl Engine {
                 .display()
             );
             return result;
+        }
+        if let Checker::Interactive(interactor) = checker {
+            return crate::interactive::run_test(self, problem, interactor, artifact, test, result);
         }
         if let Some(passes) = problem.passes {
             return self.run_passes(problem, checker, artifact, test, passes, result);
@@ -898,6 +917,7 @@ impl Engine {
         args: &[String],
     ) -> Result<checker::Outcome, String> {
         match checker {
+            Checker::Interactive(i) => self.check_with(&i.checker, input, output, answer, args),
             Checker::Builtin(checker::Builtin::Kattis(_)) if !args.is_empty() => {
                 let flags = crate::package::kattis::default_flags(args)
                     .map_err(|e| format!("output validator arguments: {e}"))?;

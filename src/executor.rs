@@ -29,6 +29,12 @@ pub trait Executor: Send {
     /// Each isolation layer with its status (for the `started` event and its warning).
     fn layers(&self) -> Vec<Layer>;
 
+    /// The sandbox itself, when this executor is one: interactive problems start two runs at
+    /// once through [`Sandbox::start`], which the one-run-at-a-time seam does not offer.
+    fn as_sandbox(&mut self) -> Option<&mut Sandbox> {
+        None
+    }
+
     /// Summary of [`Executor::layers`].
     fn level(&self) -> IsolationLevel {
         let layers = self.layers();
@@ -60,6 +66,10 @@ impl<E: Executor + ?Sized> Executor for Box<E> {
     fn level(&self) -> IsolationLevel {
         (**self).level()
     }
+
+    fn as_sandbox(&mut self) -> Option<&mut Sandbox> {
+        (**self).as_sandbox()
+    }
 }
 
 impl Executor for Sandbox {
@@ -77,5 +87,9 @@ impl Executor for Sandbox {
 
     fn level(&self) -> IsolationLevel {
         Sandbox::level(self)
+    }
+
+    fn as_sandbox(&mut self) -> Option<&mut Sandbox> {
+        Some(self)
     }
 }

@@ -7,6 +7,7 @@ pub mod cli;
 pub mod engine;
 pub mod event;
 pub mod executor;
+pub mod interactive;
 pub mod interrupt;
 pub mod jobs;
 pub mod lang;

@@ -76,6 +76,13 @@ fn protocol_text(p: Protocol, checker: bool) -> &'static str {
     }
 }
 
+fn interactor_text(p: Protocol) -> &'static str {
+    match p {
+        Protocol::Kattis => "kattis: interactor input answer feedback_dir [args], talking to the solution on its stdin and stdout; exit 42 AC, 43 WA, anything else a judge error",
+        Protocol::Testlib => "testlib: interactor input tout answer, talking to the solution on its stdin and stdout; exit 0 then the checker checks tout, 1 WA, 2 PE, 3 judge error",
+    }
+}
+
 fn program_json(problem: &Problem, p: &Program, checker: bool) -> Value {
     json!({
         "source": rel(problem, &p.source),
@@ -118,6 +125,11 @@ pub fn document(problem: &Problem) -> Value {
         "input_file": problem.io.input,
         "output_file": problem.io.output,
         "checker": checker,
+        "interactor": problem.interactor.as_ref().map(|p| {
+            let mut v = program_json(problem, p, true);
+            v["protocol_rule"] = json!(interactor_text(p.protocol));
+            v
+        }),
         "validators": problem.validators.iter().map(|v| program_json(problem, v, false)).collect::<Vec<_>>(),
         "groups": problem.groups.iter().map(|g| json!({
             "name": g.name,
@@ -147,6 +159,7 @@ pub fn document(problem: &Problem) -> Value {
             "points": t.points,
             "generate": t.generate,
             "answer_from_main_solution": t.answer_missing,
+            "interaction": t.interaction.as_ref().map(|p| rel(problem, p)),
         })).collect::<Vec<_>>(),
         "solutions": problem.solutions.iter().map(|sol| json!({
             "file": rel(problem, &sol.path),
@@ -205,7 +218,21 @@ pub fn render(problem: &Problem) -> String {
                 "file `{f}` in the working folder"
             ))
     ));
+    if let Some(p) = &problem.interactor {
+        line(format!("interactor {}", rel(problem, &p.source)));
+        line(format!(
+            "           protocol {}",
+            interactor_text(p.protocol)
+        ));
+    }
     match &problem.checker {
+        _ if problem
+            .interactor
+            .as_ref()
+            .is_some_and(|p| p.protocol == Protocol::Kattis) =>
+        {
+            line("checker    none: the interactor decides".into())
+        }
         CheckerSpec::Builtin(b) => {
             line(format!("checker    built-in {}", package::builtin_name(b)))
         }
@@ -302,6 +329,9 @@ pub fn render(problem: &Problem) -> String {
         if !t.validator_args.is_empty() {
             notes.push(format!("validator args: {}", t.validator_args.join(" ")));
         }
+        if let Some(p) = &t.interaction {
+            notes.push(format!("exchange {}", rel(problem, p)));
+        }
         line(format!(
             "  {:>3}  {}  {} + {}{}",
             i + 1,
@@ -314,6 +344,32 @@ pub fn render(problem: &Problem) -> String {
                 format!("   [{}]", notes.join("; "))
             }
         ));
+    }
+    // The sample exchanges of an interactive problem, as the statement would show them.
+    for t in problem.tests.iter().filter(|t| t.sample) {
+        let Some(path) = &t.interaction else {
+            continue;
+        };
+        line(format!(
+            "exchange   {} (< judge to solution, > solution to judge):",
+            t.name
+        ));
+        match crate::interactive::read_interaction(path) {
+            Ok(lines) => {
+                let shown = crate::interactive::TRANSCRIPT_LINES;
+                for (_, from, text) in lines.iter().take(shown) {
+                    let mark = match from {
+                        crate::interactive::From::Judge => '<',
+                        crate::interactive::From::Solution => '>',
+                    };
+                    line(format!("    {mark}{text}"));
+                }
+                if lines.len() > shown {
+                    line(format!("    … {} more lines", lines.len() - shown));
+                }
+            }
+            Err(why) => line(format!("    {why}")),
+        }
     }
     if !problem.solutions.is_empty() {
         line(format!(

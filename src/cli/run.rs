@@ -1,4 +1,4 @@
-//! `judge run <PROBLEM> <SOURCE> [--all] [--test NAME]... [--format human|json|jsonl|junit]`.
+//! `judge run <PROBLEM> <SOURCE> [--all] [--test NAME]... [--transcript] [--format human|json|jsonl|junit]`.
 
 use super::{exit, Session};
 use crate::event::{Event, Reporter};
@@ -20,6 +20,10 @@ pub struct Args {
     /// * ? [abc] (`--test 'sample*'`).
     #[arg(long = "test", value_name = "NAME")]
     tests: Vec<String>,
+    /// Interactive problems: relay the exchange through the judge and show it for the failing
+    /// test (its first lines, `<` judge to solution, `>` solution to judge).
+    #[arg(long)]
+    transcript: bool,
     #[command(flatten)]
     jobs: super::JobsArgs,
     #[command(flatten)]
@@ -128,6 +132,15 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         );
     }
     problem.tests.retain(|t| selected.contains(&t.name));
+    if args.transcript {
+        if problem.interactor.is_none() {
+            let message = "--transcript: not an interactive problem, there is no exchange to show (the output diff is shown instead)".to_string();
+            note(&mut *reporter, &problem, message);
+        }
+        for engine in session.engines() {
+            engine.partner.record = true;
+        }
+    }
     reporter.event(&Event::problem_started(&problem));
     let options = crate::engine::JudgeOptions {
         all: args.all,

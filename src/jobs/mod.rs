@@ -205,6 +205,7 @@ mod tests {
             mismatch: None,
             checker_score: None,
             passes: None,
+            transcript: None,
         }
     }
 

@@ -270,7 +270,7 @@ fn kattis_package_errors_name_file_line_and_fix() {
         "{e}"
     );
     assert!(e.contains("a .out file is not the answer"), "{e}");
-    // What the judge cannot honour is an error, not a skip.
+    // An interactive problem needs its interactor; what the judge cannot honour is an error.
     let e = error(&[
         (
             "problem.yaml",
@@ -280,17 +280,27 @@ fn kattis_package_errors_name_file_line_and_fix() {
         ("data/sample/1.ans", "1\n"),
     ]);
     assert!(
-        e.contains("`interactive` problems are not supported"),
+        e.contains("an interactive problem without its interactor")
+            && e.contains("add the interactor's source under output_validator/"),
         "{e}"
     );
     let e = error(&[
         ("problem.yaml", "name: x\nvalidation: custom interactive\n"),
-        ("output_validators/v.cpp", ""),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+    ]);
+    assert!(e.contains("no output_validators/ folder"), "{e}");
+    let e = error(&[
+        (
+            "problem.yaml",
+            "problem_format_version: 2025-09\nname: x\ntype: [interactive, multi-pass]\n",
+        ),
+        ("output_validator/v.cpp", ""),
         ("data/sample/1.in", "1\n"),
         ("data/sample/1.ans", "1\n"),
     ]);
     assert!(
-        e.contains("`interactive` problems are not supported"),
+        e.contains("`interactive multi-pass` problems are not supported"),
         "{e}"
     );
     let e = error(&[
@@ -437,7 +447,7 @@ fn polygon_package_errors_name_file_line_and_fix() {
         e.contains("problem.xml:5:13: <time-limit> `1.5` is not a number of milliseconds"),
         "{e}"
     );
-    // An interactor cannot be honoured yet: an error, not a skip.
+    // An interactor whose source is not in the package.
     let inter = xml.replace(
         "<assets>",
         "<assets><interactor><source path=\"files/i.cpp\"/></interactor>",
@@ -447,7 +457,10 @@ fn polygon_package_errors_name_file_line_and_fix() {
         ("tests/01", "1\n"),
         ("tests/01.a", "1\n"),
     ]);
-    assert!(e.contains("interactive problem"), "{e}");
+    assert!(
+        e.contains("the interactor's source") && e.contains("files/i.cpp is missing"),
+        "{e}"
+    );
     // A custom checker whose source is not in the package.
     let custom = xml.replace(
         "<checker name=\"std::ncmp.cpp\" type=\"testlib\"/>",
@@ -854,4 +867,97 @@ fn a_draft_package_with_legacy_grading_keys_is_scored_by_the_legacy_grader() {
         "{:?}",
         p.warnings
     );
+}
+
+#[test]
+fn interactive_packages_name_their_interactor_in_every_format() {
+    let problems = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/problems");
+    for (dir, source, protocol) in [
+        (
+            fixture("kattis-guess"),
+            "output_validator/interactor.cpp",
+            Protocol::Kattis,
+        ),
+        (
+            fixture("kattis-legacy-guess"),
+            "output_validators/guess/interactor.cpp",
+            Protocol::Kattis,
+        ),
+        (
+            fixture("polygon-guess"),
+            "files/interactor.cpp",
+            Protocol::Testlib,
+        ),
+        (problems.join("guess"), "interactor.rs", Protocol::Kattis),
+    ] {
+        let p = Problem::load(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        let i = p.interactor.as_ref().expect("an interactor");
+        assert_eq!(i.source, dir.join(source));
+        assert_eq!(i.protocol, protocol, "{}", dir.display());
+    }
+    // Kattis: the output validator is the interactor, not a checker; samples carry their
+    // exchange, and the validator's arguments are not the default validator's flags.
+    let p = Problem::load(&fixture("kattis-guess")).unwrap();
+    assert!(matches!(p.checker, CheckerSpec::Builtin(_)));
+    assert_eq!(
+        p.tests[0].interaction,
+        Some(fixture("kattis-guess").join("data/sample/1.interaction"))
+    );
+    assert_eq!(p.tests[1].interaction, None);
+    // Polygon: the checker stays, for the interactor's tout.
+    let p = Problem::load(&fixture("polygon-guess")).unwrap();
+    assert!(matches!(
+        p.checker,
+        CheckerSpec::Builtin(Builtin::Testlib(_))
+    ));
+}
+
+#[test]
+fn a_native_interactor_names_its_protocol() {
+    let base = "name = \"x\"\n[limits]\ntime_limit = 1.0\nmemory = 64\n";
+    let with = |extra: &str| {
+        package(&[
+            ("problem.toml", &format!("{base}{extra}")),
+            ("interactor.rs", "fn main() {}"),
+            ("tests/1.in", "1\n"),
+            ("tests/1.ans", "\n"),
+        ])
+    };
+    let e = |extra: &str| Problem::load(with(extra).path()).unwrap_err().to_string();
+    let dir = package(&[
+        (
+            "problem.toml",
+            &format!("interactor = \"interactor.rs\"\n{base}"),
+        ),
+        ("interactor.rs", "fn main() {}"),
+        ("tests/1.in", "1\n"),
+        ("tests/1.ans", "\n"),
+    ]);
+    let msg = Problem::load(dir.path()).unwrap_err().to_string();
+    assert!(msg.contains("problem.toml:1:14"), "{msg}");
+    assert!(
+        msg.contains("the interactor needs its protocol named"),
+        "{msg}"
+    );
+    assert!(
+        msg.contains("[interactor]\nsource = \"interactor.rs\""),
+        "{msg}"
+    );
+    let msg = e("[interactor]\nsource = \"interactor.rs\"\n");
+    assert!(msg.contains("[interactor] needs `protocol`"), "{msg}");
+    let msg = e("[interactor]\nsource = \"interactor.rs\"\nprotocol = \"cms\"\n");
+    assert!(msg.contains("unknown interactor protocol `cms`"), "{msg}");
+    let msg = e("[interactor]\nsource = \"nope.rs\"\nprotocol = \"kattis\"\n");
+    assert!(
+        msg.contains("interactor source") && msg.contains("nope.rs` does not exist"),
+        "{msg}"
+    );
+    let msg = e("[interactor]\nsource = \"interactor.rs\"\nprotocol = \"kattis\"\ncolour = 1\n");
+    assert!(
+        msg.contains("unknown key `colour` in [interactor]"),
+        "{msg}"
+    );
+    let dir = with("[interactor]\nsource = \"interactor.rs\"\nprotocol = \"testlib\"\n");
+    let p = Problem::load(dir.path()).unwrap();
+    assert_eq!(p.interactor.unwrap().protocol, Protocol::Testlib);
 }

@@ -325,19 +325,22 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             .filter(|w| ["interactive", "score", "multi-pass"].contains(w))
             .map(|w| w.to_string()),
     );
+    let interactive = types.iter().any(|t| t == "interactive");
     let mut scored = false;
     let mut multi_pass = false;
     for t in &types {
         match t.as_str() {
-            "pass-fail" => {}
+            "pass-fail" | "interactive" => {}
             "scoring" | "score" => scored = true,
-            "multi-pass" => multi_pass = true,
-            "interactive" | "submit-answer" => {
-                return Err(PackageError::new(
-                    &yaml_path,
-                    format!("`{t}` problems are not supported by the judge yet"),
-                )
-                .hint("pass-fail, scoring and multi-pass problems with a batch (stdin/stdout) submission can be judged for now"))
+            "multi-pass" if !interactive => multi_pass = true,
+            "multi-pass" | "submit-answer" => {
+                let what = if interactive {
+                    format!("`interactive {t}` problems are not supported by the judge yet")
+                } else {
+                    format!("`{t}` problems are not supported by the judge yet")
+                };
+                return Err(PackageError::new(&yaml_path, what)
+                .hint("pass-fail, scoring and multi-pass problems with a batch (stdin/stdout) submission, and interactive ones in a single pass, can be judged for now"));
             }
             other => warn(
                 &mut warnings,
@@ -424,6 +427,26 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         }
         Some(folder) => CheckerSpec::Custom(one_program(&folder, "output validator")?),
     };
+    // An interactive problem's output validator is its interactor; nothing checks an output.
+    let (checker, interactor) = match (interactive, checker) {
+        (false, checker) => (checker, None),
+        (true, CheckerSpec::Custom(program)) => (
+            CheckerSpec::Builtin(Builtin::Kattis(Default::default())),
+            Some(program),
+        ),
+        (true, CheckerSpec::Builtin(_)) => {
+            let folder = if modern {
+                "output_validator/"
+            } else {
+                "output_validators/<name>/"
+            };
+            return Err(PackageError::new(
+                &yaml_path,
+                "an interactive problem without its interactor (the output validator)",
+            )
+            .hint(format!("add the interactor's source under {folder}: it runs as `validator input answer feedback_dir [args]`, talks to the submission on its stdin and stdout, and exits 42 (accepted) or 43 (wrong answer)")));
+        }
+    };
 
     // Input validators.
     let mut validators = Vec::new();
@@ -509,7 +532,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     warnings.append(&mut walk.warnings);
     // `validator_flags` go to every output validator, before the group's; the default
     // validator's must be flags it knows.
-    let default = matches!(checker, CheckerSpec::Builtin(Builtin::Kattis(_)));
+    let default =
+        interactor.is_none() && matches!(checker, CheckerSpec::Builtin(Builtin::Kattis(_)));
     for test in &mut walk.tests {
         let mut all = problem_args.clone();
         all.append(&mut test.checker_args);
@@ -572,6 +596,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         origin,
         time_rule,
         checker,
+        interactor,
         tests: walk.tests,
         groups: walk.groups,
         validator: None,
@@ -1083,6 +1108,9 @@ impl Walk {
                 validator_args: settings.input_args.clone(),
                 ..TestCase::default()
             };
+            if files.contains(&format!("{key}.interaction")) {
+                case.interaction = Some(dir.join(format!("{key}.interaction")));
+            }
             let own = dir.join(format!("{key}.yaml"));
             if files.contains(&format!("{key}.yaml")) {
                 let map = read_yaml(&own)?;

@@ -90,6 +90,10 @@ pub struct Problem {
     /// (Kattis): how `run` derives it.
     pub time_rule: Option<TimeRule>,
     pub checker: CheckerSpec,
+    /// An interactive problem's interactor: the program the solution talks to through pipes
+    /// (`crate::interactive`). With the Kattis protocol it also decides the verdict; with the
+    /// testlib one it writes `tout`, which `checker` then checks.
+    pub interactor: Option<Program>,
     /// In judging order: samples first, then the rest, each group in its format's order.
     pub tests: Vec<TestCase>,
     /// Test groups in order (names like `secret/group1`), with what the package says of them.
@@ -355,6 +359,9 @@ pub struct TestCase {
     pub validator_args: Vec<String>,
     /// Polygon's points of the test (kept for scoring).
     pub points: Option<f64>,
+    /// An interactive problem's sample exchange (Kattis `.interaction`: lines `<` judge to
+    /// solution, `>` solution to judge), shown and checked against the interactor.
+    pub interaction: Option<PathBuf>,
     /// The input is not in the package: the generator command (name, then arguments) that makes
     /// it ([`Problem::rebuild`]).
     pub generate: Option<Vec<String>>,

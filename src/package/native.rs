@@ -28,6 +28,10 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     }
     let limits = validate_limits(raw.limits.get_ref(), &err)?;
     let checker = validate_checker(dir, raw.checker.as_ref(), &err)?;
+    let interactor = match &raw.interactor {
+        None => None,
+        Some(i) => Some(validate_interactor(dir, i, &err)?),
+    };
     let mut tests = find_tests(dir, strict)?;
     let (groups, scoring) = scored_groups(&raw.group, &mut tests, &err)?;
     let validator = find_validator(dir)?;
@@ -59,6 +63,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         origin,
         time_rule: None,
         checker,
+        interactor,
         tests,
         groups,
         validator,
@@ -352,6 +357,95 @@ fn validate_checker(
     })
 }
 
+/// `[interactor] source = "interactor.rs", protocol = "kattis" | "testlib"`, `files = [...]`.
+fn validate_interactor(
+    dir: &Path,
+    raw: &toml::Spanned<toml::Value>,
+    err: &dyn Fn(usize, String) -> PackageError,
+) -> Result<Program, PackageError> {
+    let at = raw.span().start;
+    let example = |file: &str| {
+        format!("write it as a table:\n[interactor]\nsource = \"{file}\"\nprotocol = \"kattis\"   # or \"testlib\"")
+    };
+    let table = match raw.get_ref() {
+        toml::Value::Table(t) => t,
+        toml::Value::String(file) => {
+            return Err(
+                err(at, "the interactor needs its protocol named".into()).hint(example(file))
+            )
+        }
+        _ => {
+            return Err(
+                err(at, "`interactor` must be a table".into()).hint(example("interactor.rs"))
+            )
+        }
+    };
+    if let Some(key) = table
+        .keys()
+        .find(|k| !["source", "protocol", "files"].contains(&k.as_str()))
+    {
+        return Err(err(at, format!("unknown key `{key}` in [interactor]"))
+            .hint("[interactor] has source, protocol and files"));
+    }
+    let Some(source) = table.get("source").and_then(|v| v.as_str()) else {
+        return Err(err(at, "[interactor] needs `source` (a file name)".into())
+            .hint(example("interactor.rs")));
+    };
+    let protocol = match table.get("protocol").and_then(|v| v.as_str()) {
+        Some("kattis") => Protocol::Kattis,
+        Some("testlib") => Protocol::Testlib,
+        other => {
+            return Err(err(
+                at,
+                match other {
+                    None => "[interactor] needs `protocol`".into(),
+                    Some(p) => format!("unknown interactor protocol `{p}`"),
+                },
+            )
+            .hint("protocol = \"kattis\" (run as `interactor input answer feedback_dir/`: exit 42 accepts, 43 rejects) or \"testlib\" (run as `interactor input tout answer`: exit 0, then the checker checks tout; 1 WA, 2 PE, 3 fail)"))
+        }
+    };
+    let path = dir.join(source);
+    if !path.is_file() {
+        return Err(err(
+            at,
+            format!("interactor source `{}` does not exist", path.display()),
+        )
+        .hint("write the interactor there, or fix the path (relative to the package folder)"));
+    }
+    let mut helpers = Vec::new();
+    let files = match table.get("files") {
+        None => Vec::new(),
+        Some(toml::Value::Array(a)) if a.iter().all(|v| v.is_str()) => {
+            a.iter().filter_map(|v| v.as_str()).collect()
+        }
+        Some(_) => {
+            return Err(err(
+                at,
+                "[interactor] `files` must be a list of file names".into(),
+            )
+            .hint("files = [\"testlib.h\"]"))
+        }
+    };
+    for file in files {
+        let helper = dir.join(file);
+        if !helper.is_file() {
+            return Err(err(
+                at,
+                format!("helper file `{}` does not exist", helper.display()),
+            )
+            .hint("list files of the package (relative to its folder)"));
+        }
+        helpers.push(helper);
+    }
+    Ok(Program {
+        source: path,
+        protocol,
+        helpers,
+        args: Vec::new(),
+    })
+}
+
 fn find_tests(dir: &Path, strict: bool) -> Result<Vec<TestCase>, PackageError> {
     let tests_dir = dir.join("tests");
     if !strict && !tests_dir.exists() {
@@ -377,9 +471,11 @@ fn find_tests(dir: &Path, strict: bool) -> Result<Vec<TestCase>, PackageError> {
             Some((stem, "ans")) if !stem.is_empty() => {
                 answers.insert(stem.to_string());
             }
+            // An interactive test's example exchange (shown and checked).
+            Some((stem, "interaction")) if !stem.is_empty() => {}
             _ => {
                 return Err(PackageError::new(path, "unexpected file in tests/")
-                    .hint("tests/ holds only NAME.in and NAME.ans pairs; move other files elsewhere in the package"))
+                    .hint("tests/ holds only NAME.in and NAME.ans pairs (and NAME.interaction); move other files elsewhere in the package"))
             }
         }
     }
@@ -414,6 +510,8 @@ fn find_tests(dir: &Path, strict: bool) -> Result<Vec<TestCase>, PackageError> {
             input: tests_dir.join(format!("{name}.in")),
             answer: tests_dir.join(format!("{name}.ans")),
             sample: name.starts_with("sample"),
+            interaction: Some(tests_dir.join(format!("{name}.interaction")))
+                .filter(|p| p.is_file()),
             name,
             ..TestCase::default()
         })

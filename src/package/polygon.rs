@@ -355,6 +355,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             points,
             generate,
             answer_missing,
+            interaction: None,
         });
     }
     if strict && tests.is_empty() {
@@ -392,17 +393,6 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
                     format!("unknown asset <{}>; ignored", c.tag_name().name()),
                 ));
             }
-        }
-        if let Some(i) = child(a, "interactor") {
-            return Err(at(
-                &doc,
-                &path,
-                i,
-                "an interactive problem (<interactor>): not supported by the judge yet",
-            )
-            .hint(
-                "only problems with a batch (stdin/stdout or file) solution can be judged for now",
-            ));
         }
     }
     let checker_node = assets.and_then(|a| child(a, "checker")).ok_or_else(|| {
@@ -462,6 +452,11 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         Some(which) => CheckerSpec::Builtin(Builtin::Testlib(which)),
         None => CheckerSpec::Custom(program(checker_node, "checker")?),
     };
+    // An interactive problem: the interactor writes `tout`, which the checker then checks.
+    let interactor = match assets.and_then(|a| child(a, "interactor")) {
+        Some(node) => Some(program(node, "interactor")?),
+        None => None,
+    };
     let mut validators = Vec::new();
     if let Some(a) = assets {
         let mut nodes: Vec<Node> = a
@@ -517,6 +512,13 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         }
     }
 
+    if interactor.is_some() && (io.input.is_some() || io.output.is_some()) {
+        return Err(PackageError::new(
+            &path,
+            "an interactive problem whose solution reads or writes files (<judging input-file / output-file>)",
+        )
+        .hint("an interactive solution talks to the interactor on stdin and stdout: leave input-file and output-file empty"));
+    }
     Ok(Problem {
         slug: slug_of(dir),
         dir: dir.to_path_buf(),
@@ -527,6 +529,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         origin,
         time_rule: None,
         checker,
+        interactor,
         tests,
         groups,
         validator: None,

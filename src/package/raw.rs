@@ -14,6 +14,9 @@ pub struct Problem {
     /// `[[group]]` tables: a scored problem's test groups.
     #[serde(default)]
     pub group: Vec<Spanned<Group>>,
+    /// An interactive problem's interactor: `[interactor] source = "interactor.rs"`,
+    /// `protocol = "kattis" | "testlib"`, `files = [...]` (read by hand, for clear errors).
+    pub interactor: Option<Spanned<toml::Value>>,
 }
 
 /// A test group with points.

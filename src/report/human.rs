@@ -464,6 +464,9 @@ pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: boo
                     s.push('\n');
                     s.push_str(&super::diff::render(&m.window, &paint, "  "));
                 }
+                if let Some(transcript) = &t.transcript {
+                    s.push_str(&crate::interactive::render(transcript));
+                }
             }
         }
     }
@@ -564,6 +567,7 @@ mod tests {
             mismatch: None,
             checker_score: None,
             passes: None,
+            transcript: None,
         }
     }
 

@@ -57,6 +57,7 @@ fn test(name: &str, verdict: Verdict, time: u64, message: &str) -> TestResult {
         mismatch: None,
         checker_score: None,
         passes: None,
+        transcript: None,
     }
 }
 

@@ -106,6 +106,12 @@ fn make_missing(
     if inputs == 0 && answers == 0 {
         return Ok(Vec::new());
     }
+    if answers > 0 && problem.interactor.is_some() {
+        return Err(SetterError::Other(format!(
+            "{}: {answers} test(s) have no answer file, and the judge cannot make them for an interactive problem (the main solution would have to talk to the interactor)\n  hint: download the full package (it holds every answer), or write the answer files",
+            problem.slug
+        )));
+    }
     let out_dir = engine.fresh_dir("tests")?;
     let rel = |p: &Path| {
         p.strip_prefix(&problem.dir)

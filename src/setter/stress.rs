@@ -89,6 +89,12 @@ pub fn stress(
     options: &StressOptions,
     progress: &mut dyn FnMut(&str),
 ) -> Result<Option<Counterexample>, SetterError> {
+    if problem.interactor.is_some() {
+        return Err(SetterError::Other(format!(
+            "{} is interactive: `judge stress` compares the outputs of batch solutions and cannot run an interactor yet\n  hint: judge the solutions with `judge run` or `judge verify`",
+            problem.slug
+        )));
+    }
     let engine: &mut Engine = engines[0];
     let (generator_path, template) = resolve_generator(engine, problem, &options.gen)?;
     let recipe = recipe::load_recipe(&problem.dir)?;

@@ -295,6 +295,12 @@ pub fn verify_problem(
         check
             .findings
             .extend(run_checker_tests(engine, &problem, checker));
+        // An interactive problem's sample exchanges, played against its interactor.
+        check.findings.extend(
+            crate::interactive::check_samples(engine, &problem, checker)
+                .into_iter()
+                .map(Finding::failed),
+        );
     }
     if let (Some(checker), Some(_)) = (&checker, &problem.time_rule) {
         // No time limit in the package: the accepted solutions give it (Kattis' rule).

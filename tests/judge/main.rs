@@ -9,6 +9,7 @@ mod conventions;
 mod crosscheck;
 mod formats;
 mod harness;
+mod interactive;
 mod java;
 mod jobs;
 mod messages;

@@ -1,0 +1,93 @@
+//! The two runs side by side and the judge's relay between their pipes.
+
+use super::*;
+use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Result of [`run_pair`]: both outcomes (solution, interactor), the order the sandbox saw them
+/// end in, and when the relay saw each close its output (interactor, solution).
+type PairOutcome = (
+    Vec<Result<RunOutcome, SandboxError>>,
+    Vec<usize>,
+    [Option<Instant>; 2],
+);
+
+/// Starts the solution and the interactor, relays their pipes (recording in `log` when asked),
+/// and waits for both: one ending badly takes the other down.
+pub(super) fn run_pair(
+    first: &mut Sandbox,
+    second: &mut Sandbox,
+    specs: [&RunSpec; 2],
+    io: [RunIo; 2],
+    relays: [(OwnedFd, OwnedFd); 2],
+    (log, record): (&Arc<Mutex<Transcript>>, bool),
+    protocol: Protocol,
+) -> Result<PairOutcome, SandboxError> {
+    let [solution_io, partner_io] = io;
+    let one = first.start(specs[0], solution_io)?;
+    let two = second.start(specs[1], partner_io)?;
+    let mut runs = vec![one, two];
+    let threads: Vec<_> = relays
+        .into_iter()
+        .zip([From::Judge, From::Solution])
+        .map(|((from, to), who)| {
+            let log = record.then(|| Arc::clone(log));
+            std::thread::spawn(move || relay(from, to, who, log.as_deref()))
+        })
+        .collect();
+    let mut order = Vec::new();
+    let outcomes = sandbox::wait_all(&mut runs, |i, o| {
+        order.push(i);
+        if i == 0 {
+            ended_badly(o)
+        } else {
+            !interactor_accepts(o, protocol)
+        }
+    });
+    drop(runs);
+    let mut closed = [None, None];
+    for (i, t) in threads.into_iter().enumerate() {
+        closed[i] = t.join().unwrap_or(None);
+    }
+    Ok((outcomes, order, closed))
+}
+
+/// Copies `from` to `to` until the end of `from` (then closes `to`, and says when that end
+/// came) or until `to` is closed (then closes `from`, so its writer sees a broken pipe as
+/// without the relay), keeping up to [`TRANSCRIPT_CAP`] bytes in `log` if given.
+fn relay(
+    from: OwnedFd,
+    to: OwnedFd,
+    who: From,
+    log: Option<&Mutex<Transcript>>,
+) -> Option<Instant> {
+    let mut from = std::fs::File::from(from);
+    let mut to = std::fs::File::from(to);
+    let mut kept = 0;
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match from.read(&mut buf) {
+            Ok(0) => return Some(Instant::now()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        if let Some(log) = log {
+            let mut log = log.lock().unwrap_or_else(|e| e.into_inner());
+            let keep = n.min(TRANSCRIPT_CAP - kept);
+            if keep < n {
+                log.truncated = true;
+            }
+            if keep > 0 {
+                log.parts
+                    .push((who, String::from_utf8_lossy(&buf[..keep]).into_owned()));
+                kept += keep;
+            }
+        }
+        if to.write_all(&buf[..n]).is_err() {
+            return None;
+        }
+    }
+}

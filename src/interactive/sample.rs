@@ -1,0 +1,206 @@
+//! Sample `.interaction` files: read, played against the interactor for `judge verify`, and
+//! attached to a failing sample's result.
+
+use super::*;
+use std::io::{Read, Write};
+
+/// A sample `.interaction` file read as (line number, from, text) lines; `---` (between the
+/// passes of a multi-pass problem) is skipped. `Err` names the line that is neither.
+pub fn read_interaction(path: &Path) -> Result<Vec<(usize, From, String)>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+    let mut lines = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let from = match line.chars().next() {
+            Some('<') => From::Judge,
+            Some('>') => From::Solution,
+            _ if line.trim() == "---" || line.trim().is_empty() => continue,
+            _ => {
+                return Err(format!(
+                    "{}:{}: a line of an .interaction file starts with `<` (judge to solution) or `>` (solution to judge)",
+                    path.display(),
+                    i + 1
+                ))
+            }
+        };
+        lines.push((i + 1, from, line[1..].to_string()));
+    }
+    Ok(lines)
+}
+
+/// Checks every sample exchange of an interactive problem against its interactor: the judge
+/// plays the solution's side from the `>` lines, the interactor must answer the `<` lines and
+/// accept. One message per sample that does not hold.
+pub fn check_samples(engine: &mut Engine, problem: &Problem, checker: &Checker) -> Vec<String> {
+    let Checker::Interactive(interactor) = checker else {
+        return Vec::new();
+    };
+    let mut problems = Vec::new();
+    for test in &problem.tests {
+        let Some(path) = &test.interaction else {
+            continue;
+        };
+        if let Err(why) = replay(engine, problem, interactor, test, path) {
+            problems.push(why);
+        }
+    }
+    problems
+}
+
+fn replay(
+    engine: &mut Engine,
+    problem: &Problem,
+    interactor: &Interactor,
+    test: &TestCase,
+    path: &Path,
+) -> Result<(), String> {
+    let lines = read_interaction(path)?;
+    let said: String = lines
+        .iter()
+        .filter(|(_, f, _)| *f == From::Solution)
+        .map(|(_, _, t)| format!("{t}\n"))
+        .collect();
+    let work = engine.fresh_dir("replay").map_err(|e| e.to_string())?;
+    let feedback = work.join("feedback");
+    std::fs::create_dir(&feedback)
+        .map_err(|e| format!("could not create {}: {e}", feedback.display()))?;
+    let input = absolute(&test.input);
+    let answer = absolute(&test.answer);
+    let mut args = interactor.artifact.args.clone();
+    match interactor.protocol {
+        Protocol::Kattis => {
+            let mut dir = feedback.clone().into_os_string();
+            dir.push("/");
+            args.extend([input.clone().into(), answer.clone().into(), dir]);
+            args.extend(test.checker_args.iter().map(OsString::from));
+        }
+        Protocol::Testlib => {
+            args.extend([
+                input.clone().into(),
+                feedback.join("tout").into(),
+                answer.clone().into(),
+            ]);
+        }
+    }
+    let mut readable = interactor.artifact.readable.clone();
+    readable.extend([input, answer]);
+    let spec = RunSpec {
+        program: interactor.artifact.program.clone(),
+        args,
+        env: build::base_env(&feedback),
+        workdir: feedback.clone(),
+        scratch_workdir: false,
+        stdin: None,
+        stdout: work.join("interactor.out"),
+        stderr: work.join("interactor.err"),
+        readable,
+        limits: interactor_limits(problem),
+    };
+    let pipe = || sandbox::pipe().map_err(|e| e.to_string());
+    let (partner_in, feed) = pipe()?;
+    let (heard, partner_out) = pipe()?;
+    let Some(sandbox) = engine.sandbox.as_sandbox() else {
+        return Err(
+            "an interactive sample needs the sandbox, which starts two runs at once".into(),
+        );
+    };
+    let started = sandbox.start(
+        &spec,
+        RunIo {
+            stdin: Some(partner_in),
+            stdout: Some(partner_out),
+        },
+    );
+    let outcome = started.and_then(|run| {
+        let writer = std::thread::spawn(move || {
+            let _ = std::fs::File::from(feed).write_all(said.as_bytes());
+        });
+        let reader = std::thread::spawn(move || {
+            let mut got = Vec::new();
+            let _ = std::fs::File::from(heard)
+                .take(1 << 20)
+                .read_to_end(&mut got);
+            got
+        });
+        let outcome = run.wait();
+        let _ = writer.join();
+        let got = reader.join().unwrap_or_default();
+        outcome.map(|o| (o, got))
+    });
+    let message = build::read_capped(&feedback.join("judgemessage.txt"), 300);
+    let stderr = build::read_capped(&work.join("interactor.err"), 300);
+    let _ = std::fs::remove_dir_all(&work);
+    let (outcome, got) =
+        outcome.map_err(|e| format!("{}: could not replay the sample: {e}", path.display()))?;
+    let got = String::from_utf8_lossy(&got).into_owned();
+    let mut heard = got.lines();
+    for (number, from, text) in &lines {
+        if *from != From::Judge {
+            continue;
+        }
+        match heard.next() {
+            Some(line) if line.trim_end() == text.trim_end() => {}
+            Some(line) => {
+                return Err(format!(
+                    "{}:{number}: the interactor said `{}` where the sample says `{}`",
+                    path.display(),
+                    line.trim_end(),
+                    text.trim_end()
+                ))
+            }
+            None => {
+                return Err(format!(
+                    "{}:{number}: the interactor said nothing more where the sample says `{}`",
+                    path.display(),
+                    text.trim_end()
+                ))
+            }
+        }
+    }
+    if !interactor_accepts(&outcome, interactor.protocol) {
+        let why = first_line(&message)
+            .or_else(|| first_line(&stderr))
+            .unwrap_or_default();
+        return Err(format!(
+            "{}: the interactor does not accept the sample exchange ({}){}",
+            path.display(),
+            termination_text(outcome.termination),
+            if why.is_empty() {
+                String::new()
+            } else {
+                format!(": {why}")
+            }
+        ));
+    }
+    Ok(())
+}
+
+/// A failing sample's exchange from its `.interaction` file, for the report.
+pub(super) fn attach_sample(result: &mut TestResult, test: &TestCase) {
+    let Some(path) = test
+        .interaction
+        .as_ref()
+        .filter(|_| result.verdict != Verdict::AC)
+    else {
+        return;
+    };
+    let mut sample: Vec<String> = match read_interaction(path) {
+        Ok(lines) => lines
+            .into_iter()
+            .map(|(_, from, text)| match from {
+                From::Judge => format!("<{text}"),
+                From::Solution => format!(">{text}"),
+            })
+            .collect(),
+        Err(why) => vec![why],
+    };
+    if sample.len() > TRANSCRIPT_LINES {
+        let more = sample.len() - TRANSCRIPT_LINES;
+        sample.truncate(TRANSCRIPT_LINES);
+        sample.push(format!("… {more} more lines"));
+    }
+    result
+        .transcript
+        .get_or_insert_with(Default::default)
+        .sample = sample;
+}

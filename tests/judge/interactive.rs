@@ -1,0 +1,444 @@
+//! Interactive problems: the guessing game in the three formats (Kattis 2025-09 and legacy,
+//! Polygon with a testlib-style interactor, native), verdicts by DOMjudge's precedence, the
+//! exchange of a failing test, `verify` of an interactive package, and hostile or broken
+//! partners, each ending within its limits with the stated verdict (the harness checks that
+//! nothing is left running).
+
+use crate::harness::{fixture_problem, judge, root};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+fn package(name: &str) -> PathBuf {
+    root().join("tests/fixtures/packages").join(name)
+}
+
+fn submission(name: &str) -> PathBuf {
+    package("kattis-guess").join("submissions").join(name)
+}
+
+/// `judge run --json` of `source` on the package in `dir`: the document and how long it took.
+fn run(dir: &Path, source: &Path, extra: &[&str]) -> (Value, Duration) {
+    let start = Instant::now();
+    let out = judge()
+        .arg("run")
+        .arg(dir)
+        .arg(source)
+        .arg("--json")
+        .args(extra)
+        .output();
+    let doc = out.json();
+    (doc, start.elapsed())
+}
+
+fn verdict(doc: &Value) -> &str {
+    doc["verdict"].as_str().unwrap_or("?")
+}
+
+fn first_failure(doc: &Value) -> &Value {
+    doc["tests"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["verdict"] != "AC"))
+        .unwrap_or(&Value::Null)
+}
+
+#[test]
+fn kattis_2025_guessing_game_gets_every_verdict() {
+    let dir = package("kattis-guess");
+    for (source, want) in [
+        ("accepted/bisect.py", "AC"),
+        ("accepted/bisect.cpp", "AC"),
+        ("wrong_answer/linear.py", "WA"),
+        ("time_limit_exceeded/silent.py", "TLE"),
+        ("run_time_error/crash.py", "RE"),
+    ] {
+        let (doc, _) = run(&dir, &submission(source), &[]);
+        assert_eq!(verdict(&doc), want, "{source}: {doc}");
+    }
+    let (doc, _) = run(&dir, &submission("wrong_answer/linear.py"), &[]);
+    let failed = first_failure(&doc);
+    assert_eq!(
+        failed["message"], "interactor: 10 guesses and the last one, 10, is wrong",
+        "the interactor's judgemessage.txt: {failed}"
+    );
+    // The solution's time is its own: waiting for the interactor costs no CPU time.
+    let (doc, _) = run(&dir, &submission("time_limit_exceeded/silent.py"), &[]);
+    let failed = first_failure(&doc);
+    assert!(
+        failed["message"]
+            .as_str()
+            .unwrap()
+            .contains("wall-clock time"),
+        "idle: TLE by the wall limit: {failed}"
+    );
+    assert!(failed["time_ms"].as_f64().unwrap() < 500.0, "{failed}");
+}
+
+#[test]
+fn legacy_polygon_and_native_guessing_games() {
+    let cases = [
+        package("kattis-legacy-guess"),
+        package("polygon-guess"),
+        fixture_problem("guess"),
+    ];
+    for dir in &cases {
+        let (doc, _) = run(dir, &submission("accepted/bisect.py"), &[]);
+        assert_eq!(verdict(&doc), "AC", "{}: {doc}", dir.display());
+        let (doc, _) = run(dir, &submission("wrong_answer/linear.py"), &[]);
+        assert_eq!(verdict(&doc), "WA", "{}: {doc}", dir.display());
+    }
+    // Polygon: the interactor's verdict (exit 1, message on stderr) before the checker's.
+    let (doc, _) = run(&cases[1], &submission("wrong_answer/linear.py"), &[]);
+    assert_eq!(
+        first_failure(&doc)["message"],
+        "interactor: no correct guess in 10"
+    );
+}
+
+#[test]
+fn a_polygon_interactor_saying_ok_leaves_the_verdict_to_the_checker_on_tout() {
+    // Answers that disagree with what the interactor writes to tout: std::wcmp rejects them.
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&package("polygon-guess"), dir.path());
+    std::fs::write(dir.path().join("tests/02.a"), "999\n").unwrap();
+    let (doc, _) = run(dir.path(), &submission("accepted/bisect.py"), &["--all"]);
+    assert_eq!(verdict(&doc), "WA", "{doc}");
+    let tests = doc["tests"].as_array().unwrap();
+    assert_eq!(tests[0]["verdict"], "AC");
+    assert_eq!(tests[1]["verdict"], "WA", "{}", tests[1]);
+    assert_eq!(tests[2]["verdict"], "AC");
+}
+
+#[test]
+fn transcript_shows_the_exchange_of_the_failing_test() {
+    let out = judge()
+        .arg("run")
+        .arg(package("kattis-guess"))
+        .arg(submission("wrong_answer/linear.py"))
+        .arg("--transcript")
+        .output();
+    out.expect_stdout_contains(
+        "exchange (< judge to solution, > solution to judge):\n    >1\n    <higher\n    >2\n",
+    );
+    out.expect_stdout_contains("    >10\n");
+    // The JSON document carries it too; without --transcript, nothing is recorded.
+    let (doc, _) = run(
+        &package("kattis-guess"),
+        &submission("wrong_answer/linear.py"),
+        &["--transcript"],
+    );
+    let parts = first_failure(&doc)["transcript"]["parts"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(
+        parts[0],
+        serde_json::json!(["solution", "1\n"]),
+        "{parts:?}"
+    );
+    assert_eq!(
+        parts[1],
+        serde_json::json!(["judge", "higher\n"]),
+        "{parts:?}"
+    );
+    // Without --transcript nothing is recorded, but a failing sample shows its own exchange.
+    let (doc, _) = run(
+        &package("kattis-guess"),
+        &submission("wrong_answer/linear.py"),
+        &[],
+    );
+    let transcript = &first_failure(&doc)["transcript"];
+    assert_eq!(transcript["recorded"], false, "{doc}");
+    assert_eq!(transcript["parts"], serde_json::json!([]), "{doc}");
+    assert_eq!(transcript["sample"][0], ">500", "{doc}");
+    assert_eq!(transcript["sample"][15], "<correct", "{doc}");
+    // A failing secret test has no sample exchange: nothing at all.
+    let (doc, _) = run(
+        &package("kattis-guess"),
+        &submission("wrong_answer/linear.py"),
+        &["--test", "secret/s1000"],
+    );
+    assert!(first_failure(&doc).get("transcript").is_none(), "{doc}");
+}
+
+#[test]
+fn inspect_shows_the_interactor_and_the_sample_exchange() {
+    let out = judge().arg("inspect").arg(package("kattis-guess")).output();
+    out.expect_stdout_contains("interactor output_validator/interactor.cpp\n");
+    out.expect_stdout_contains("checker    none: the interactor decides\n");
+    out.expect_stdout_contains("[sample; group sample; exchange data/sample/1.interaction]");
+    out.expect_stdout_contains(
+        "exchange   sample/1 (< judge to solution, > solution to judge):\n    >500\n    <lower\n",
+    );
+    let doc = judge()
+        .args(["inspect", "--json"])
+        .arg(package("polygon-guess"))
+        .output()
+        .json();
+    assert_eq!(doc["interactor"]["source"], "files/interactor.cpp");
+    assert_eq!(doc["interactor"]["protocol"], "testlib");
+}
+
+#[test]
+fn verify_plays_the_sample_exchange_against_the_interactor() {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&package("kattis-guess"), dir.path());
+    let sample = dir.path().join("data/sample/1.interaction");
+    std::fs::write(&sample, ">500\n<higher\n").unwrap();
+    let out = judge().arg("verify").arg(dir.path()).output();
+    out.expect_stdout_contains(
+        "1.interaction:2: the interactor said `lower` where the sample says `higher`",
+    );
+    assert_ne!(out.code(), Some(0), "{}", out.describe());
+    std::fs::write(&sample, ">500\n<lower\n>1\n<higher\n").unwrap();
+    let out = judge().arg("verify").arg(dir.path()).output();
+    out.expect_stdout_contains("does not accept the sample exchange (exit code 43)");
+}
+
+#[test]
+fn verify_checks_the_interactive_packages_submissions() {
+    for name in ["kattis-guess", "kattis-legacy-guess"] {
+        let out = judge()
+            .args(["verify", "--json"])
+            .arg(package(name))
+            .output();
+        let text = out.stdout();
+        assert!(out.code() == Some(0), "{name}: {}", out.describe());
+        for source in ["bisect.py", "linear.py", "silent.py"] {
+            assert!(text.contains(source), "{name}: {source} missing: {text}");
+        }
+    }
+}
+
+/// A copy of the Kattis guessing game whose interactor is `interactor` (Python, Kattis
+/// protocol) and whose time limit is 0.5 s; the solution `solution` (Python) beside it.
+fn hostile(interactor: &str, solution: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&package("kattis-guess"), dir.path());
+    let _ = std::fs::remove_dir_all(dir.path().join("submissions"));
+    std::fs::remove_file(dir.path().join("output_validator/interactor.cpp")).unwrap();
+    std::fs::write(
+        dir.path().join("output_validator/interactor.py"),
+        interactor,
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("problem.yaml"),
+        "problem_format_version: 2025-09\ntype: interactive\nname: hostile\nlimits:\n  time_limit: 0.5\n  memory: 128\n",
+    )
+    .unwrap();
+    let source = dir.path().join("solution.py");
+    std::fs::write(&source, solution).unwrap();
+    (dir, source)
+}
+
+/// The guessing game's interactor in Python; `on_guess` runs after each guess is read (hostile
+/// variants put their behaviour there).
+fn interactor(before: &str, on_guess: &str, after_correct: &str) -> String {
+    format!(
+        r#"import sys, time, os
+secret = int(open(sys.argv[1]).read())
+def judge_message(m):
+    open(sys.argv[3] + "/judgemessage.txt", "w").write(m + "\n")
+{before}
+for n in range(1, 11):
+    line = sys.stdin.readline()
+    {on_guess}
+    if not line:
+        judge_message("the output ended"); sys.exit(43)
+    try:
+        g = int(line)
+    except ValueError:
+        judge_message("not a number"); sys.exit(43)
+    if g == secret:
+        print("correct", flush=True)
+        {after_correct}
+        sys.exit(42)
+    print("higher" if g < secret else "lower", flush=True)
+judge_message("no correct guess in 10"); sys.exit(43)
+"#
+    )
+}
+
+const BISECT: &str = r#"lo, hi = 1, 1000
+while True:
+    mid = (lo + hi) // 2
+    print(mid, flush=True)
+    r = input().strip()
+    if r == "correct":
+        break
+    if r == "higher":
+        lo = mid + 1
+    else:
+        hi = mid - 1
+"#;
+
+/// Judges `solution` against `interactor`: the first failing test, which must have `want`.
+fn expect(interactor: &str, solution: &str, want: &str) -> (Value, Duration) {
+    let (dir, source) = hostile(interactor, solution);
+    let (doc, took) = run(dir.path(), &source, &[]);
+    assert_eq!(verdict(&doc), want, "{doc}");
+    assert!(
+        took < Duration::from_secs(30),
+        "took {took:?}: limits are 0.5 s CPU and a few seconds of wall time"
+    );
+    (first_failure(&doc).clone(), took)
+}
+
+fn plain() -> String {
+    interactor("", "", "")
+}
+
+#[test]
+fn the_plain_python_interactor_accepts_bisection() {
+    let (dir, source) = hostile(&plain(), BISECT);
+    let (doc, _) = run(dir.path(), &source, &[]);
+    assert_eq!(verdict(&doc), "AC", "{doc}");
+}
+
+#[test]
+fn hostile_solutions_end_in_bounded_time_with_their_verdict() {
+    // Floods the pipe with guesses and never reads: ten wrong ones, the interactor rejects and
+    // the solution is stopped.
+    let (t, _) = expect(
+        &plain(),
+        "import sys\nwhile True:\n    sys.stdout.write('1\\n' * 4096)\n",
+        "WA",
+    );
+    assert!(
+        t["message"]
+            .as_str()
+            .unwrap()
+            .contains("no correct guess in 10"),
+        "{t}"
+    );
+    // Closes its output and ends at once.
+    let (t, _) = expect(&plain(), "import os\nos.close(1)\n", "WA");
+    assert!(
+        t["message"].as_str().unwrap().contains("the output ended"),
+        "{t}"
+    );
+    // Waits for input that never comes (the judge waits for its first guess): TLE by the wall
+    // limit, with little CPU time.
+    let (t, _) = expect(&plain(), "input()\n", "TLE");
+    let message = t["message"].as_str().unwrap();
+    assert!(message.contains("wall-clock"), "{t}");
+    assert!(
+        message.contains("the interactor had not ended either"),
+        "{t}"
+    );
+    // Guesses once, then computes forever without reading the reply: TLE by CPU time.
+    let (t, _) = expect(
+        &plain(),
+        "print(500, flush=True)\nwhile True: pass\n",
+        "TLE",
+    );
+    assert!(t["message"].as_str().unwrap().contains("CPU time"), "{t}");
+    // Crashes after a guess.
+    expect(
+        &plain(),
+        "print(500, flush=True)\nraise SystemExit(7)\n",
+        "RE",
+    );
+}
+
+#[test]
+fn an_interactor_that_rejects_first_beats_the_solutions_tle() {
+    // The interactor rejects the first guess at once; the solution then spins: WA, not TLE.
+    let rejects = interactor("", "judge_message('rejected at once'); sys.exit(43)", "");
+    let (t, took) = expect(&rejects, "print(500, flush=True)\nwhile True: pass\n", "WA");
+    assert_eq!(t["message"], "interactor: rejected at once", "{t}");
+    assert!(t["time_ms"].as_f64().unwrap() < 500.0, "stopped early: {t}");
+    assert!(took < Duration::from_secs(20), "{took:?}");
+}
+
+#[test]
+fn broken_interactors_are_judge_errors_never_accepted() {
+    // Crashes at the start.
+    let (t, _) = expect(&interactor("sys.exit(1)", "", ""), BISECT, "JE");
+    assert!(
+        t["message"]
+            .as_str()
+            .unwrap()
+            .contains("exited with code 1"),
+        "{t}"
+    );
+    // Killed by a signal in the middle of the exchange.
+    let (t, _) = expect(
+        &interactor("", "os.kill(os.getpid(), 11) if n == 3 else None", ""),
+        BISECT,
+        "JE",
+    );
+    assert!(t["message"].as_str().unwrap().contains("SIGSEGV"), "{t}");
+    // Exits 0, which is no Kattis verdict.
+    let (t, _) = expect(&interactor("", "", "sys.exit(0)"), BISECT, "JE");
+    assert!(
+        t["message"].as_str().unwrap().contains("exited with 0"),
+        "{t}"
+    );
+    // Says "correct", then never ends: stopped at its wall-clock cap.
+    let (t, _) = expect(&interactor("", "", "time.sleep(1000)"), BISECT, "JE");
+    assert!(
+        t["message"].as_str().unwrap().contains("wall-clock cap"),
+        "{t}"
+    );
+    // Computes forever instead of answering while the solution waits.
+    let (t, _) = expect(&interactor("", "while n == 2: pass", ""), BISECT, "JE");
+    assert!(
+        t["message"].as_str().unwrap().contains("without answering"),
+        "{t}"
+    );
+}
+
+fn copy_tree(from: &Path, to: &Path) {
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        if entry.path().is_dir() {
+            std::fs::create_dir_all(&target).unwrap();
+            copy_tree(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+#[test]
+fn plain_processes_cannot_run_pairs_and_say_what_is_missing() {
+    // As `nobody` with plain processes (`JUDGE_USERNS=0`, as where user namespaces are off).
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path();
+    std::fs::copy(env!("CARGO_BIN_EXE_judge"), copy.join("judge")).unwrap();
+    copy_tree_new(&fixture_problem("guess"), &copy.join("guess"));
+    std::fs::copy(submission("accepted/bisect.py"), copy.join("bisect.py")).unwrap();
+    let mut all = vec![copy.to_path_buf()];
+    while let Some(p) = all.pop() {
+        let mode = if p.is_dir() || p.ends_with("judge") {
+            0o755
+        } else {
+            0o644
+        };
+        std::fs::set_permissions(&p, std::fs::Permissions::from_mode(mode)).unwrap();
+        if p.is_dir() {
+            all.extend(std::fs::read_dir(&p).unwrap().flatten().map(|e| e.path()));
+        }
+    }
+    let out = judge()
+        .program(copy.join("judge"))
+        .user(65534)
+        .current_dir(copy)
+        .env("JUDGE_USERNS", "0")
+        .args(["run", "guess", "bisect.py"])
+        .output();
+    assert_ne!(out.code(), Some(0), "{}", out.describe());
+    out.expect_stderr_contains(
+        "guess is interactive: the solution and the interactor run side by side",
+    );
+    out.expect_stderr_contains("which needs the full sandbox (its worker, with PID and mount namespaces); here programs run as plain processes (no sandbox worker: JUDGE_USERNS=0");
+    out.expect_stderr_contains("hint: run the judge as root");
+}
+
+fn copy_tree_new(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    copy_tree(from, to);
+}
