@@ -467,15 +467,7 @@ impl Engine {
                 (io.join("stdout"), io.join("stderr"))
             }
         };
-        // `{memory_mib}`, `{stack_mib}` (a JVM's heap and stack) come from this run's limits.
-        let mut args: Vec<OsString> = artifact
-            .args
-            .iter()
-            .map(|a| match a.to_str() {
-                Some(w) => crate::lang::expand_for_run(w, limits.memory, limits.stack).into(),
-                None => a.clone(),
-            })
-            .collect();
+        let mut args = run_args(artifact, &limits);
         args.extend_from_slice(extra_args);
         let mut all_readable = artifact.readable.clone();
         all_readable.extend(readable.iter().map(|p| absolute(p)));
@@ -1145,6 +1137,19 @@ fn reported_score(feedback: &Path) -> Result<Option<Reported>, String> {
         (None, Some(m)) => Ok(Some(Reported::Multiplier(m))),
         (None, None) => Ok(None),
     }
+}
+
+/// A built program's arguments for one run: `{memory_mib}`, `{stack_mib}` (a JVM's heap and
+/// stack) come from that run's limits.
+pub(crate) fn run_args(artifact: &Artifact, limits: &Limits) -> Vec<OsString> {
+    artifact
+        .args
+        .iter()
+        .map(|a| match a.to_str() {
+            Some(w) => crate::lang::expand_for_run(w, limits.memory, limits.stack).into(),
+            None => a.clone(),
+        })
+        .collect()
 }
 
 /// The limits a solution runs under.

@@ -345,7 +345,7 @@ fn judge_pair(
     let memory_limit = limits.memory;
     let solution = RunSpec {
         program: artifact.program.clone(),
-        args: artifact.args.clone(),
+        args: crate::engine::run_args(artifact, &limits),
         env: build::base_env(&solution_dir),
         workdir: solution_dir,
         scratch_workdir: true,
@@ -358,7 +358,7 @@ fn judge_pair(
     let input = absolute(&test.input);
     let answer = absolute(&test.answer);
     let tout = feedback.join("tout");
-    let mut args = interactor.artifact.args.clone();
+    let mut args = crate::engine::run_args(&interactor.artifact, &interactor_limits(problem));
     match interactor.protocol {
         Protocol::Kattis => {
             let mut dir = feedback.clone().into_os_string();

@@ -66,7 +66,7 @@ fn replay(
         .map_err(|e| format!("could not create {}: {e}", feedback.display()))?;
     let input = absolute(&test.input);
     let answer = absolute(&test.answer);
-    let mut args = interactor.artifact.args.clone();
+    let mut args = crate::engine::run_args(&interactor.artifact, &interactor_limits(problem));
     match interactor.protocol {
         Protocol::Kattis => {
             let mut dir = feedback.clone().into_os_string();

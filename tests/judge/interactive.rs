@@ -48,6 +48,7 @@ fn kattis_2025_guessing_game_gets_every_verdict() {
     for (source, want) in [
         ("accepted/bisect.py", "AC"),
         ("accepted/bisect.cpp", "AC"),
+        ("accepted/Bisect.java", "AC"),
         ("wrong_answer/linear.py", "WA"),
         ("time_limit_exceeded/silent.py", "TLE"),
         ("run_time_error/crash.py", "RE"),
