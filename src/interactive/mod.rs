@@ -117,6 +117,31 @@ pub fn prepare(
     }
 }
 
+/// The interactor's command line for one test: `input answer feedback_dir/ [args]` (Kattis) or
+/// `input tout answer` (testlib, `tout` in the feedback folder).
+pub(crate) fn interactor_args(
+    interactor: &Interactor,
+    problem: &Problem,
+    test: &TestCase,
+    input: &Path,
+    answer: &Path,
+    feedback: &Path,
+) -> Vec<OsString> {
+    let mut args = crate::engine::run_args(&interactor.artifact, &interactor_limits(problem));
+    match interactor.protocol {
+        Protocol::Kattis => {
+            let mut dir = feedback.as_os_str().to_os_string();
+            dir.push("/");
+            args.extend([input.into(), answer.into(), dir]);
+            args.extend(test.checker_args.iter().map(OsString::from));
+        }
+        Protocol::Testlib => {
+            args.extend([input.into(), feedback.join("tout").into(), answer.into()]);
+        }
+    }
+    args
+}
+
 /// The interactor's limits: generous memory, and CPU and wall-clock time up to the solution's
 /// wall-clock limit plus as much again as its time limit (at least a second), so that it
 /// outlives the solution by that much before it counts as hanging.
@@ -358,22 +383,7 @@ fn judge_pair(
     let input = absolute(&test.input);
     let answer = absolute(&test.answer);
     let tout = feedback.join("tout");
-    let mut args = crate::engine::run_args(&interactor.artifact, &interactor_limits(problem));
-    match interactor.protocol {
-        Protocol::Kattis => {
-            let mut dir = feedback.clone().into_os_string();
-            dir.push("/");
-            args.extend([input.clone().into(), answer.clone().into(), dir]);
-            args.extend(test.checker_args.iter().map(OsString::from));
-        }
-        Protocol::Testlib => {
-            args.extend([
-                input.clone().into(),
-                tout.clone().into(),
-                answer.clone().into(),
-            ]);
-        }
-    }
+    let args = interactor_args(interactor, problem, test, &input, &answer, &feedback);
     let mut readable = interactor.artifact.readable.clone();
     readable.extend([input.clone(), answer.clone()]);
     let cap = interactor_limits(problem);

@@ -66,22 +66,7 @@ fn replay(
         .map_err(|e| format!("could not create {}: {e}", feedback.display()))?;
     let input = absolute(&test.input);
     let answer = absolute(&test.answer);
-    let mut args = crate::engine::run_args(&interactor.artifact, &interactor_limits(problem));
-    match interactor.protocol {
-        Protocol::Kattis => {
-            let mut dir = feedback.clone().into_os_string();
-            dir.push("/");
-            args.extend([input.clone().into(), answer.clone().into(), dir]);
-            args.extend(test.checker_args.iter().map(OsString::from));
-        }
-        Protocol::Testlib => {
-            args.extend([
-                input.clone().into(),
-                feedback.join("tout").into(),
-                answer.clone().into(),
-            ]);
-        }
-    }
+    let args = interactor_args(interactor, problem, test, &input, &answer, &feedback);
     let mut readable = interactor.artifact.readable.clone();
     readable.extend([input, answer]);
     let spec = RunSpec {
