@@ -17,6 +17,10 @@ const BUILTIN: &str = include_str!("languages.toml");
 pub struct Language {
     pub name: String,
     pub extensions: Vec<String>,
+    /// Whole file names (no extension) this entry builds: a Kattis program folder's `build`
+    /// and `run` scripts.
+    #[serde(default)]
+    pub file_names: Vec<String>,
     /// Name the source gets inside the build folder.
     pub source_name: String,
     #[serde(default)]
@@ -259,11 +263,19 @@ impl Languages {
         let ext = source
             .extension()
             .map(|e| e.to_string_lossy().to_lowercase());
-        ext.as_deref()
-            .and_then(|ext| {
-                self.languages
-                    .iter()
-                    .find(|l| l.extensions.iter().any(|e| e == ext))
+        let name = source.file_name().map(|n| n.to_string_lossy());
+        let by_name = name.as_deref().and_then(|name| {
+            self.languages
+                .iter()
+                .find(|l| l.file_names.iter().any(|f| f == name))
+        });
+        by_name
+            .or_else(|| {
+                ext.as_deref().and_then(|ext| {
+                    self.languages
+                        .iter()
+                        .find(|l| l.extensions.iter().any(|e| e == ext))
+                })
             })
             .ok_or_else(|| {
                 let all: Vec<String> = self

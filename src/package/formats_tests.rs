@@ -226,17 +226,21 @@ fn kattis_custom_validators_and_input_validators() {
         ("data/sample/1.ans", "1\n"),
     ]);
     assert!(e.contains("several source files (a.cpp, b.cpp)"), "{e}");
-    let e = error(&[
+    // A folder with a `build` script: the script is the program's source (the language table's
+    // script entries), the other files are built beside it.
+    let dir = package(&[
         ("problem.yaml", "problem_format_version: 2025-09\nname: x\n"),
         ("output_validator/a.cpp", ""),
         ("output_validator/build", "#!/bin/sh\n"),
         ("data/sample/1.in", "1\n"),
         ("data/sample/1.ans", "1\n"),
     ]);
-    assert!(
-        e.contains("output_validator/build: the output validator comes with a `build` script"),
-        "{e}"
-    );
+    let p = Problem::load(dir.path()).unwrap();
+    let CheckerSpec::Custom(program) = &p.checker else {
+        panic!("a custom validator: {:?}", p.checker);
+    };
+    assert!(program.source.ends_with("output_validator/build"));
+    assert_eq!(program.helpers, [dir.path().join("output_validator/a.cpp")]);
 }
 
 #[test]

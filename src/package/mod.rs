@@ -537,17 +537,25 @@ pub fn program_from(path: &Path, protocol: Protocol, what: &str) -> Result<Progr
             .hint("the package refers to a file outside it (a tool's header?): copy that file into the package"));
         }
     }
-    for script in ["build", "run"] {
-        if files
+    // Kattis scripts: `run` is the program (`build`, when present, makes it first); every other
+    // file of the folder is built beside it (the language table's script entries).
+    let script = ["run", "build"].iter().find_map(|name| {
+        files
             .iter()
-            .any(|f| f.file_name().is_some_and(|n| n == script))
-        {
-            return Err(PackageError::new(
-                path.join(script),
-                format!("the {what} comes with a `{script}` script; the judge does not run package build scripts"),
-            )
-            .hint("keep a single source file (with its headers) in the folder and remove the scripts"));
-        }
+            .find(|f| f.is_file() && f.file_name().is_some_and(|n| n == *name))
+    });
+    if let Some(main) = script {
+        let helpers = files
+            .iter()
+            .filter(|f| f.is_file() && *f != main)
+            .cloned()
+            .collect();
+        return Ok(Program {
+            source: main.clone(),
+            protocol,
+            helpers,
+            args: Vec::new(),
+        });
     }
     let is_source = |p: &PathBuf| {
         p.is_file()

@@ -105,6 +105,50 @@ fn kattis_custom_validator_with_a_header_and_group_args() {
 }
 
 #[test]
+fn a_kattis_validator_folder_with_build_and_run_scripts_is_built_by_its_script() {
+    let dir = tempfile::tempdir().unwrap();
+    let pkg = dir.path().join("parity");
+    copy_tree(&package("kattis-custom"), &pkg);
+    let validator = pkg.join("output_validator");
+    // `build` makes the program under another name, `run` starts it from its own folder.
+    std::fs::write(
+        validator.join("build"),
+        "#!/bin/sh\nc++ -O2 -o jury validator.cpp\n",
+    )
+    .unwrap();
+    std::fs::write(
+        validator.join("run"),
+        "#!/bin/sh\nexec \"$(dirname \"$0\")/jury\" \"$@\"\n",
+    )
+    .unwrap();
+    let run_in = |prog: &str, verdict: &str| {
+        judge()
+            .arg("run")
+            .arg(&pkg)
+            .arg(program(prog))
+            .args(["--json", "--all"])
+            .output()
+            .expect_verdict(verdict)
+    };
+    run_in("parity-ac.py", "AC");
+    let doc = run_in("parity-lowercase.py", "WA");
+    assert_eq!(
+        doc["tests"][1]["message"], "expected ODD, got odd (strict)",
+        "{doc}"
+    );
+    // A build script that makes no `run` is the validator's compile error, named.
+    std::fs::remove_file(validator.join("run")).unwrap();
+    std::fs::write(validator.join("build"), "#!/bin/sh\ntrue\n").unwrap();
+    judge()
+        .arg("run")
+        .arg(&pkg)
+        .arg(program("parity-ac.py"))
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("output_validator/build script made no run file");
+}
+
+#[test]
 fn a_kattis_validator_exiting_0_is_a_judge_error() {
     let doc = run("kattis-exit0", "parity-ac.py", "JE");
     let message = doc["tests"][0]["message"].as_str().unwrap();
