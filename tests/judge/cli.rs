@@ -4,23 +4,11 @@
 use crate::harness::{fixture_problem, judge, program};
 use std::path::Path;
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
-}
-
 /// `sum` with 40 more tests (`a1` … `a40`), so that judging goes on well after the first line.
 fn many_tests() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("sum");
-    copy_dir(&fixture_problem("sum"), &pkg);
+    crate::harness::copy_dir(&fixture_problem("sum"), &pkg);
     for i in 1..=40 {
         std::fs::write(pkg.join(format!("tests/a{i}.in")), format!("1\n{i}\n")).unwrap();
         std::fs::write(pkg.join(format!("tests/a{i}.ans")), format!("{i}\n")).unwrap();
@@ -96,7 +84,7 @@ fn a_closed_stderr_ends_the_judge_quietly_too() {
 /// A repository in a temp folder: `problems/<name>` copied from a fixture, and solutions.
 fn repo(fixture: &str, solutions: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(
+    crate::harness::copy_dir(
         &fixture_problem(fixture),
         &dir.path().join("problems").join(fixture),
     );

@@ -25,6 +25,19 @@ const MEMORY_CAP: u64 = 3 << 30;
 /// Process cap of one contained invocation.
 const PIDS_CAP: u32 = 512;
 
+/// Copies the folder `from` into `to` (made if missing), files and sub-folders.
+pub fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.path().is_dir() {
+            copy_dir(&e.path(), &target);
+        } else {
+            std::fs::copy(e.path(), target).unwrap();
+        }
+    }
+}
+
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }

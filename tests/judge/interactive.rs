@@ -100,7 +100,7 @@ fn legacy_polygon_and_native_guessing_games() {
 fn a_polygon_interactor_saying_ok_leaves_the_verdict_to_the_checker_on_tout() {
     // Answers that disagree with what the interactor writes to tout: std::wcmp rejects them.
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&package("polygon-guess"), dir.path());
+    crate::harness::copy_dir(&package("polygon-guess"), dir.path());
     std::fs::write(dir.path().join("tests/02.a"), "999\n").unwrap();
     let (doc, _) = run(dir.path(), &submission("accepted/bisect.py"), &["--all"]);
     assert_eq!(verdict(&doc), "WA", "{doc}");
@@ -183,7 +183,7 @@ fn inspect_shows_the_interactor_and_the_sample_exchange() {
 #[test]
 fn verify_plays_the_sample_exchange_against_the_interactor() {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&package("kattis-guess"), dir.path());
+    crate::harness::copy_dir(&package("kattis-guess"), dir.path());
     let sample = dir.path().join("data/sample/1.interaction");
     std::fs::write(&sample, ">500\n<higher\n").unwrap();
     let out = judge().arg("verify").arg(dir.path()).output();
@@ -215,7 +215,7 @@ fn verify_checks_the_interactive_packages_submissions() {
 /// protocol) and whose time limit is 0.5 s; the solution `solution` (Python) beside it.
 fn hostile(interactor: &str, solution: &str) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&package("kattis-guess"), dir.path());
+    crate::harness::copy_dir(&package("kattis-guess"), dir.path());
     let _ = std::fs::remove_dir_all(dir.path().join("submissions"));
     std::fs::remove_file(dir.path().join("output_validator/interactor.cpp")).unwrap();
     std::fs::write(
@@ -391,18 +391,6 @@ fn broken_interactors_are_judge_errors_never_accepted() {
     );
 }
 
-fn copy_tree(from: &Path, to: &Path) {
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            std::fs::create_dir_all(&target).unwrap();
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn plain_processes_cannot_run_pairs_and_say_what_is_missing() {
     // As `nobody` with plain processes (`JUDGE_USERNS=0`, as where user namespaces are off).
@@ -410,7 +398,7 @@ fn plain_processes_cannot_run_pairs_and_say_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let copy = dir.path();
     std::fs::copy(env!("CARGO_BIN_EXE_judge"), copy.join("judge")).unwrap();
-    copy_tree_new(&fixture_problem("guess"), &copy.join("guess"));
+    crate::harness::copy_dir(&fixture_problem("guess"), &copy.join("guess"));
     std::fs::copy(submission("accepted/bisect.py"), copy.join("bisect.py")).unwrap();
     let mut all = vec![copy.to_path_buf()];
     while let Some(p) = all.pop() {
@@ -437,9 +425,4 @@ fn plain_processes_cannot_run_pairs_and_say_what_is_missing() {
     );
     out.expect_stderr_contains("which needs the full sandbox (its worker, with PID and mount namespaces); here programs run as plain processes (no sandbox worker: JUDGE_USERNS=0");
     out.expect_stderr_contains("hint: run the judge as root");
-}
-
-fn copy_tree_new(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    copy_tree(from, to);
 }

@@ -231,8 +231,8 @@ fn gen_with_jobs_writes_what_one_job_writes() {
     // A shipped problem with its generated tests removed: two jobs write them back byte for byte.
     let dir = tempfile::tempdir().unwrap();
     let from = root().join("problems/snake");
-    crate::verify::copy_dir(&from, &dir.path().join("problems/snake"));
-    crate::verify::copy_dir(
+    crate::harness::copy_dir(&from, &dir.path().join("problems/snake"));
+    crate::harness::copy_dir(
         &root().join("solutions/snake"),
         &dir.path().join("solutions/snake"),
     );

@@ -108,7 +108,7 @@ fn kattis_custom_validator_with_a_header_and_group_args() {
 fn a_kattis_validator_folder_with_build_and_run_scripts_is_built_by_its_script() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("parity");
-    copy_tree(&package("kattis-custom"), &pkg);
+    crate::harness::copy_dir(&package("kattis-custom"), &pkg);
     let validator = pkg.join("output_validator");
     // `build` makes the program under another name, `run` starts it from its own folder.
     std::fs::write(
@@ -290,7 +290,7 @@ fn verify_judges_kattis_and_polygon_solutions_by_their_expectations() {
 fn a_polygon_package_made_for_windows_is_judged_from_lf_copies_of_its_crlf_tests() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("parity");
-    copy_tree(&package("polygon-files"), &pkg);
+    crate::harness::copy_dir(&package("polygon-files"), &pkg);
     // A validator that rejects a CR, as testlib's readEoln does on Linux.
     std::fs::write(
         pkg.join("files/val.cpp"),
@@ -437,24 +437,11 @@ fn polygon_tests_and_answers_the_package_lacks_are_made_first() {
         .expect_code(0);
 }
 
-fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.path().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), target).unwrap();
-        }
-    }
-}
-
 #[test]
 fn gen_writes_the_tests_a_polygon_package_lacks_where_its_patterns_say() {
     let dir = tempfile::tempdir().unwrap();
     let pkg = dir.path().join("parity");
-    copy_tree(&package("polygon-generated"), &pkg);
+    crate::harness::copy_dir(&package("polygon-generated"), &pkg);
     judge()
         .arg("gen")
         .arg(&pkg)

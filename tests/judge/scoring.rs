@@ -182,7 +182,7 @@ fn verify_checks_the_expected_scores() {
     // A score the package does not allow fails verify, naming both.
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("double");
-    copy_dir(&package("kattis-2025-scoring"), &dir);
+    crate::harness::copy_dir(&package("kattis-2025-scoring"), &dir);
     let yaml = dir.join("submissions/submissions.yaml");
     let text = std::fs::read_to_string(&yaml)
         .unwrap()
@@ -229,7 +229,7 @@ fn multi_pass_runs_the_solution_again_on_the_validators_next_input() {
     // More passes than the problem allows is a judge error.
     let tmp = tempfile::tempdir().unwrap();
     let copy = tmp.path().join("multi");
-    copy_dir(&dir, &copy);
+    crate::harness::copy_dir(&dir, &copy);
     let yaml = copy.join("problem.yaml");
     let text = std::fs::read_to_string(&yaml)
         .unwrap()
@@ -241,16 +241,4 @@ fn multi_pass_runs_the_solution_again_on_the_validators_next_input() {
         message.contains("asks for pass 3 but the problem allows 2"),
         "{doc}"
     );
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }

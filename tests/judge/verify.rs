@@ -1,30 +1,17 @@
 //! `judge verify`: expectations from the solution folders, validators, checker tests.
 
 use crate::harness::{fixture_problem, judge, program, root};
-use std::path::Path;
 
 /// A repository in a temp folder: `problems/sum` and the given solutions.
 pub fn repo(solutions: &[(&str, &str)]) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(&fixture_problem("sum"), &dir.path().join("problems/sum"));
+    crate::harness::copy_dir(&fixture_problem("sum"), &dir.path().join("problems/sum"));
     for (folder, prog) in solutions {
         let to = dir.path().join("solutions/sum").join(folder);
         std::fs::create_dir_all(&to).unwrap();
         std::fs::copy(program(prog), to.join(prog)).unwrap();
     }
     dir
-}
-
-pub fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap().flatten() {
-        let target = to.join(e.file_name());
-        if e.path().is_dir() {
-            copy_dir(&e.path(), &target);
-        } else {
-            std::fs::copy(e.path(), target).unwrap();
-        }
-    }
 }
 
 #[test]
@@ -96,7 +83,7 @@ fn an_invalid_test_is_named_with_the_validators_reason() {
 #[test]
 fn checker_tests_run_and_report_disagreements() {
     let dir = tempfile::tempdir().unwrap();
-    copy_dir(
+    crate::harness::copy_dir(
         &fixture_problem("sum-custom"),
         &dir.path().join("problems/sum-custom"),
     );
