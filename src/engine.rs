@@ -212,6 +212,7 @@ pub struct JuryRun {
 }
 
 /// The ids every event of one judging carries.
+#[derive(Clone)]
 pub(crate) struct Ids {
     pub problem: String,
     pub solution: String,

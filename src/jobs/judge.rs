@@ -56,13 +56,8 @@ pub fn judge_solutions(
     let outcomes: Mutex<Vec<Outcome>> = Mutex::new(entries.iter().map(|_| None).collect());
     // A finished entry: its `solution_finished` and its outcome.
     let finish = |i: usize, result: Result<SubmissionReport, EngineError>| {
-        let ids = Ids {
-            problem: ids[i].problem.clone(),
-            solution: ids[i].solution.clone(),
-            run: ids[i].run,
-        };
         crate::engine::solution_finished(
-            ids,
+            ids[i].clone(),
             &entries[i].options,
             &result,
             &mut ordered.slot(finish_slot(i)),
