@@ -105,7 +105,11 @@ pub fn build(
         path: dir.to_path_buf(),
         source: e,
     };
-    std::fs::create_dir_all(dir).map_err(folder_err)?;
+    // Made by the caller (`Engine::fresh_dir`); never made again here: after Ctrl-C removed the
+    // work folder, a build still under way must not bring it back before the process exits.
+    if !dir.is_dir() {
+        std::fs::create_dir(dir).map_err(folder_err)?;
+    }
     // Java: the class the program starts from names the copy and the program to run.
     let (class, main_class) = if language.wants_main_class() {
         let found = lang::java::main_class(&String::from_utf8_lossy(&bytes));
