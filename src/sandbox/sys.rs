@@ -143,6 +143,25 @@ pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     Ok(unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) })
 }
 
+/// Closes every descriptor from 3 up except `keep`: a process forked from a worker holding
+/// other runs' descriptors (their stdio pipes, standbys' sockets) keeps only its own. A copy
+/// of a pipe's write end left in some process would keep the reader from ever seeing its end.
+pub fn close_all_but(keep: &[RawFd]) {
+    let mut keep: Vec<RawFd> = keep.iter().copied().filter(|&f| f >= 3).collect();
+    keep.sort_unstable();
+    keep.dedup();
+    let mut from = 3u32;
+    for fd in keep.into_iter().map(|f| f as u32) {
+        if fd > from {
+            // SAFETY: closing descriptors this process does not use.
+            unsafe { libc::syscall(libc::SYS_close_range, from, fd - 1, 0u32) };
+        }
+        from = fd + 1;
+    }
+    // SAFETY: as above.
+    unsafe { libc::syscall(libc::SYS_close_range, from, u32::MAX, 0u32) };
+}
+
 pub fn errno() -> i32 {
     // SAFETY: reading the thread's errno.
     unsafe { *libc::__errno_location() }

@@ -354,6 +354,31 @@ fn an_interactor_that_rejects_first_beats_the_solutions_tle() {
 }
 
 #[test]
+fn an_interactor_closing_its_output_gives_the_solution_its_end() {
+    // The interactor sends every number, closes its output, then reads the sum: the solution
+    // reads to the end of its input. Any other process holding a copy of the pipe's write end
+    // (a run's init, a standby) would leave the solution waiting: TLE.
+    let closes = r#"import sys, os
+numbers = list(range(1, 101))
+sys.stdout.write("".join(f"{x}\n" for x in numbers))
+sys.stdout.flush()
+os.close(1)
+line = sys.stdin.readline()
+if line.strip() != str(sum(numbers)):
+    open(sys.argv[3] + "/judgemessage.txt", "w").write(f"got {line!r}\n")
+    sys.exit(43)
+sys.exit(42)
+"#;
+    let to_the_end = "import sys\nprint(sum(int(x) for x in sys.stdin.read().split()))\n";
+    let (dir, source) = hostile(closes, to_the_end);
+    for _ in 0..3 {
+        let (doc, took) = run(dir.path(), &source, &[]);
+        assert_eq!(verdict(&doc), "AC", "{doc}");
+        assert!(took < Duration::from_secs(20), "{took:?}");
+    }
+}
+
+#[test]
 fn broken_interactors_are_judge_errors_never_accepted() {
     // Crashes at the start.
     let (t, _) = expect(&interactor("sys.exit(1)", "", ""), BISECT, "JE");

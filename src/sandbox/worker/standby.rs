@@ -4,7 +4,6 @@
 //! of runs came lately ([`Recent`], so that standbys are made only for runs that repeat).
 
 use super::init::{init, InitReport};
-use super::SOCKET_FD;
 use crate::sandbox::seccomp;
 use crate::sandbox::sys;
 use crate::sandbox::wire::{self, Reply, Request};
@@ -147,10 +146,14 @@ impl RunInit {
             )));
         }
         if pid == 0 {
-            drop(result_r);
-            drop(control);
-            // SAFETY: the init does not talk to the judge.
-            unsafe { libc::close(SOCKET_FD) };
+            // The init keeps only its own descriptors: a copy of another run's stdio (or of
+            // this run's, which the worker held when it cloned) would keep the pipe open.
+            let mut keep: Vec<RawFd> = vec![result_w.as_raw_fd(), control_init.as_raw_fd()];
+            keep.extend(mounts.iter().map(|f| f.as_raw_fd()));
+            keep.extend(join.iter().flatten().map(|f| f.as_raw_fd()));
+            std::mem::forget(result_r);
+            std::mem::forget(control);
+            sys::close_all_but(&keep);
             let report = init(&spec, &mounts, join, control_init, filter, stack);
             if let Some(report) = report {
                 let mut bytes = serde_json::to_vec(&report).unwrap_or_default();
