@@ -1111,7 +1111,7 @@ impl Engine {
 
 /// A Kattis validator's score for an accepted test: `score.txt` or `score_multiplier.txt` in
 /// its feedback folder (both, or one that is not a number, is a judge error).
-fn reported_score(feedback: &Path) -> Result<Option<Reported>, String> {
+pub(crate) fn reported_score(feedback: &Path) -> Result<Option<Reported>, String> {
     let read = |name: &str| -> Result<Option<f64>, String> {
         let path = feedback.join(name);
         if !path.is_file() {

@@ -357,12 +357,9 @@ pub fn render(problem: &Problem) -> String {
         match crate::interactive::read_interaction(path) {
             Ok(lines) => {
                 let shown = crate::interactive::TRANSCRIPT_LINES;
-                for (_, from, text) in lines.iter().take(shown) {
-                    let mark = match from {
-                        crate::interactive::From::Judge => '<',
-                        crate::interactive::From::Solution => '>',
-                    };
-                    line(format!("    {mark}{text}"));
+                let lines = crate::interactive::marked_lines(&lines);
+                for text in lines.iter().take(shown) {
+                    line(format!("    {text}"));
                 }
                 if lines.len() > shown {
                     line(format!("    … {} more lines", lines.len() - shown));

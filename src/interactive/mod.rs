@@ -37,6 +37,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+mod passes;
 mod relay;
 mod sample;
 #[cfg(test)]
@@ -45,7 +46,7 @@ mod transcript;
 
 use relay::run_pair;
 use sample::attach_sample;
-pub use sample::{check_samples, read_interaction};
+pub use sample::{check_samples, marked_lines, read_interaction, ExchangeLine};
 pub use transcript::{render, From, Transcript, TRANSCRIPT_LINES};
 
 /// Bytes of an exchange kept in each direction for `--transcript`.
@@ -312,7 +313,9 @@ fn with_prefix(who: &str, message: &str) -> String {
     }
 }
 
-/// Runs one interactive test; `result` comes with the test's name and a JE verdict.
+/// Runs one interactive test; `result` comes with the test's name and a JE verdict. A
+/// multi-pass problem's test runs again on each `nextpass.in` the interactor writes (see
+/// [`passes`]).
 pub fn run_test(
     engine: &mut Engine,
     problem: &Problem,
@@ -328,15 +331,37 @@ pub fn run_test(
             return result;
         }
     };
-    let judged = judge_pair(
-        engine,
-        problem,
-        interactor,
-        artifact,
-        test,
-        &work,
-        &mut result,
-    );
+    let feedback = work.join("feedback");
+    let judged = match std::fs::create_dir(&feedback) {
+        Err(e) => Err(format!("could not create the interactor's folder: {e}")),
+        Ok(()) => match problem.passes {
+            Some(passes) => {
+                let pass = |engine: &mut Engine, input: &Path, result: &mut TestResult| {
+                    judge_pair(
+                        engine,
+                        problem,
+                        interactor,
+                        artifact,
+                        test,
+                        input,
+                        (&work, &feedback),
+                        result,
+                    )
+                };
+                passes::run(engine, pass, test, &work, &feedback, passes, &mut result)
+            }
+            None => judge_pair(
+                engine,
+                problem,
+                interactor,
+                artifact,
+                test,
+                &absolute(&test.input),
+                (&work, &feedback),
+                &mut result,
+            ),
+        },
+    };
     if let Err(e) = judged {
         result.verdict = Verdict::JE;
         result.message = e;
@@ -346,18 +371,19 @@ pub fn run_test(
     result
 }
 
+/// One exchange between the solution and the interactor on `input` (the test's, or a pass's
+/// `nextpass.in`), in `work` with the interactor's feedback folder `feedback`.
+#[allow(clippy::too_many_arguments)]
 fn judge_pair(
     engine: &mut Engine,
     problem: &Problem,
     interactor: &Interactor,
     artifact: &Artifact,
     test: &TestCase,
-    work: &Path,
+    input: &Path,
+    (work, feedback): (&Path, &Path),
     result: &mut TestResult,
 ) -> Result<(), String> {
-    let io = |what: &'static str| move |e: std::io::Error| format!("could not {what}: {e}");
-    let feedback = work.join("feedback");
-    std::fs::create_dir(&feedback).map_err(io("create the interactor's folder"))?;
     let solution_dir = match &engine.scratch {
         Some(d) => d.clone(),
         None => {
@@ -380,10 +406,10 @@ fn judge_pair(
         readable: artifact.readable.clone(),
         limits,
     };
-    let input = absolute(&test.input);
+    let input = input.to_path_buf();
     let answer = absolute(&test.answer);
     let tout = feedback.join("tout");
-    let args = interactor_args(interactor, problem, test, &input, &answer, &feedback);
+    let args = interactor_args(interactor, problem, test, &input, &answer, feedback);
     let mut readable = interactor.artifact.readable.clone();
     readable.extend([input.clone(), answer.clone()]);
     let cap = interactor_limits(problem);
@@ -391,8 +417,8 @@ fn judge_pair(
     let partner_spec = RunSpec {
         program: interactor.artifact.program.clone(),
         args,
-        env: build::base_env(&feedback),
-        workdir: feedback.clone(),
+        env: build::base_env(feedback),
+        workdir: feedback.to_path_buf(),
         scratch_workdir: false,
         stdin: None,
         stdout: work.join("interactor.out"),
@@ -510,6 +536,12 @@ fn judge_pair(
         return Ok(());
     }
     match decide(&solution_run, says, partner_first, memory_limit, protocol) {
+        Decision::Verdict(Verdict::AC, message) => {
+            // A scoring problem's interactor gives the test's score as an output validator does.
+            result.checker_score = crate::engine::reported_score(feedback)?;
+            result.verdict = Verdict::AC;
+            result.message = message;
+        }
         Decision::Verdict(verdict, mut message) => {
             if verdict == Verdict::TLE && waited {
                 message.push_str(

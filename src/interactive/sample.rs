@@ -4,26 +4,57 @@
 use super::*;
 use std::io::{Read, Write};
 
-/// A sample `.interaction` file read as (line number, from, text) lines; `---` (between the
-/// passes of a multi-pass problem) is skipped. `Err` names the line that is neither.
-pub fn read_interaction(path: &Path) -> Result<Vec<(usize, From, String)>, String> {
+/// One line of a sample `.interaction` file.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExchangeLine {
+    /// Its line number in the file.
+    pub number: usize,
+    /// The pass it belongs to (from 1; `---` lines separate the passes of a multi-pass test).
+    pub pass: u32,
+    pub from: From,
+    pub text: String,
+}
+
+impl ExchangeLine {
+    /// The line as the file has it: `<` or `>` first.
+    pub fn marked(&self) -> String {
+        match self.from {
+            From::Judge => format!("<{}", self.text),
+            From::Solution => format!(">{}", self.text),
+        }
+    }
+}
+
+/// A sample `.interaction` file read as its lines; `---` separates the passes of a
+/// multi-pass problem. `Err` names the line that is neither.
+pub fn read_interaction(path: &Path) -> Result<Vec<ExchangeLine>, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
     let mut lines = Vec::new();
+    let mut pass = 1;
     for (i, line) in text.lines().enumerate() {
         let from = match line.chars().next() {
             Some('<') => From::Judge,
             Some('>') => From::Solution,
-            _ if line.trim() == "---" || line.trim().is_empty() => continue,
+            _ if line.trim() == "---" => {
+                pass += 1;
+                continue;
+            }
+            _ if line.trim().is_empty() => continue,
             _ => {
                 return Err(format!(
-                    "{}:{}: a line of an .interaction file starts with `<` (judge to solution) or `>` (solution to judge)",
+                    "{}:{}: a line of an .interaction file starts with `<` (judge to solution), `>` (solution to judge), or is `---` (the next pass)",
                     path.display(),
                     i + 1
                 ))
             }
         };
-        lines.push((i + 1, from, line[1..].to_string()));
+        lines.push(ExchangeLine {
+            number: i + 1,
+            pass,
+            from,
+            text: line[1..].to_string(),
+        });
     }
     Ok(lines)
 }
@@ -47,6 +78,9 @@ pub fn check_samples(engine: &mut Engine, problem: &Problem, checker: &Checker) 
     problems
 }
 
+/// Plays a sample's exchange against the interactor, pass by pass: each pass must end with
+/// the interactor accepting, and every pass but the last with its `nextpass.in`, the next
+/// pass's input.
 fn replay(
     engine: &mut Engine,
     problem: &Problem,
@@ -55,20 +89,59 @@ fn replay(
     path: &Path,
 ) -> Result<(), String> {
     let lines = read_interaction(path)?;
-    let said: String = lines
-        .iter()
-        .filter(|(_, f, _)| *f == From::Solution)
-        .map(|(_, _, t)| format!("{t}\n"))
-        .collect();
+    let passes = lines.last().map_or(1, |l| l.pass);
     let work = engine.fresh_dir("replay").map_err(|e| e.to_string())?;
     let feedback = work.join("feedback");
-    std::fs::create_dir(&feedback)
-        .map_err(|e| format!("could not create {}: {e}", feedback.display()))?;
-    let input = absolute(&test.input);
+    let played = std::fs::create_dir(&feedback)
+        .map_err(|e| format!("could not create {}: {e}", feedback.display()))
+        .and_then(|()| {
+            let mut input = absolute(&test.input);
+            for pass in 1..=passes {
+                let these: Vec<&ExchangeLine> = lines.iter().filter(|l| l.pass == pass).collect();
+                let next = feedback.join("nextpass.in");
+                let _ = std::fs::remove_file(&next);
+                replay_pass(engine, problem, interactor, test, path, &input, &these, &work)?;
+                if pass == passes {
+                    break;
+                }
+                let moved = work.join(format!("pass-{}.in", pass + 1));
+                std::fs::rename(&next, &moved).map_err(|_| {
+                    format!(
+                        "{}: pass {pass} of the sample is followed by another, but the interactor wrote no nextpass.in",
+                        path.display()
+                    )
+                })?;
+                input = moved;
+            }
+            Ok(())
+        });
+    let _ = std::fs::remove_dir_all(&work);
+    played
+}
+
+/// One pass of [`replay`]: the interactor runs on `input`; the judge says the `>` lines and
+/// checks that it hears the `<` lines.
+#[allow(clippy::too_many_arguments)]
+fn replay_pass(
+    engine: &mut Engine,
+    problem: &Problem,
+    interactor: &Interactor,
+    test: &TestCase,
+    path: &Path,
+    input: &Path,
+    lines: &[&ExchangeLine],
+    work: &Path,
+) -> Result<(), String> {
+    let said: String = lines
+        .iter()
+        .filter(|l| l.from == From::Solution)
+        .map(|l| format!("{}\n", l.text))
+        .collect();
+    let feedback = work.join("feedback");
     let answer = absolute(&test.answer);
-    let args = interactor_args(interactor, problem, test, &input, &answer, &feedback);
+    let args = interactor_args(interactor, problem, test, input, &answer, &feedback);
     let mut readable = interactor.artifact.readable.clone();
-    readable.extend([input, answer]);
+    readable.extend([input.to_path_buf(), answer]);
     let spec = RunSpec {
         program: interactor.artifact.program.clone(),
         args,
@@ -114,15 +187,12 @@ fn replay(
     });
     let message = build::read_capped(&feedback.join("judgemessage.txt"), 300);
     let stderr = build::read_capped(&work.join("interactor.err"), 300);
-    let _ = std::fs::remove_dir_all(&work);
     let (outcome, got) =
         outcome.map_err(|e| format!("{}: could not replay the sample: {e}", path.display()))?;
     let got = String::from_utf8_lossy(&got).into_owned();
     let mut heard = got.lines();
-    for (number, from, text) in &lines {
-        if *from != From::Judge {
-            continue;
-        }
+    for line in lines.iter().filter(|l| l.from == From::Judge) {
+        let (number, text) = (line.number, &line.text);
         match heard.next() {
             Some(line) if line.trim_end() == text.trim_end() => {}
             Some(line) => {
@@ -170,13 +240,7 @@ pub(super) fn attach_sample(result: &mut TestResult, test: &TestCase) {
         return;
     };
     let mut sample: Vec<String> = match read_interaction(path) {
-        Ok(lines) => lines
-            .into_iter()
-            .map(|(_, from, text)| match from {
-                From::Judge => format!("<{text}"),
-                From::Solution => format!(">{text}"),
-            })
-            .collect(),
+        Ok(lines) => marked_lines(&lines),
         Err(why) => vec![why],
     };
     if sample.len() > TRANSCRIPT_LINES {
@@ -188,4 +252,18 @@ pub(super) fn attach_sample(result: &mut TestResult, test: &TestCase) {
         .transcript
         .get_or_insert_with(Default::default)
         .sample = sample;
+}
+
+/// A sample's lines as the file has them, `---` between passes.
+pub fn marked_lines(lines: &[ExchangeLine]) -> Vec<String> {
+    let mut marked = Vec::new();
+    let mut pass = lines.first().map_or(1, |l| l.pass);
+    for line in lines {
+        if line.pass != pass {
+            marked.push("---".to_string());
+            pass = line.pass;
+        }
+        marked.push(line.marked());
+    }
+    marked
 }

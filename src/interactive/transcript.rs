@@ -23,6 +23,9 @@ pub struct Transcript {
     pub parts: Vec<(From, String)>,
     /// More was said than [`TRANSCRIPT_CAP`] bytes in some direction.
     pub truncated: bool,
+    /// Where a multi-pass test's next pass begins: indexes into `parts` (`---` in the lines).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub passes: Vec<usize>,
     /// A failing sample's `.interaction` lines (`<` or `>` first), at most
     /// [`TRANSCRIPT_LINES`].
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -35,14 +38,22 @@ impl Transcript {
     pub fn lines(&self, max_lines: usize) -> Vec<String> {
         let mut lines = Vec::new();
         // Parts of one direction that follow each other make one text, cut into lines.
-        let mut merged: Vec<(From, String)> = Vec::new();
-        for (from, text) in &self.parts {
+        // A pass break is a part of its own (None) that nothing merges with.
+        let mut merged: Vec<Option<(From, String)>> = Vec::new();
+        for (i, (from, text)) in self.parts.iter().enumerate() {
+            if self.passes.contains(&i) {
+                merged.push(None);
+            }
             match merged.last_mut() {
-                Some((f, t)) if f == from && !t.ends_with('\n') => t.push_str(text),
-                _ => merged.push((*from, text.clone())),
+                Some(Some((f, t))) if f == from && !t.ends_with('\n') => t.push_str(text),
+                _ => merged.push(Some((*from, text.clone()))),
             }
         }
-        for (from, text) in merged {
+        for part in merged {
+            let Some((from, text)) = part else {
+                lines.push("---".to_string());
+                continue;
+            };
             let mark = match from {
                 From::Judge => '<',
                 From::Solution => '>',
@@ -61,6 +72,18 @@ impl Transcript {
             ));
         }
         lines
+    }
+}
+
+impl Transcript {
+    /// Appends the next pass's exchange (a multi-pass test).
+    pub fn append_pass(&mut self, next: Transcript) {
+        if !self.parts.is_empty() || !self.passes.is_empty() {
+            self.passes.push(self.parts.len());
+        }
+        self.parts.extend(next.parts);
+        self.truncated |= next.truncated;
+        self.recorded |= next.recorded;
     }
 }
 

@@ -297,14 +297,13 @@ fn kattis_package_errors_name_file_line_and_fix() {
     let e = error(&[
         (
             "problem.yaml",
-            "problem_format_version: 2025-09\nname: x\ntype: [interactive, multi-pass]\n",
+            "problem_format_version: 2025-09\nname: x\ntype: [submit-answer]\n",
         ),
-        ("output_validator/v.cpp", ""),
         ("data/sample/1.in", "1\n"),
         ("data/sample/1.ans", "1\n"),
     ]);
     assert!(
-        e.contains("`interactive multi-pass` problems are not supported"),
+        e.contains("`submit-answer` problems are not supported"),
         "{e}"
     );
     let e = error(&[
@@ -793,6 +792,63 @@ fn kattis_scoring_groups_read_into_the_scoring() {
     );
     let multi = Problem::load(&fixture("kattis-multipass")).unwrap();
     assert_eq!(multi.passes, Some(3));
+    // Interactive and multi-pass: the output validator is the interactor, 2 passes by default.
+    let both = Problem::load(&fixture("kattis-interactive-multipass")).unwrap();
+    assert_eq!(both.passes, Some(2));
+    assert!(both.interactor.is_some());
+}
+
+#[test]
+fn kattis_draft_scoring_maps_are_read_with_a_warning() {
+    // A draft of 2025-09 (the spec's own scoring example): `testdata.yaml` with a `scoring:` map
+    // and a partially_accepted/ folder whose submissions are expected to score in between.
+    let dir = package(&[
+        (
+            "problem.yaml",
+            "problem_format_version: 2025-09\ntype: scoring\nname: X\nlimits:\n  time_limit: 1\n",
+        ),
+        (
+            "data/secret/testdata.yaml",
+            "scoring:\n  aggregation: sum\n",
+        ),
+        (
+            "data/secret/g1/testdata.yaml",
+            "scoring:\n  score: 30\n  aggregation: min\n  colour: red\n",
+        ),
+        ("data/secret/g1/1.in", "1\n"),
+        ("data/secret/g1/1.ans", "1\n"),
+        ("data/secret/g2/testdata.yaml", "scoring:\n  score: 70\n"),
+        ("data/secret/g2/1.in", "1\n"),
+        ("data/secret/g2/1.ans", "1\n"),
+        ("submissions/partially_accepted/half.py", "print(1)\n"),
+    ]);
+    let p = Problem::load(dir.path()).unwrap();
+    let outline: Vec<(String, Option<f64>, &str)> = p
+        .scoring
+        .as_ref()
+        .unwrap()
+        .outline()
+        .into_iter()
+        .map(|(_, n)| (n.name.clone(), n.max_score(), n.aggregate.name()))
+        .collect();
+    assert_eq!(
+        outline,
+        vec![
+            ("secret".to_string(), Some(100.0), "sum"),
+            ("secret/g1".to_string(), Some(30.0), "min"),
+            ("secret/g2".to_string(), Some(70.0), "pass-fail"),
+        ]
+    );
+    let warnings: Vec<String> = p.warnings.iter().map(|w| w.to_string()).collect();
+    let has = |s: &str| warnings.iter().any(|w| w.contains(s));
+    assert!(
+        has("g1/testdata.yaml: the draft `scoring:` map is not 2025-09; read `scoring.score` as `max_score`, `scoring.aggregation` as `score_aggregation`"),
+        "{warnings:?}"
+    );
+    assert!(has("unknown key `scoring.colour`"), "{warnings:?}");
+    let half = &p.solutions[0];
+    assert_eq!(half.score, Some(crate::score::Expected::Partial));
+    assert!(half.expected.len() > 1, "any verdict: {:?}", half.expected);
 }
 
 #[test]

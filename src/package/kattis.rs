@@ -332,15 +332,13 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         match t.as_str() {
             "pass-fail" | "interactive" => {}
             "scoring" | "score" => scored = true,
-            "multi-pass" if !interactive => multi_pass = true,
-            "multi-pass" | "submit-answer" => {
-                let what = if interactive {
-                    format!("`interactive {t}` problems are not supported by the judge yet")
-                } else {
-                    format!("`{t}` problems are not supported by the judge yet")
-                };
-                return Err(PackageError::new(&yaml_path, what)
-                .hint("pass-fail, scoring and multi-pass problems with a batch (stdin/stdout) submission, and interactive ones in a single pass, can be judged for now"));
+            "multi-pass" => multi_pass = true,
+            "submit-answer" => {
+                return Err(PackageError::new(
+                    &yaml_path,
+                    "`submit-answer` problems are not supported by the judge yet",
+                )
+                .hint("pass-fail, scoring, interactive and multi-pass problems (a program that reads and writes) can be judged"));
             }
             other => warn(
                 &mut warnings,
@@ -367,7 +365,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         None => None,
     };
 
-    let solutions = read_submissions(dir, &mut warnings)?;
+    let solutions = read_submissions(dir, modern, &mut warnings)?;
     let accepted = solutions.iter().any(|s| s.expected == [AC]);
     let (limits, origin, time_rule) = read_limits(dir, &yaml, modern, accepted, &mut warnings)?;
 
@@ -568,7 +566,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         None
     };
     let passes = if multi_pass {
-        if !matches!(checker, CheckerSpec::Custom(_)) {
+        if interactor.is_none() && !matches!(checker, CheckerSpec::Custom(_)) {
             return Err(PackageError::new(
                 &yaml_path,
                 "a multi-pass problem without an output validator",
@@ -941,6 +939,11 @@ impl Walk {
                     .collect();
                 }
                 k if SCORING_READ.contains(&k) => self.scoring_key(path, k, value, settings)?,
+                // A draft of 2025-09 (the spec's own scoring example still has it):
+                // `scoring: {score, aggregation}` for `max_score` and `score_aggregation`.
+                "scoring" if self.modern && matches!(value, Value::Mapping(_)) => {
+                    self.draft_scoring(path, value, settings)?
+                }
                 k if GROUP_SCORING.contains(&k) => scoring.push(key),
                 k if GROUP_ARGS.contains(&k) || GROUP_OTHER.contains(&k) => {}
                 _ => self.warnings.push(PackageError::new(
@@ -957,6 +960,43 @@ impl Walk {
                     scoring.join(", ")
                 ),
             ));
+        }
+        Ok(())
+    }
+
+    /// The draft form `scoring: {score: 30, aggregation: min, require_pass: [...]}`.
+    fn draft_scoring(
+        &mut self,
+        path: &Path,
+        value: &Value,
+        settings: &mut Settings,
+    ) -> Result<(), PackageError> {
+        let mut read = Vec::new();
+        for (key, v) in value.as_mapping().into_iter().flatten() {
+            let key = scalar(key).unwrap_or_default();
+            let now = match key.as_str() {
+                "score" => "max_score",
+                "aggregation" => "score_aggregation",
+                "require_pass" => "require_pass",
+                _ => {
+                    self.warnings.push(PackageError::new(
+                        path,
+                        format!("unknown key `scoring.{key}`; ignored"),
+                    ));
+                    continue;
+                }
+            };
+            self.scoring_key(path, now, v, settings)?;
+            read.push(format!("`scoring.{key}` as `{now}`"));
+        }
+        if !read.is_empty() {
+            self.warnings.push(
+                PackageError::new(
+                    path,
+                    format!("the draft `scoring:` map is not 2025-09; read {}", read.join(", ")),
+                )
+                .hint("2025-09 puts max_score, score_aggregation and require_pass in test_group.yaml itself"),
+            );
         }
         Ok(())
     }
@@ -1286,6 +1326,7 @@ type Rule = (String, Requirement, bool, Option<String>, Option<Expected>);
 /// over both.
 fn read_submissions(
     dir: &Path,
+    modern: bool,
     warnings: &mut Vec<PackageError>,
 ) -> Result<Vec<Solution>, PackageError> {
     let root = dir.join("submissions");
@@ -1449,7 +1490,10 @@ fn read_submissions(
                 expected.retain(|v| finals.contains(v));
                 permitted.retain(|v| r.permitted.contains(v));
             }
-            if score == Some(Expected::Partial) {
+            // Legacy: the graders accept with a partial score. 2025-09 has no such folder (its
+            // own scoring example does): a scoring problem's submission has a score, not a
+            // verdict, so only the score is expected there.
+            if score == Some(Expected::Partial) && !modern {
                 expected = vec![AC];
             }
             let mut rule = format!(

@@ -7,7 +7,7 @@
 use super::kattis::Settings;
 use super::{PackageError, TestCase};
 use crate::score::{Aggregate, Item, Node, Scoring, TestItem, VerdictMode};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The scoring tree of the tests the walk found, from each group's settings (`confs`, by group
 /// name; `""` is `data/` itself).
@@ -143,7 +143,7 @@ fn modern_node<'a>(
 ) -> Result<Node, PackageError> {
     let settings = conf(name).cloned().unwrap_or_default();
     let own = &settings.own;
-    let file = data.join(name).join("test_group.yaml");
+    let file = config_file(data, name);
     let max = match own.max_score {
         Some(m) => m,
         None if top => Some(100.0),
@@ -196,7 +196,7 @@ fn modern_node<'a>(
             .collect();
         if max.is_some() && !unbounded.is_empty() {
             return Err(PackageError::new(
-                data.join(unbounded[0]).join("test_group.yaml"),
+                config_file(data, unbounded[0]),
                 format!(
                     "group `{}` has no max_score, but `secret` is bounded ({})",
                     unbounded[0],
@@ -209,6 +209,18 @@ fn modern_node<'a>(
         }
     }
     Ok(node)
+}
+
+/// A 2025-09 group's configuration file: `test_group.yaml`, or `testdata.yaml` where a package
+/// has only the older name.
+fn config_file(data: &Path, group: &str) -> PathBuf {
+    let modern = data.join(group).join("test_group.yaml");
+    let older = data.join(group).join("testdata.yaml");
+    if !modern.is_file() && older.is_file() {
+        older
+    } else {
+        modern
+    }
 }
 
 /// `require_pass` names as the scoring's names (`sample`, `secret/group1`; `group1` is read as
@@ -228,7 +240,7 @@ fn resolve_requires(
             continue;
         }
         return Err(PackageError::new(
-            data.join(&node.name).join("test_group.yaml"),
+            config_file(data, &node.name),
             format!("require_pass names `{r}`, which is not a test group"),
         )
         .hint("name `sample` or an earlier group of secret"));

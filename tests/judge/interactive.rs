@@ -197,6 +197,84 @@ fn verify_plays_the_sample_exchange_against_the_interactor() {
 }
 
 #[test]
+fn interactive_multi_pass_runs_a_pass_for_each_nextpass_in() {
+    // Every submission gets its expected verdict, the sample's two passes are played.
+    let multi = package("kattis-interactive-multipass");
+    let out = judge().args(["verify", "--json"]).arg(&multi).output();
+    assert_eq!(out.code(), Some(0), "{}", out.describe());
+    let submissions = multi.join("submissions");
+    // The second pass fails: its number and the exchange of both passes, split by `---`.
+    let (doc, _) = run(
+        &multi,
+        &submissions.join("wrong_answer/forgets.py"),
+        &["--transcript"],
+    );
+    let failed = first_failure(&doc);
+    assert_eq!(failed["passes"], 2, "{doc}");
+    assert_eq!(
+        failed["message"],
+        "pass 2: interactor: second pass: `xelpmas` is not the word `sample`"
+    );
+    let out = judge()
+        .arg("run")
+        .arg(&multi)
+        .arg(submissions.join("wrong_answer/forgets.py"))
+        .arg("--transcript")
+        .output();
+    out.expect_stdout_contains(
+        "exchange (< judge to solution, > solution to judge):\n    <sample\n    >xelpmas\n    ---\n    <xelpmas\n    >xelpmas\n",
+    );
+    // Limits hold per pass: computing forever in the second pass is a TLE of that pass.
+    let (doc, _) = run(
+        &multi,
+        &submissions.join("time_limit_exceeded/thinks.py"),
+        &[],
+    );
+    assert_eq!(verdict(&doc), "TLE", "{doc}");
+    assert!(
+        first_failure(&doc)["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("pass 2: CPU time"),
+        "{doc}"
+    );
+    // A sample whose second pass the interactor does not say: verify names its line.
+    let dir = tempfile::tempdir().unwrap();
+    crate::harness::copy_dir(&multi, dir.path());
+    std::fs::write(
+        dir.path().join("data/sample/1.interaction"),
+        "<sample\n>xelpmas\n---\n<xelpmaz\n>sample\n",
+    )
+    .unwrap();
+    let out = judge().arg("verify").arg(dir.path()).output();
+    out.expect_stdout_contains(
+        "1.interaction:4: the interactor said `xelpmas` where the sample says `xelpmaz`",
+    );
+    assert_ne!(out.code(), Some(0), "{}", out.describe());
+    // More passes than the problem allows (2 by default) is the interactor's fault: a judge
+    // error.
+    let interactor = dir.path().join("output_validator/remember.py");
+    let again = std::fs::read_to_string(&interactor).unwrap().replace(
+        "    reject(f\"second pass",
+        "    (feedback / \"nextpass.in\").write_text(\"code again\\n\")\n    sys.exit(42)\n    reject(f\"second pass",
+    );
+    std::fs::write(&interactor, again).unwrap();
+    let (doc, _) = run(
+        dir.path(),
+        &submissions.join("wrong_answer/forgets.py"),
+        &[],
+    );
+    assert_eq!(verdict(&doc), "JE", "{doc}");
+    assert!(
+        first_failure(&doc)["message"]
+            .as_str()
+            .unwrap()
+            .contains("asks for pass 3 but the problem allows 2"),
+        "{doc}"
+    );
+}
+
+#[test]
 fn verify_checks_the_interactive_packages_submissions() {
     for name in ["kattis-guess", "kattis-legacy-guess"] {
         let out = judge()
