@@ -19,7 +19,9 @@
 //! then exactly which program closed its output first (the other one can only see that end once
 //! the relay passes it on), which decides the precedence above where the two end within
 //! microseconds of each other (an interactor rejecting and the solution failing to read, or a
-//! solution crashing and the interactor failing to read), and it can keep the exchange
+//! solution crashing and the interactor failing to read). It passes the end of the solution's
+//! output on only once the solution has ended (as BAPCtools does), so a solution that closes
+//! its output and then crashes is RE, not the interactor's WA. And it can keep the exchange
 //! (`judge run --transcript`, up to [`TRANSCRIPT_CAP`] bytes each way). Each program's CPU time
 //! and memory are still its own (its own cgroup); a message takes one more hop through the
 //! judge, which adds microseconds of wall-clock time per message and no CPU time to either.

@@ -29,23 +29,35 @@ pub(super) fn run_pair(
     let one = first.start(specs[0], solution_io)?;
     let two = second.start(specs[1], partner_io)?;
     let mut runs = vec![one, two];
+    // The end of the solution's output reaches the interactor only once the solution has
+    // ended, as BAPCtools does: a solution that closes its output and then crashes or hangs
+    // gets its RE or TLE, not the WA of an interactor that read the end first.
+    let (solution_ended, hold_eof) = std::sync::mpsc::channel::<()>();
+    let mut hold_eof = Some(hold_eof);
     let threads: Vec<_> = relays
         .into_iter()
         .zip([From::Judge, From::Solution])
         .map(|((from, to), who)| {
             let log = record.then(|| Arc::clone(log));
-            std::thread::spawn(move || relay(from, to, who, log.as_deref()))
+            let hold = if who == From::Solution {
+                hold_eof.take()
+            } else {
+                None
+            };
+            std::thread::spawn(move || relay(from, to, who, log.as_deref(), hold))
         })
         .collect();
     let mut order = Vec::new();
     let outcomes = sandbox::wait_all(&mut runs, |i, o| {
         order.push(i);
         if i == 0 {
+            let _ = solution_ended.send(());
             ended_badly(o)
         } else {
             !interactor_accepts(o, protocol)
         }
     });
+    drop(solution_ended);
     drop(runs);
     let mut closed = [None, None];
     for (i, t) in threads.into_iter().enumerate() {
@@ -54,14 +66,16 @@ pub(super) fn run_pair(
     Ok((outcomes, order, closed))
 }
 
-/// Copies `from` to `to` until the end of `from` (then closes `to`, and says when that end
-/// came) or until `to` is closed (then closes `from`, so its writer sees a broken pipe as
-/// without the relay), keeping up to [`TRANSCRIPT_CAP`] bytes in `log` if given.
+/// Copies `from` to `to` until the end of `from` (then closes `to`, once `hold` says so if
+/// given, and says when it passed that end on) or until `to` is closed (then closes `from`, so
+/// its writer sees a broken pipe as without the relay), keeping up to [`TRANSCRIPT_CAP`] bytes
+/// in `log` if given.
 fn relay(
     from: OwnedFd,
     to: OwnedFd,
     who: From,
     log: Option<&Mutex<Transcript>>,
+    hold: Option<std::sync::mpsc::Receiver<()>>,
 ) -> Option<Instant> {
     let mut from = std::fs::File::from(from);
     let mut to = std::fs::File::from(to);
@@ -69,7 +83,13 @@ fn relay(
     let mut buf = vec![0u8; 64 * 1024];
     loop {
         let n = match from.read(&mut buf) {
-            Ok(0) => return Some(Instant::now()),
+            Ok(0) => {
+                if let Some(hold) = hold {
+                    // A message, or the sender gone: either way the wait is over.
+                    let _ = hold.recv();
+                }
+                return Some(Instant::now());
+            }
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
             Err(_) => return None,

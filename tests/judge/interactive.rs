@@ -422,6 +422,28 @@ fn hostile_solutions_end_in_bounded_time_with_their_verdict() {
 }
 
 #[test]
+fn a_solution_closing_its_output_early_gets_what_it_does_next() {
+    // The interactor sees the end of the solution's output only once the solution has ended
+    // (as BAPCtools does), so what the solution does after closing decides: a crash is RE and
+    // sleeping is TLE, not the interactor's WA for an output that ended.
+    let (t, _) = expect(
+        &plain(),
+        "import os, time\nos.close(1)\ntime.sleep(0.3)\nraise SystemExit(3)\n",
+        "RE",
+    );
+    assert!(
+        t["message"].as_str().unwrap().contains("exit code 3"),
+        "{t}"
+    );
+    let (t, _) = expect(
+        &plain(),
+        "import os, time\nos.close(1)\ntime.sleep(100)\n",
+        "TLE",
+    );
+    assert!(t["message"].as_str().unwrap().contains("wall-clock"), "{t}");
+}
+
+#[test]
 fn an_interactor_that_rejects_first_beats_the_solutions_tle() {
     // The interactor rejects the first guess at once; the solution then spins: WA, not TLE.
     let rejects = interactor("", "judge_message('rejected at once'); sys.exit(43)", "");
