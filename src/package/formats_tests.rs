@@ -157,6 +157,30 @@ fn kattis_validator_flags_and_group_args() {
     let p = Problem::load(dir.path()).unwrap();
     assert_eq!(p.tests[0].checker_args, ["float_tolerance", "1e-6"]);
     assert_eq!(p.tests[1].checker_args, ["case_sensitive"]);
+    // A BAPCtools package whose data/ was not generated again: the settings generators.yaml
+    // gives a folder hold where that folder has no test_group.yaml of its own.
+    let dir = package(&[
+        (
+            "problem.yaml",
+            "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
+        ),
+        (
+            "generators/generators.yaml",
+            "test_group.yaml:\n  output_validator_args: [case_sensitive]\ndata:\n  sample:\n    data: []\n  secret:\n    test_group.yaml:\n      output_validator_args: [space_change_sensitive]\n    data:\n      - one: {in: '1'}\n",
+        ),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+        ("data/secret/1.in", "1\n"),
+        ("data/secret/1.ans", "1\n"),
+    ]);
+    let p = Problem::load(dir.path()).unwrap();
+    assert_eq!(p.tests[0].checker_args, ["case_sensitive"]);
+    assert_eq!(p.tests[1].checker_args, ["space_change_sensitive"]);
+    let warned = p.warnings.iter().map(|w| w.to_string()).any(|w| {
+        w.contains("data/test_group.yaml: missing; the settings")
+            && w.contains("generators/generators.yaml gives for this folder are read instead")
+    });
+    assert!(warned, "{:?}", p.warnings);
 }
 
 #[test]

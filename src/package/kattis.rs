@@ -495,7 +495,9 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         groups: Vec::new(),
         confs: Vec::new(),
         warnings: Vec::new(),
+        generated: Vec::new(),
     };
+    walk.generated = generated_settings(dir, &mut walk.warnings);
     let root_settings = walk.settings(&data, &Settings::default())?;
     walk.confs.push((String::new(), root_settings.clone()));
     let mut top: Vec<String> = std::fs::read_dir(&data)
@@ -873,6 +875,52 @@ struct Walk {
     /// Each group's settings by name (`""`: the `data` folder itself), for scoring.
     confs: Vec<(String, Settings)>,
     warnings: Vec<PackageError>,
+    /// Group settings BAPCtools' `generators/generators.yaml` gives (`test_group.yaml:` of the
+    /// root and of each group), by group folder: read where `bt generate` has not written them.
+    generated: Vec<(PathBuf, Mapping)>,
+}
+
+/// The `test_group.yaml:` (or `testdata.yaml:`) maps of `generators/generators.yaml`, by the
+/// folder they would be written to. A broken file is a warning: the judge does not generate.
+fn generated_settings(dir: &Path, warnings: &mut Vec<PackageError>) -> Vec<(PathBuf, Mapping)> {
+    let path = dir.join("generators/generators.yaml");
+    if !path.is_file() {
+        return Vec::new();
+    }
+    let map = match read_yaml(&path) {
+        Ok(m) => m,
+        Err(e) => {
+            warnings.push(PackageError::new(
+                &path,
+                format!(
+                    "not read ({}); group settings it may give are not applied",
+                    e.message
+                ),
+            ));
+            return Vec::new();
+        }
+    };
+    let mut found = Vec::new();
+    fn walk(map: &Mapping, folder: PathBuf, found: &mut Vec<(PathBuf, Mapping)>) {
+        for key in ["test_group.yaml", "testdata.yaml"] {
+            if let Some(Value::Mapping(m)) = map.get(key) {
+                found.push((folder.clone(), m.clone()));
+                break;
+            }
+        }
+        // Named groups are the keys of a `data:` map (a list holds test cases).
+        if let Some(Value::Mapping(groups)) = map.get("data") {
+            for (name, group) in groups {
+                if let (Some(name), Value::Mapping(group)) = (scalar(name), group) {
+                    if !name.is_empty() {
+                        walk(group, folder.join(name), found);
+                    }
+                }
+            }
+        }
+    }
+    walk(&map, dir.join("data"), &mut found);
+    found
 }
 
 impl Walk {
@@ -895,6 +943,25 @@ impl Walk {
                 format!("`{other}` is the other version's name (this package: `{own}`); read"),
             ));
             alt
+        } else if let Some((_, map)) = self.generated.iter().find(|(d, _)| d == dir) {
+            let map = map.clone();
+            let generators = dir
+                .ancestors()
+                .find(|d| d.join("generators/generators.yaml").is_file())
+                .map(|d| d.join("generators/generators.yaml"))
+                .unwrap_or_default();
+            self.warnings.push(
+                PackageError::new(
+                    &path,
+                    format!(
+                        "missing; the settings {} gives for this folder are read instead",
+                        generators.display()
+                    ),
+                )
+                .hint("run `bt generate` to write data/ as BAPCtools would"),
+            );
+            self.apply(&generators, &map, &mut settings)?;
+            return Ok(settings);
         } else {
             return Ok(settings);
         };
