@@ -228,6 +228,17 @@ pub fn verify_problem(
             .map(|s| (s.path.clone(), s.expected.clone()))
             .collect(),
     };
+    // DOMjudge's `@EXPECTED_SCORE@: 70` in a source, in any format, over the package's own.
+    let mut marked_scores: Vec<(PathBuf, crate::score::Expected)> = Vec::new();
+    if problem.scoring.is_some() {
+        for (path, _) in &solutions {
+            match marked_score(path) {
+                Ok(Some(score)) => marked_scores.push((path.clone(), score)),
+                Ok(None) => {}
+                Err(why) => check.findings.push(Finding::broken(why)),
+            }
+        }
+    }
     let reference = solutions
         .iter()
         .find(|(_, v)| *v == [Verdict::AC])
@@ -360,7 +371,11 @@ pub fn verify_problem(
                         expected: allowed.clone(),
                         skip_unavailable: true,
                         alone: expected == Verdict::TLE,
-                        score: expected_score(&problem, path),
+                        score: marked_scores
+                            .iter()
+                            .find(|(p, _)| p == path)
+                            .map(|(_, s)| *s)
+                            .or_else(|| expected_score(&problem, path)),
                     },
                     skip,
                 }
@@ -401,6 +416,37 @@ pub fn verify_problem(
     finished(reporter, id, &check, Some(&problem));
     check.problem = Some(problem);
     check
+}
+
+/// `@EXPECTED_SCORE@: 70` (DOMjudge's mark) in a source file: the score it must get. `Err`
+/// names the file and line of a mark that is not a number.
+pub fn marked_score(file: &Path) -> Result<Option<crate::score::Expected>, String> {
+    const MARK: &str = "@EXPECTED_SCORE@:";
+    let Ok(bytes) = std::fs::read(file) else {
+        return Ok(None);
+    };
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(1 << 20)]);
+    let Some(at) = text.find(MARK) else {
+        return Ok(None);
+    };
+    let value = text[at + MARK.len()..]
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .trim_end_matches("*/")
+        .trim_end_matches("-->")
+        .trim();
+    match value.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(Some(crate::score::Expected::Between(x, x))),
+        _ => {
+            let (line, column) = crate::package::line_column(&text, at);
+            Err(format!(
+                "{}:{line}:{column}: @EXPECTED_SCORE@ holds `{value}`, not a score\n  hint: write the score the solution must get, e.g. `@EXPECTED_SCORE@: 70`",
+                file.display()
+            ))
+        }
+    }
 }
 
 /// The score the package expects of its solution `path` (a scored problem only).

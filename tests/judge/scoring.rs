@@ -242,3 +242,43 @@ fn multi_pass_runs_the_solution_again_on_the_validators_next_input() {
         "{doc}"
     );
 }
+
+#[test]
+fn expected_score_marks_in_sources_are_checked_in_any_format() {
+    // DOMjudge's `@EXPECTED_SCORE@` in a native package's solutions (which have no other way to
+    // say a score).
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("subtasks");
+    crate::harness::copy_dir(&fixture_problem("subtasks"), &dir);
+    let solutions = dir.join("solutions");
+    std::fs::create_dir_all(solutions.join("accepted")).unwrap();
+    std::fs::create_dir_all(solutions.join("wrong_answer")).unwrap();
+    std::fs::copy(program("double.py"), solutions.join("accepted/double.py")).unwrap();
+    let partial = solutions.join("wrong_answer/upto1000.py");
+    let source = std::fs::read_to_string(program("double-upto-1000.py")).unwrap();
+    let mark = |m: &str| std::fs::write(&partial, format!("# @EXPECTED_SCORE@: {m}\n{source}"));
+    mark("50").unwrap();
+    let f = judge().arg("verify").arg(&dir).arg("--json").output();
+    f.expect_code(0);
+    let doc = f.json();
+    let s = doc["problems"][0]["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["file"].as_str().unwrap().ends_with("upto1000.py"))
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (s["ok"].as_bool(), s["score"].as_f64()),
+        (Some(true), Some(50.0)),
+        "{s}"
+    );
+    mark("60").unwrap();
+    let f = judge().arg("verify").arg(&dir).output();
+    f.expect_code(1);
+    f.expect_stdout_contains("upto1000.py: expected score 60 but got score 50 of 100");
+    mark("lots").unwrap();
+    let f = judge().arg("verify").arg(&dir).output();
+    f.expect_stdout_contains("upto1000.py:1:3: @EXPECTED_SCORE@ holds `lots`, not a score");
+    assert_ne!(f.code(), Some(0), "{}", f.describe());
+}
