@@ -18,6 +18,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod passes;
+mod rules;
+pub use rules::rule_failures;
 
 /// Stderr kept from a solution (for messages) and from checkers and validators.
 const STDERR_CAP: u64 = 64 * 1024;
@@ -182,6 +184,8 @@ pub struct JudgeOptions {
     /// The score the solution must get (`verify` of a scored problem), told in
     /// `solution_finished`.
     pub score: Option<crate::score::Expected>,
+    /// Requirements on some of its tests (`verify`); with any, every test is judged.
+    pub rules: Vec<crate::package::TestRule>,
 }
 
 /// What to read from a jury program's run before its files are reused.
@@ -627,7 +631,7 @@ impl Engine {
         };
         let mut report = SubmissionReport::new(Verdict::AC, compile);
         // A scored problem judges every test: each group scores on its own.
-        let all = options.all || problem.scoring.is_some();
+        let all = options.all || problem.scoring.is_some() || !options.rules.is_empty();
         let of = problem.tests.len();
         for (i, test) in problem.tests.iter().enumerate() {
             let test_id = TestId {
@@ -988,6 +992,10 @@ pub(crate) fn solution_finished(
         Ok(r) => (r.verdict, None, Some(r.clone())),
         Err(e) => (Verdict::JE, Some(e.to_string()), None),
     };
+    let failures = report
+        .as_ref()
+        .map(|r| rule_failures(&options.rules, r))
+        .unwrap_or_default();
     reporter.event(&Event::SolutionFinished {
         problem: ids.problem,
         solution: ids.solution,
@@ -995,9 +1003,12 @@ pub(crate) fn solution_finished(
         expected,
         allowed,
         expected_score: options.score,
+        rule_failures: failures.clone(),
         matches: expected.map(|_| {
             report.as_ref().is_some_and(|r| {
-                options.expected.contains(&verdict) && score_matches(options.score, r)
+                options.expected.contains(&verdict)
+                    && score_matches(options.score, r)
+                    && failures.is_empty()
             })
         }),
         verdict,

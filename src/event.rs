@@ -123,6 +123,10 @@ pub enum Event {
         expected_score: Option<crate::score::Expected>,
         #[serde(skip_serializing_if = "Option::is_none")]
         matches: Option<bool>,
+        /// What the package's requirements on some of its tests (Kattis `submissions.yaml`
+        /// keyed by test groups, `message`) find wrong; `matches` is false when any.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        rule_failures: Vec<String>,
         /// `JE` when not judged.
         verdict: Verdict,
         #[serde(skip_serializing_if = "Option::is_none")]

@@ -42,6 +42,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     rule: format!("folder {parent}/"),
                     entrypoint: None,
                     score: None,
+                    rules: Vec::new(),
                 }
             })
             .collect();

@@ -142,7 +142,7 @@ pub fn judge_solutions(
         let i = *i;
         let options = &entries[i].options;
         // A scored problem judges every test (`Engine::judge`).
-        let all = options.all || problem.scoring.is_some();
+        let all = options.all || problem.scoring.is_some() || !options.rules.is_empty();
         let (artifact, _) = built[i].as_ref().expect("only built entries have tests");
         let needed = |t: usize| all || failed_at[i].load(Ordering::SeqCst) > t;
         for t in range.clone() {

@@ -626,6 +626,42 @@ fn kattis_submissions_folders_submissions_yaml_and_expected_results() {
 }
 
 #[test]
+fn kattis_requirements_on_test_groups_are_read_into_rules() {
+    let dir = package(&[
+        (
+            "problem.yaml",
+            "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
+        ),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+        (
+            "submissions/submissions.yaml",
+            "wa/odd.py:\n  message: too big\n  sample:\n    required: [AC]\n  \"secret/*{ 4 }{ 2 }\":\n    permitted: [AC, TLE]\n    colour: red\n",
+        ),
+        ("submissions/wa/odd.py", "print(1)\n"),
+    ]);
+    let p = Problem::load(dir.path()).unwrap();
+    let rules = &p.solutions[0].rules;
+    assert_eq!(rules.len(), 3, "{rules:?}");
+    assert_eq!(rules[0].message.as_deref(), Some("too big"));
+    assert!(rules[0].tests.is_empty());
+    assert_eq!(rules[1].tests, ["sample"]);
+    assert_eq!(rules[1].required, Some(vec![Verdict::AC]));
+    assert_eq!(rules[2].tests, ["secret/*42"]);
+    assert_eq!(
+        rules[2].permitted,
+        Some(vec![Verdict::AC, Verdict::TLE, Verdict::OLE])
+    );
+    assert!(rules[2].covers("secret/142") && !rules[2].covers("secret/143"));
+    assert!(rules[1].covers("sample/1") && !rules[1].covers("secret/1"));
+    let warned = p.warnings.iter().any(|w| {
+        w.to_string()
+            .contains("`wa/odd.py` › `secret/*{ 4 }{ 2 }`: unknown key `colour`")
+    });
+    assert!(warned, "{:?}", p.warnings);
+}
+
+#[test]
 fn polygon_solution_tags() {
     let p = Problem::load(&fixture("polygon-files")).unwrap();
     assert_eq!(

@@ -6,7 +6,7 @@
 
 use super::{
     program_from, slug_of, CheckerSpec, Format, Group, LimitOrigin, PackageError, Problem,
-    ProblemLimits, Program, Protocol, Solution, TestCase, TimeRule, MIB,
+    ProblemLimits, Program, Protocol, Solution, TestCase, TestRule, TimeRule, MIB,
 };
 use crate::checker::{kattis::Flags, Builtin};
 use crate::verdict::Verdict;
@@ -1310,8 +1310,9 @@ fn verdict_names(v: &[Verdict]) -> String {
     v.iter().map(|v| v.code()).collect::<Vec<_>>().join(", ")
 }
 
-/// `{a,b}` brace expansion (one level at a time, recursively).
-fn expand_braces(pattern: &str) -> Vec<String> {
+/// `{a,b}` brace expansion (one level at a time, recursively; spaces around an alternative
+/// do not count).
+pub(crate) fn expand_braces(pattern: &str) -> Vec<String> {
     let (Some(open), Some(close)) = (pattern.find('{'), pattern.find('}')) else {
         return vec![pattern.to_string()];
     };
@@ -1323,12 +1324,12 @@ fn expand_braces(pattern: &str) -> Vec<String> {
     let tail = &rest[close - open + 1..];
     inner
         .split(',')
-        .flat_map(|alt| expand_braces(&format!("{head}{alt}{tail}")))
+        .flat_map(|alt| expand_braces(&format!("{head}{}{tail}", alt.trim())))
         .collect()
 }
 
 /// `*` matches within one path component.
-fn glob_match(pattern: &str, path: &str) -> bool {
+pub(crate) fn glob_match(pattern: &str, path: &str) -> bool {
     let (p, t): (Vec<&str>, Vec<&str>) = (
         pattern.trim_end_matches('/').split('/').collect(),
         path.split('/').collect(),
@@ -1386,7 +1387,68 @@ fn expected_results(file: &Path) -> Result<Option<(Vec<Verdict>, String)>, Packa
 
 /// A `submissions.yaml` rule: pattern, requirement, keyed by a default folder's name, entrypoint,
 /// score.
-type Rule = (String, Requirement, bool, Option<String>, Option<Expected>);
+type Rule = (
+    String,
+    Requirement,
+    bool,
+    Option<String>,
+    Option<Expected>,
+    Vec<TestRule>,
+);
+
+/// A `submissions.yaml` verdict list (`permitted`, `required`) under `pattern`.
+fn verdict_list(
+    m: &Mapping,
+    key: &str,
+    pattern: &str,
+    yaml_path: &Path,
+) -> Result<Option<Vec<String>>, PackageError> {
+    let Some(v) = m.get(key) else {
+        return Ok(None);
+    };
+    let names = args_of(v, yaml_path, key)?;
+    for n in &names {
+        if !["AC", "WA", "TLE", "RTE"].contains(&n.as_str()) {
+            return Err(PackageError::new(
+                yaml_path,
+                format!("`{pattern}`: `{n}` in {key} is not a verdict"),
+            )
+            .hint("the verdicts are AC, WA, TLE and RTE"));
+        }
+    }
+    Ok(Some(names))
+}
+
+/// A `submissions.yaml` `score` under `pattern`: a number or an inclusive range.
+fn score_of(
+    m: &Mapping,
+    pattern: &str,
+    yaml_path: &Path,
+) -> Result<Option<Expected>, PackageError> {
+    let Some(v) = m.get("score") else {
+        return Ok(None);
+    };
+    let bad = || {
+        PackageError::new(
+            yaml_path,
+            format!("`{pattern}`: `score` must be a number or a list of two"),
+        )
+        .hint("e.g. score: 40, or score: [20, 60]")
+    };
+    let ends: Vec<f64> = match v {
+        Value::Sequence(items) => items
+            .iter()
+            .map(number)
+            .collect::<Option<_>>()
+            .ok_or_else(bad)?,
+        v => vec![number(v).ok_or_else(bad)?],
+    };
+    match ends.as_slice() {
+        [x] => Ok(Some(Expected::Between(*x, *x))),
+        [lo, hi] if lo <= hi => Ok(Some(Expected::Between(*lo, *hi))),
+        _ => Err(bad()),
+    }
+}
 
 /// The package's submissions (`submissions/<folder>/<file or folder>`) with their expectations:
 /// the folder's default, `submissions.yaml` (2025-09) on top, a source's `@EXPECTED_RESULTS@`
@@ -1413,32 +1475,68 @@ fn read_submissions(
                 )
                 .hint("e.g. wrong_answer/slow.py:\n  permitted: [AC, WA, TLE]"));
             };
-            let list = |key: &str| -> Result<Option<Vec<String>>, PackageError> {
-                match m.get(key) {
-                    None => Ok(None),
-                    Some(v) => {
-                        let names = args_of(v, &yaml_path, key)?;
-                        for n in &names {
-                            if !["AC", "WA", "TLE", "RTE"].contains(&n.as_str()) {
-                                return Err(PackageError::new(
+            let permitted = verdict_list(m, "permitted", &pattern, &yaml_path)?;
+            let required = verdict_list(m, "required", &pattern, &yaml_path)?;
+            let mut test_rules = Vec::new();
+            for (key, value) in keys(m) {
+                match (key.as_str(), value) {
+                    (
+                        "permitted" | "required" | "language" | "entrypoint" | "authors"
+                        | "model_solution" | "use_for_time_limit" | "score",
+                        _,
+                    ) => {}
+                    ("message", v) => test_rules.push(TestRule {
+                        tests: Vec::new(),
+                        permitted: None,
+                        required: None,
+                        score: None,
+                        message: scalar(v),
+                        origin: format!("submissions.yaml `{pattern}`"),
+                    }),
+                    // Requirements on the tests of a group (a test glob relative to data/).
+                    (group, Value::Mapping(g)) => {
+                        let at = format!("{pattern}` › `{group}");
+                        for (k, _) in keys(g) {
+                            if ![
+                                "permitted",
+                                "required",
+                                "score",
+                                "message",
+                                "use_for_time_limit",
+                            ]
+                            .contains(&k.as_str())
+                            {
+                                warnings.push(PackageError::new(
                                     &yaml_path,
-                                    format!("`{pattern}`: `{n}` in {key} is not a verdict"),
-                                )
-                                .hint("the verdicts are AC, WA, TLE and RTE"));
+                                    format!("`{at}`: unknown key `{k}`; ignored"),
+                                ));
                             }
                         }
-                        Ok(Some(names))
+                        test_rules.push(TestRule {
+                            tests: expand_braces(group),
+                            permitted: verdict_list(g, "permitted", &at, &yaml_path)?.map(|p| {
+                                Requirement::new(
+                                    &p.iter().map(String::as_str).collect::<Vec<_>>(),
+                                    &[],
+                                )
+                                .permitted
+                            }),
+                            required: verdict_list(g, "required", &at, &yaml_path)?.map(|r| {
+                                Requirement::new(
+                                    &[],
+                                    &r.iter().map(String::as_str).collect::<Vec<_>>(),
+                                )
+                                .required
+                            }),
+                            score: score_of(g, &at, &yaml_path)?,
+                            message: g.get("message").and_then(scalar),
+                            origin: format!("submissions.yaml `{at}`"),
+                        });
                     }
-                }
-            };
-            let permitted = list("permitted")?;
-            let required = list("required")?;
-            for (key, _) in keys(m) {
-                match key.as_str() {
-                    "permitted" | "required" | "language" | "entrypoint" | "authors" | "model_solution" | "use_for_time_limit" => {}
-                    "score" => {}
-                    "message" => warnings.push(PackageError::new(&yaml_path, format!("`{pattern}`: `{key}` is not checked yet"))),
-                    _ => warnings.push(PackageError::new(&yaml_path, format!("`{pattern}`: requirements per test group or unknown key `{key}` are not read yet; ignored"))),
+                    _ => warnings.push(PackageError::new(
+                        &yaml_path,
+                        format!("`{pattern}`: unknown key `{key}`; ignored"),
+                    )),
                 }
             }
             // A folder's name replaces the keys it gives of the folder's default.
@@ -1460,32 +1558,8 @@ fn read_submissions(
                 ),
             };
             let entrypoint = m.get("entrypoint").and_then(scalar);
-            let score = match m.get("score") {
-                None => None,
-                Some(v) => {
-                    let bad = || {
-                        PackageError::new(
-                            &yaml_path,
-                            format!("`{pattern}`: `score` must be a number or a list of two"),
-                        )
-                        .hint("e.g. score: 40, or score: [20, 60]")
-                    };
-                    let ends: Vec<f64> = match v {
-                        Value::Sequence(items) => items
-                            .iter()
-                            .map(number)
-                            .collect::<Option<_>>()
-                            .ok_or_else(bad)?,
-                        v => vec![number(v).ok_or_else(bad)?],
-                    };
-                    match ends.as_slice() {
-                        [x] => Some(Expected::Between(*x, *x)),
-                        [lo, hi] if lo <= hi => Some(Expected::Between(*lo, *hi)),
-                        _ => return Err(bad()),
-                    }
-                }
-            };
-            rules.push((pattern, req, base.is_some(), entrypoint, score));
+            let score = score_of(m, &pattern, &yaml_path)?;
+            rules.push((pattern, req, base.is_some(), entrypoint, score, test_rules));
         }
     }
     let mut folders: Vec<PathBuf> = entries.filter_map(|e| e.ok()).map(|e| e.path()).collect();
@@ -1517,7 +1591,7 @@ fn read_submissions(
             let mut why = Vec::new();
             let overridden = rules
                 .iter()
-                .any(|(p, _, folder_key, _, _)| *folder_key && *p == name);
+                .any(|(p, _, folder_key, _, _, _)| *folder_key && *p == name);
             let mut entrypoint = None;
             let mut score = None;
             if let (Some(r), false) = (folder_requirement(&name), overridden) {
@@ -1533,7 +1607,8 @@ fn read_submissions(
                 ));
                 score = Some(Expected::Partial);
             }
-            for (pattern, req, _, main, wanted) in &rules {
+            let mut test_rules = Vec::new();
+            for (pattern, req, _, main, wanted, on_tests) in &rules {
                 let hit = expand_braces(pattern)
                     .iter()
                     .any(|p| glob_match(p, &name) || glob_match(p, &rel));
@@ -1542,6 +1617,7 @@ fn read_submissions(
                     reqs.push(req.clone());
                     entrypoint = main.clone().or(entrypoint);
                     score = wanted.or(score);
+                    test_rules.extend(on_tests.iter().cloned());
                 }
             }
             if reqs.is_empty() {
@@ -1585,6 +1661,7 @@ fn read_submissions(
                 rule,
                 entrypoint,
                 score,
+                rules: test_rules,
             });
         }
     }

@@ -184,6 +184,41 @@ pub struct Solution {
     pub entrypoint: Option<String>,
     /// The score it must get (a scored problem's Kattis `score` or `partially_accepted/`).
     pub score: Option<crate::score::Expected>,
+    /// Requirements on some of its tests (Kattis `submissions.yaml` keyed by test groups, and
+    /// `message`): checked on every test, so a solution with any is judged to the end.
+    pub rules: Vec<TestRule>,
+}
+
+/// A requirement on the tests a pattern names (Kattis `submissions.yaml`: `permitted`,
+/// `required`, `score` and `message` under a test group's name).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestRule {
+    /// Test glob relative to `data/` after brace expansion (`secret/*-hard`): a test matches
+    /// when it or one of its groups does. Empty: every test.
+    pub tests: Vec<String>,
+    pub permitted: Option<Vec<Verdict>>,
+    pub required: Option<Vec<Verdict>>,
+    /// The score of the group the pattern names.
+    pub score: Option<crate::score::Expected>,
+    /// Must appear in the message of at least one of the tests.
+    pub message: Option<String>,
+    /// Where it comes from, for messages: "submissions.yaml `wa/odd.py` › `sample`".
+    pub origin: String,
+}
+
+impl TestRule {
+    /// Whether the test named `name` (`secret/g1/3`) is one of the rule's: it, or a group
+    /// above it, matches a pattern.
+    pub fn covers(&self, name: &str) -> bool {
+        if self.tests.is_empty() {
+            return true;
+        }
+        let parts: Vec<&str> = name.split('/').collect();
+        (1..=parts.len()).any(|n| {
+            let prefix = parts[..n].join("/");
+            self.tests.iter().any(|p| kattis::glob_match(p, &prefix))
+        })
+    }
 }
 
 /// Where each limit came from, e.g. "problem.xml <time-limit> 2000 ms".

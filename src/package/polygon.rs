@@ -508,6 +508,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
                 rule: format!("Polygon tag `{tag}`"),
                 entrypoint: None,
                 score: None,
+                rules: Vec::new(),
             });
         }
     }

@@ -148,6 +148,9 @@ enum VerifySolution {
         max_score: Option<f64>,
         #[serde(skip_serializing_if = "Option::is_none")]
         expected_score: Option<crate::score::Expected>,
+        /// What the package's requirements on some of its tests find wrong.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        rule_failures: Vec<String>,
     },
     Skipped {
         file: String,
@@ -234,6 +237,7 @@ impl Reporter for VerifyJson {
                 error,
                 report,
                 expected_score,
+                rule_failures,
                 ..
             } => {
                 let s = VerifySolution::Judged {
@@ -251,6 +255,7 @@ impl Reporter for VerifyJson {
                     score: report.as_ref().and_then(|r| r.score),
                     max_score: report.as_ref().and_then(|r| r.max_score),
                     expected_score: *expected_score,
+                    rule_failures: rule_failures.clone(),
                 };
                 if let Some(p) = &mut self.current {
                     p.solutions.push(s);

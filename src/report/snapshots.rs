@@ -143,6 +143,7 @@ fn solution(
         expected,
         allowed: Vec::new(),
         expected_score: None,
+        rule_failures: Vec::new(),
         matches: expected.map(|e| e == verdict),
         verdict,
         error: None,

@@ -156,6 +156,7 @@ impl Reporter for VerifyTable {
                 error,
                 report,
                 expected_score,
+                rule_failures,
                 ..
             } => {
                 self.err.clear();
@@ -166,6 +167,7 @@ impl Reporter for VerifyTable {
                         expected,
                         allowed: allowed_or(allowed, expected),
                         score: *expected_score,
+                        rule_failures: rule_failures.clone(),
                         skipped: None,
                         report: report.clone(),
                         error: error.clone(),
@@ -187,6 +189,7 @@ impl Reporter for VerifyTable {
                         expected,
                         allowed: allowed_or(allowed, expected),
                         score: None,
+                        rule_failures: Vec::new(),
                         skipped: Some(reason.clone()),
                         report: None,
                         error: None,
@@ -257,6 +260,11 @@ fn describe_failure(s: &SolutionCheck) -> String {
                 .map(|t| format!(" on test {}: {}", t.name, t.message))
                 .unwrap_or_default();
             format!("{}: judge error{at}", s.path.display())
+        }
+        (Some(r), None)
+            if s.allowed.contains(&r.verdict) && crate::engine::score_matches(s.score, r) =>
+        {
+            format!("{}: {}", s.path.display(), s.rule_failures.join("; "))
         }
         (Some(r), None) if s.allowed.contains(&r.verdict) => format!(
             "{}: expected {} but got score {}",

@@ -27,6 +27,8 @@ pub struct SolutionCheck {
     pub allowed: Vec<Verdict>,
     /// The score the package expects of it (a scored problem).
     pub score: Option<crate::score::Expected>,
+    /// What the package's requirements on some of its tests find wrong (empty: nothing).
+    pub rule_failures: Vec<String>,
     /// Why it was not judged although nothing is wrong (no toolchain for its language here).
     pub skipped: Option<String>,
     /// `None` when the solution could not be judged at all (see `error`).
@@ -49,7 +51,9 @@ impl SolutionCheck {
     pub fn holds(&self) -> bool {
         self.skipped.is_some()
             || self.report.as_ref().is_some_and(|r| {
-                self.allowed.contains(&r.verdict) && crate::engine::score_matches(self.score, r)
+                self.allowed.contains(&r.verdict)
+                    && crate::engine::score_matches(self.score, r)
+                    && self.rule_failures.is_empty()
             })
     }
 }
@@ -376,6 +380,7 @@ pub fn verify_problem(
                             .find(|(p, _)| p == path)
                             .map(|(_, s)| *s)
                             .or_else(|| expected_score(&problem, path)),
+                        rules: package_rules(&problem, path),
                     },
                     skip,
                 }
@@ -402,6 +407,10 @@ pub fn verify_problem(
                 expected,
                 allowed: allowed.clone(),
                 score: entry.options.score,
+                rule_failures: report
+                    .as_ref()
+                    .map(|r| crate::engine::rule_failures(&entry.options.rules, r))
+                    .unwrap_or_default(),
                 skipped: skipped.clone(),
                 report,
                 error: if skipped.is_some() {
@@ -447,6 +456,16 @@ pub fn marked_score(file: &Path) -> Result<Option<crate::score::Expected>, Strin
             ))
         }
     }
+}
+
+/// The requirements the package puts on some of the tests of its solution `path`.
+fn package_rules(problem: &Problem, path: &Path) -> Vec<crate::package::TestRule> {
+    problem
+        .solutions
+        .iter()
+        .find(|s| s.path == path)
+        .map(|s| s.rules.clone())
+        .unwrap_or_default()
 }
 
 /// The score the package expects of its solution `path` (a scored problem only).

@@ -209,6 +209,41 @@ fn verify_checks_the_expected_scores() {
         s["expected_score"]["between"],
         serde_json::json!([70.0, 80.0])
     );
+    // Requirements on a group's tests: upto1000.py must fail some test of group2 with a WA
+    // whose message says "expected"; permitting only AC there fails verify, naming the test.
+    let text = std::fs::read_to_string(&yaml)
+        .unwrap()
+        .replace("score: [70, 80]", "score: 60")
+        .replace("    required: [WA]", "    permitted: [AC]");
+    std::fs::write(&yaml, text).unwrap();
+    let f = judge().arg("verify").arg(&dir).output();
+    f.expect_code(1);
+    f.expect_stdout_contains(
+        "upto1000.py: submissions.yaml `wrong_answer/upto1000.py` › `secret/group{2, 3}`: permits AC but test secret/group2/2 got WA",
+    );
+    let doc = judge()
+        .arg("verify")
+        .arg(&dir)
+        .arg("--json")
+        .output()
+        .json();
+    let s = doc["problems"][0]["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["file"].as_str().unwrap().ends_with("upto1000.py"))
+        .unwrap()
+        .clone();
+    assert_eq!(s["ok"], false, "{s}");
+    // Every test was judged: a solution with such rules runs to the end.
+    assert_eq!(s["tests"], 6, "{s}");
+    assert!(
+        s["rule_failures"][0]
+            .as_str()
+            .unwrap()
+            .ends_with("permits AC but test secret/group2/2 got WA"),
+        "{s}"
+    );
 }
 
 #[test]

@@ -1,0 +1,222 @@
+//! Requirements on some of a solution's tests (Kattis `submissions.yaml` keyed by test groups,
+//! and `message`), checked on a judged solution's report.
+
+use super::SubmissionReport;
+use crate::package::TestRule;
+
+/// What each rule finds wrong with `report`, one line each (empty: every rule holds). Only the
+/// tests judged count: a solution with rules is judged to the end.
+pub fn rule_failures(rules: &[TestRule], report: &SubmissionReport) -> Vec<String> {
+    let mut out = Vec::new();
+    for rule in rules {
+        let tests: Vec<_> = report
+            .tests
+            .iter()
+            .filter(|t| rule.covers(&t.name))
+            .collect();
+        let names = |verdicts: &[crate::verdict::Verdict]| {
+            verdicts
+                .iter()
+                .map(|v| v.code())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        if tests.is_empty() && (rule.permitted.is_some() || rule.required.is_some()) {
+            out.push(format!("{}: no test judged matches it", rule.origin));
+            continue;
+        }
+        if let Some(permitted) = &rule.permitted {
+            if let Some(t) = tests.iter().find(|t| !permitted.contains(&t.verdict)) {
+                out.push(format!(
+                    "{}: permits {} but test {} got {}",
+                    rule.origin,
+                    names(permitted),
+                    t.name,
+                    t.verdict.code()
+                ));
+            }
+        }
+        if let Some(required) = &rule.required {
+            if !tests.iter().any(|t| required.contains(&t.verdict)) {
+                out.push(format!(
+                    "{}: requires {} on one of its {} tests, none got it",
+                    rule.origin,
+                    names(required),
+                    tests.len()
+                ));
+            }
+        }
+        if let Some(message) = &rule.message {
+            if !tests.iter().any(|t| t.message.contains(message.as_str())) {
+                out.push(format!(
+                    "{}: no test's message contains `{message}`",
+                    rule.origin
+                ));
+            }
+        }
+        if let Some(expected) = rule.score {
+            let group = report.groups.iter().find(|g| {
+                rule.tests
+                    .iter()
+                    .any(|p| crate::package::kattis::glob_match(p, &g.name))
+            });
+            match group {
+                None => out.push(format!(
+                    "{}: a score for a group the problem does not score",
+                    rule.origin
+                )),
+                Some(g) if !expected.holds(g.score, g.max_score) => out.push(format!(
+                    "{}: expected {} but group {} got {}",
+                    rule.origin,
+                    expected.describe(),
+                    g.name,
+                    crate::score::show(g.score)
+                )),
+                Some(_) => {}
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::TestResult;
+    use crate::score::{Expected, GroupScore};
+    use crate::verdict::Verdict::{self, AC, TLE, WA};
+    use std::time::Duration;
+
+    fn report(tests: &[(&str, Verdict, &str)]) -> SubmissionReport {
+        let compile = crate::build::CompileReport {
+            language: "Python 3".into(),
+            ok: true,
+            cached: false,
+            time: Duration::ZERO,
+            message: String::new(),
+        };
+        let mut r = SubmissionReport::new(AC, compile);
+        for (name, verdict, message) in tests {
+            r.record(
+                TestResult {
+                    name: name.to_string(),
+                    verdict: *verdict,
+                    time: Duration::ZERO,
+                    wall: Duration::ZERO,
+                    memory: 0,
+                    message: message.to_string(),
+                    mismatch: None,
+                    checker_score: None,
+                    passes: None,
+                    transcript: None,
+                },
+                true,
+            );
+        }
+        r
+    }
+
+    fn rule(tests: &[&str]) -> TestRule {
+        TestRule {
+            tests: tests.iter().map(|t| t.to_string()).collect(),
+            permitted: None,
+            required: None,
+            score: None,
+            message: None,
+            origin: "rule".into(),
+        }
+    }
+
+    #[test]
+    fn rules_check_the_tests_of_their_groups_only() {
+        let r = report(&[
+            ("sample/1", AC, ""),
+            ("secret/easy-1", AC, ""),
+            ("secret/hard-1", TLE, "CPU time 1.0 s is over the limit"),
+            ("secret/hard-2", WA, "expected 3"),
+        ]);
+        let easy_ac = TestRule {
+            permitted: Some(vec![AC]),
+            ..rule(&["sample", "secret/*-easy*", "secret/easy-?"])
+        };
+        assert!(rule_failures(&[easy_ac], &r).is_empty());
+        // A group matches its tests: `secret` covers all three.
+        let all_ac = TestRule {
+            permitted: Some(vec![AC]),
+            ..rule(&["secret"])
+        };
+        assert_eq!(
+            rule_failures(&[all_ac], &r),
+            ["rule: permits AC but test secret/hard-1 got TLE"]
+        );
+        let hard_tle = TestRule {
+            permitted: Some(vec![AC, TLE]),
+            required: Some(vec![TLE]),
+            ..rule(&["secret/hard-*"])
+        };
+        assert_eq!(
+            rule_failures(&[hard_tle], &r),
+            ["rule: permits AC, TLE but test secret/hard-2 got WA"]
+        );
+        let wa_required = TestRule {
+            required: Some(vec![WA]),
+            message: Some("expected 4".into()),
+            ..rule(&["sample"])
+        };
+        assert_eq!(
+            rule_failures(&[wa_required], &r),
+            [
+                "rule: requires WA on one of its 1 tests, none got it",
+                "rule: no test's message contains `expected 4`"
+            ]
+        );
+        // Nothing matches: the rule cannot hold.
+        let none = TestRule {
+            required: Some(vec![AC]),
+            ..rule(&["secret/medium-*"])
+        };
+        assert_eq!(
+            rule_failures(&[none], &r),
+            ["rule: no test judged matches it"]
+        );
+        // A message anywhere (no pattern).
+        let anywhere = TestRule {
+            message: Some("over the limit".into()),
+            ..rule(&[])
+        };
+        assert!(rule_failures(&[anywhere], &r).is_empty());
+    }
+
+    #[test]
+    fn a_group_score_rule_reads_that_groups_score() {
+        let mut r = report(&[("secret/g1/1", AC, "")]);
+        r.groups = vec![GroupScore {
+            name: "secret/g1".into(),
+            score: 30.0,
+            max_score: Some(40.0),
+            verdict: AC,
+            note: None,
+        }];
+        let thirty = TestRule {
+            score: Some(Expected::Between(30.0, 30.0)),
+            ..rule(&["secret/g1"])
+        };
+        assert!(rule_failures(&[thirty], &r).is_empty());
+        let forty = TestRule {
+            score: Some(Expected::Between(40.0, 40.0)),
+            ..rule(&["secret/g1"])
+        };
+        assert_eq!(
+            rule_failures(&[forty], &r),
+            ["rule: expected score 40 but group secret/g1 got 30"]
+        );
+        let other = TestRule {
+            score: Some(Expected::Between(1.0, 1.0)),
+            ..rule(&["secret/g2"])
+        };
+        assert_eq!(
+            rule_failures(&[other], &r),
+            ["rule: a score for a group the problem does not score"]
+        );
+    }
+}
