@@ -68,6 +68,22 @@ pub struct SubmissionReport {
     /// A scored problem's groups with their scores.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupScore>,
+    /// A scored problem's tests not judged because they could not change the score, the
+    /// groups' results or the verdict ([`crate::score::Skip`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<SkippedTest>,
+}
+
+/// A test not judged, and why.
+#[derive(Debug, Clone, Serialize)]
+pub struct SkippedTest {
+    pub name: String,
+    pub why: String,
+    /// Its index among the problem's tests, and what stands in for it in the evaluation.
+    #[serde(skip)]
+    pub index: usize,
+    #[serde(skip)]
+    pub stand_in: Verdict,
 }
 
 impl SubmissionReport {
@@ -96,7 +112,52 @@ impl SubmissionReport {
             score: None,
             max_score: None,
             groups: Vec::new(),
+            skipped: Vec::new(),
         }
+    }
+
+    /// The outcomes of the problem's tests judged or skipped so far, by index (`None`: not
+    /// judged).
+    pub fn outcomes(&self, problem: &Problem) -> Vec<Option<TestOutcome>> {
+        let judged: std::collections::HashMap<&str, &TestResult> =
+            self.tests.iter().map(|t| (t.name.as_str(), t)).collect();
+        let mut out: Vec<Option<TestOutcome>> = problem
+            .tests
+            .iter()
+            .map(|test| {
+                judged.get(test.name.as_str()).map(|t| TestOutcome {
+                    verdict: t.verdict,
+                    reported: t.checker_score,
+                })
+            })
+            .collect();
+        for s in &self.skipped {
+            if let Some(slot) = out.get_mut(s.index) {
+                *slot = Some(TestOutcome {
+                    verdict: s.stand_in,
+                    reported: None,
+                });
+            }
+        }
+        out
+    }
+
+    /// Whether test `index` of a scored problem can be skipped given the tests so far (judging
+    /// to the first failure, as `verify` and `run` do without `--all`); records it if so.
+    pub fn skips(&mut self, problem: &Problem, index: usize) -> bool {
+        let Some(scoring) = &problem.scoring else {
+            return false;
+        };
+        let Some(skip) = scoring.skip(index, &self.outcomes(problem)) else {
+            return false;
+        };
+        self.skipped.push(SkippedTest {
+            name: problem.tests[index].name.clone(),
+            why: skip.why,
+            index,
+            stand_in: skip.verdict,
+        });
+        true
     }
 
     /// A scored problem's score from the judged tests (which are the problem's, in order); with
@@ -109,15 +170,7 @@ impl SubmissionReport {
         if self.verdict == Verdict::CE {
             return;
         }
-        let outcomes: Vec<Option<TestOutcome>> = (0..problem.tests.len())
-            .map(|i| {
-                self.tests.get(i).map(|t| TestOutcome {
-                    verdict: t.verdict,
-                    reported: t.checker_score,
-                })
-            })
-            .collect();
-        let score = scoring.evaluate(&outcomes);
+        let score = scoring.evaluate(&self.outcomes(problem));
         if scoring.graded_verdict || score.verdict == Verdict::JE {
             self.verdict = score.verdict;
         }
@@ -632,8 +685,14 @@ impl Engine {
         let mut report = SubmissionReport::new(Verdict::AC, compile);
         // A scored problem judges every test: each group scores on its own.
         let all = options.all || problem.scoring.is_some() || !options.rules.is_empty();
+        // A scored problem skips the tests that can no longer count (not with `--all`, nor
+        // when the package has requirements on the tests).
+        let skipping = !options.all && options.rules.is_empty();
         let of = problem.tests.len();
         for (i, test) in problem.tests.iter().enumerate() {
+            if skipping && report.skips(problem, i) {
+                continue;
+            }
             let test_id = TestId {
                 index: i + 1,
                 name: test.name.clone(),

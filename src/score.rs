@@ -528,5 +528,8 @@ pub fn show(x: f64) -> String {
     }
 }
 
+mod skip;
+pub use skip::Skip;
+
 #[cfg(test)]
 mod tests;

@@ -137,6 +137,43 @@ pub fn judge_solutions(
         .map(|_| AtomicUsize::new(usize::MAX))
         .collect();
     let remaining: Vec<AtomicUsize> = entries.iter().map(|_| AtomicUsize::new(tests)).collect();
+    // A scored problem's tests found skippable so far (see `crate::score::Skip`): from what is
+    // known of the tests before them, which only grows, so the replay in order skips them too.
+    let skipped: Vec<Mutex<Vec<Option<crate::score::Skip>>>> = entries
+        .iter()
+        .map(|_| Mutex::new(vec![None; tests]))
+        .collect();
+    let skipping = |i: usize| {
+        let o = &entries[i].options;
+        problem.scoring.is_some() && !o.all && o.rules.is_empty()
+    };
+    // Marks the tests after `from` that can now be skipped, and drops their events.
+    let mark_skippable = |i: usize, from: usize| {
+        let Some(scoring) = problem.scoring.as_ref().filter(|_| skipping(i)) else {
+            return;
+        };
+        let done = results[i].lock().unwrap_or_else(|e| e.into_inner()).clone();
+        let mut fakes = skipped[i].lock().unwrap_or_else(|e| e.into_inner());
+        for u in from..tests {
+            if fakes[u].is_some() {
+                continue;
+            }
+            let known: Vec<Option<crate::score::TestOutcome>> = (0..u)
+                .map(|k| match (&done[k], &fakes[k]) {
+                    (_, Some(skip)) => Some(skip.outcome()),
+                    (Some(r), None) => Some(crate::score::TestOutcome {
+                        verdict: r.verdict,
+                        reported: r.checker_score,
+                    }),
+                    (None, None) => None,
+                })
+                .collect();
+            if let Some(skip) = scoring.skip(u, &known) {
+                fakes[u] = Some(skip);
+                ordered.drop_range(test_slot(i, u)..test_slot(i, u) + 1);
+            }
+        }
+    };
     let work = |engine: &mut Engine, k: usize| {
         let (i, range) = &items[k];
         let i = *i;
@@ -144,7 +181,10 @@ pub fn judge_solutions(
         // A scored problem judges every test (`Engine::judge`).
         let all = options.all || problem.scoring.is_some() || !options.rules.is_empty();
         let (artifact, _) = built[i].as_ref().expect("only built entries have tests");
-        let needed = |t: usize| all || failed_at[i].load(Ordering::SeqCst) > t;
+        let needed = |t: usize| {
+            let skip = skipped[i].lock().unwrap_or_else(|e| e.into_inner())[t].is_some();
+            !skip && (all || failed_at[i].load(Ordering::SeqCst) > t)
+        };
         for t in range.clone() {
             let test = &problem.tests[t];
             let run = |engine: &mut Engine| {
@@ -182,6 +222,8 @@ pub fn judge_solutions(
             };
             if let Some(r) = &result {
                 results[i].lock().unwrap_or_else(|e| e.into_inner())[t] = Some(r.clone());
+                // Before this slot is done, so none of the dropped ones is being released.
+                mark_skippable(i, t + 1);
             }
             ordered.done(test_slot(i, t));
             if remaining[i].fetch_sub(1, Ordering::SeqCst) == 1 {
@@ -190,7 +232,13 @@ pub fn judge_solutions(
                 let mut report = SubmissionReport::new(Verdict::AC, compile.clone());
                 let done =
                     std::mem::take(&mut *results[i].lock().unwrap_or_else(|e| e.into_inner()));
-                for r in done.into_iter().map_while(|r| r) {
+                for (t, r) in done.into_iter().enumerate() {
+                    // Skipped as one job would have skipped it (a result judged ahead is
+                    // dropped with its events).
+                    if skipping(i) && report.skips(problem, t) {
+                        continue;
+                    }
+                    let Some(r) = r else { break };
                     if !report.record(r, all) {
                         break;
                     }

@@ -514,6 +514,29 @@ pub fn render_score(report: &SubmissionReport, paint: &Paint) -> String {
             paint.verdict(g.verdict, g.verdict.code()),
         ));
     }
+    if !report.skipped.is_empty() {
+        // One line per reason, with how many tests and the first.
+        let mut reasons: Vec<(&str, usize, &str)> = Vec::new();
+        for t in &report.skipped {
+            match reasons.iter_mut().find(|(why, _, _)| *why == t.why) {
+                Some((_, n, _)) => *n += 1,
+                None => reasons.push((&t.why, 1, &t.name)),
+            }
+        }
+        for (why, n, first) in reasons {
+            let (tests, it) = if n == 1 {
+                (format!("test {first}"), "it")
+            } else {
+                (format!("{n} tests from {first}"), "they")
+            };
+            s.push_str(&format!(
+                "  {}\n",
+                paint.dim(&format!(
+                    "not judged: {tests}: {why}, so {it} cannot change the score"
+                ))
+            ));
+        }
+    }
     s
 }
 
@@ -590,6 +613,7 @@ mod tests {
             score: None,
             max_score: None,
             groups: Vec::new(),
+            skipped: Vec::new(),
         }
     }
 

@@ -154,6 +154,7 @@ fn solution(
             score: None,
             max_score: None,
             groups: Vec::new(),
+            skipped: Vec::new(),
         }),
     });
     events

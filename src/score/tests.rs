@@ -219,3 +219,183 @@ fn scores_show_with_two_decimals_at_most() {
     assert_eq!(show(40.0), "40");
     assert_eq!(show(2.5), "2.5");
 }
+
+/// A small deterministic generator for the property test below.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// A random scoring: groups of every rule (some nested, some stopping at their first
+/// rejection, some requiring earlier groups, other verdict modes), over `tests` tests in order.
+fn random_scoring(rng: &mut Lcg, tests: usize) -> Scoring {
+    let aggregates = [
+        Aggregate::PassFail,
+        Aggregate::Sum,
+        Aggregate::Min,
+        Aggregate::Max,
+        Aggregate::Avg,
+    ];
+    let mut groups: Vec<Node> = Vec::new();
+    let (mut next, mut made) = (0, 0);
+    while next < tests {
+        let size = (1 + rng.next(4) as usize).min(tests - next);
+        let ids: Vec<usize> = (next..next + size).collect();
+        next += size;
+        let aggregate = aggregates[rng.next(5) as usize];
+        made += 1;
+        let mut g = group(
+            &format!("g{made}"),
+            aggregate,
+            Some(10.0 * (1 + rng.next(5)) as f64),
+            &ids,
+        );
+        for item in &mut g.items {
+            if let Item::Test(t) = item {
+                if aggregate == Aggregate::PassFail {
+                    t.accept = Some(0.0);
+                }
+                // Kattis legacy reject_score.
+                if rng.next(5) == 0 {
+                    t.reject = rng.next(3) as f64;
+                }
+            }
+        }
+        g.on_reject_break = rng.next(4) == 0;
+        g.verdicts = match rng.next(6) {
+            0 => VerdictMode::WorstError,
+            1 => VerdictMode::AlwaysAccept,
+            _ => VerdictMode::FirstError,
+        };
+        g.accept_if_any = rng.next(8) == 0;
+        if !groups.is_empty() && rng.next(3) == 0 {
+            let earlier = rng.next(groups.len() as u64) as usize;
+            g.requires = vec![groups[earlier].name.clone()];
+        }
+        // Now and then a group goes inside the one before it.
+        match groups.last_mut() {
+            Some(last) if rng.next(4) == 0 => last.items.push(Item::Node(g)),
+            _ => groups.push(g),
+        }
+    }
+    let mut s = scoring(groups);
+    let mut named = Vec::new();
+    fn collect(node: &Node, out: &mut Vec<(String, Vec<usize>)>) {
+        for item in &node.items {
+            if let Item::Node(n) = item {
+                out.push((n.name.clone(), n.tests()));
+                collect(n, out);
+            }
+        }
+    }
+    collect(&s.root, &mut named);
+    s.named = named;
+    s.root.on_reject_break = rng.next(3) == 0;
+    s.graded_verdict = rng.next(2) == 0;
+    s
+}
+
+/// Whether test `i` is a judge error: its verdict, or its checker's score its group cannot take.
+fn judge_error(s: &Scoring, i: usize, real: &[Option<TestOutcome>]) -> bool {
+    fn find(s: &Scoring, node: &Node, i: usize, real: &[Option<TestOutcome>]) -> Option<bool> {
+        node.items.iter().find_map(|item| match item {
+            Item::Test(t) if t.index == i => {
+                Some(s.test(node, t, real).map_or(true, |e| e.verdict == JE))
+            }
+            Item::Node(n) => find(s, n, i, real),
+            Item::Test(_) => None,
+        })
+    }
+    find(s, &s.root, i, real).unwrap_or(false)
+}
+
+#[test]
+fn skipped_tests_never_change_the_score_the_groups_or_the_verdict() {
+    let mut rng = Lcg(7);
+    let verdicts = [AC, AC, AC, WA, TLE, RE, JE];
+    let mut skipped_some = 0;
+    for _ in 0..20000 {
+        let tests = 1 + rng.next(12) as usize;
+        let s = random_scoring(&mut rng, tests);
+        // Some accepted tests carry a checker's score (at most their share, or more: a judge
+        // error of the scoring).
+        let real: Vec<Option<TestOutcome>> = (0..tests)
+            .map(
+                |_| match verdicts[rng.next(verdicts.len() as u64) as usize] {
+                    AC if rng.next(3) == 0 => scored(rng.next(12) as f64),
+                    v => ok(v),
+                },
+            )
+            .collect();
+        // Judged in order, each test skipped when the ones before it allow.
+        let mut known: Vec<Option<TestOutcome>> = vec![None; tests];
+        let mut first_skipped = None;
+        for i in 0..tests {
+            known[i] = match s.skip(i, &known) {
+                Some(skip) => {
+                    first_skipped.get_or_insert(i);
+                    Some(skip.outcome())
+                }
+                None => real[i],
+            };
+        }
+        // A judge error on a test not judged cannot be known: equal whenever none of the
+        // skipped tests would have been one.
+        let hidden_je = (0..tests).any(|i| known[i] != real[i] && judge_error(&s, i, &real));
+        let (all, some) = (s.evaluate(&real), s.evaluate(&known));
+        if !hidden_je {
+            assert_eq!(all, some, "{s:#?}\nreal {real:?}\nknown {known:?}");
+        }
+        if first_skipped.is_some() {
+            skipped_some += 1;
+        }
+        // Judged in parallel, less is known when a test is about to start: what is skipped
+        // then is skipped in order too (the replay agrees).
+        for i in 0..tests {
+            let partial: Vec<Option<TestOutcome>> = known
+                .iter()
+                .map(|o| o.filter(|_| rng.next(2) == 0))
+                .collect();
+            if s.skip(i, &partial).is_some() {
+                assert!(
+                    s.skip(i, &known).is_some(),
+                    "{s:#?}\n{partial:?}\n{known:?}"
+                );
+            }
+        }
+        // The submission's verdict as the engine makes it: the graded one, a judge error of
+        // the scoring, or the first failing test judged.
+        let verdict = |score: &Score, judged: &[Option<TestOutcome>]| {
+            if s.graded_verdict || score.verdict == JE {
+                return score.verdict;
+            }
+            judged
+                .iter()
+                .flatten()
+                .map(|o| o.verdict)
+                .find(|v| *v != AC)
+                .unwrap_or(AC)
+        };
+        let judged: Vec<Option<TestOutcome>> = (0..tests)
+            .map(|i| real[i].filter(|_| known[i] == real[i]))
+            .collect();
+        if !hidden_je {
+            assert_eq!(
+                verdict(&all, &real),
+                verdict(&some, &judged),
+                "{s:#?}\nreal {real:?}\nknown {known:?}"
+            );
+        }
+    }
+    assert!(
+        skipped_some > 300,
+        "the rules skip something: {skipped_some}"
+    );
+}

@@ -317,3 +317,43 @@ fn expected_score_marks_in_sources_are_checked_in_any_format() {
     f.expect_stdout_contains("upto1000.py:1:3: @EXPECTED_SCORE@ holds `lots`, not a score");
     assert_ne!(f.code(), Some(0), "{}", f.describe());
 }
+
+#[test]
+fn tests_that_cannot_change_the_score_are_not_judged() {
+    // but3.py fails the first test of group1 (pass-fail): the second cannot count, and
+    // group2 requires group1, so none of its tests can. One job or two, the same report.
+    let dir = package("kattis-2025-scoring");
+    let source = dir.join("submissions/wrong_answer/but3.py");
+    let judged = |extra: &[&str]| {
+        let doc = judge()
+            .arg("run")
+            .arg(&dir)
+            .arg(&source)
+            .arg("--json")
+            .args(extra)
+            .output()
+            .expect_verdict("WA");
+        let names = |key: &str| -> Vec<String> {
+            doc[key]
+                .as_array()
+                .map(|a| a.iter().map(|t| t["name"].as_str().unwrap().to_string()).collect())
+                .unwrap_or_default()
+        };
+        (names("tests"), names("skipped"), doc["score"].clone(), doc["groups"].clone())
+    };
+    let (tests, skipped, score, groups) = judged(&["-j", "1"]);
+    assert_eq!(tests, ["sample/1", "secret/group1/1"]);
+    assert_eq!(
+        skipped,
+        ["secret/group1/2", "secret/group2/1", "secret/group2/2", "secret/group2/3"]
+    );
+    assert_eq!(judged(&["-j", "2"]), (tests, skipped, score.clone(), groups.clone()));
+    // --all judges every test; the score and the groups are the same.
+    let (tests, skipped, all_score, all_groups) = judged(&["--all"]);
+    assert_eq!((tests.len(), skipped.len()), (6, 0));
+    assert_eq!((all_score, all_groups), (score, groups));
+    let out = judge().arg("run").arg(&dir).arg(&source).output();
+    out.expect_stdout_contains(
+        "not judged: 3 tests from secret/group2/1: group `secret/group2` requires group `secret/group1`, which failed, so they cannot change the score",
+    );
+}
