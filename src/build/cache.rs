@@ -228,6 +228,29 @@ impl Cache {
         self.root.join("entries")
     }
 
+    /// A small text kept under `notes/<kind>/<key>` (a measured time limit), if there is one.
+    pub fn read_note(&self, kind: &str, key: &str) -> Option<String> {
+        std::fs::read_to_string(self.root.join("notes").join(kind).join(key)).ok()
+    }
+
+    /// Keeps `text` as the note `kind`/`key`, written aside and renamed into place (another
+    /// judge writing the same note at once leaves one whole). Failures only lose the note.
+    pub fn write_note(&self, kind: &str, key: &str, text: &str) {
+        let dir = self.root.join("notes").join(kind);
+        if std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(&dir)
+            .is_err()
+        {
+            return;
+        }
+        let aside = dir.join(format!(".{key}.{}", std::process::id()));
+        if std::fs::write(&aside, text).is_ok() && std::fs::rename(&aside, dir.join(key)).is_err() {
+            let _ = std::fs::remove_file(&aside);
+        }
+    }
+
     /// The key of a build, or `None` when the compiler cannot be identified (then nothing is
     /// cached).
     pub fn key(&self, inputs: &KeyInputs) -> Option<String> {

@@ -98,7 +98,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let checker = engine.prepare_checker(&problem)?;
     if problem.time_rule.is_some() {
         // The package states no time limit: measure its accepted solutions (Kattis' rule).
-        let derived = crate::setter::time_limit::derive(engine, &problem, &checker)?;
+        let derived = crate::setter::time_limit::derive(engine, &problem, &checker, true)?;
         for message in derived.notes {
             note(&mut *reporter, &problem, message);
         }

@@ -67,9 +67,9 @@ pub(super) fn run_pair(
 }
 
 /// Copies `from` to `to` until the end of `from` (then closes `to`, once `hold` says so if
-/// given, and says when it passed that end on) or until `to` is closed (then closes `from`, so
-/// its writer sees a broken pipe as without the relay), keeping up to [`TRANSCRIPT_CAP`] bytes
-/// in `log` if given.
+/// given, and says when it passed that end on) or until `to` is closed (then, from the
+/// solution, closes `from`, so the solution sees a broken pipe as without the relay; from the
+/// interactor, reads it to its end), keeping up to [`TRANSCRIPT_CAP`] bytes in `log` if given.
 fn relay(
     from: OwnedFd,
     to: OwnedFd,
@@ -107,7 +107,26 @@ fn relay(
             }
         }
         if to.write_all(&buf[..n]).is_err() {
+            if who == From::Judge {
+                // The solution is gone: the interactor's output is read on (and dropped) to
+                // the end, so that when it closed is known. Without it, a solution dying of a
+                // broken pipe after the interactor rejected it could seem to have ended first.
+                return drain(&mut from);
+            }
             return None;
+        }
+    }
+}
+
+/// Reads `from` to its end, dropping what comes: when that end came.
+fn drain(from: &mut std::fs::File) -> Option<Instant> {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match from.read(&mut buf) {
+            Ok(0) => return Some(Instant::now()),
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(_) => return None,
         }
     }
 }

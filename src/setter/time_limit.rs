@@ -22,18 +22,38 @@ pub struct Derived {
 const MEASURE_LIMIT: Duration = Duration::from_secs(30);
 
 /// Runs every accepted solution of `problem` on every test and applies its [`TimeRule`]
-/// (`None` in the result when the problem has no rule or no solution could be measured).
+/// (`None` in the result when the problem has no rule or no solution could be measured);
+/// with `reuse`, a limit measured before for the package as it is now is taken instead.
 ///
 /// [`TimeRule`]: crate::package::TimeRule
 pub fn derive(
     engine: &mut Engine,
     problem: &Problem,
     checker: &Checker,
+    reuse: bool,
 ) -> Result<Derived, EngineError> {
     let mut derived = Derived::default();
     let Some(rule) = &problem.time_rule else {
         return Ok(derived);
     };
+    // Measured before on this machine with the package as it is now: the same answer, without
+    // running every accepted solution on every test again (`judge run` asks each time, with
+    // `reuse`; `verify` measures afresh and keeps what it found).
+    let cache = crate::build::cache::installed();
+    let key = fingerprint(problem);
+    if let (Some(cache), Some(key), true) = (&cache, &key, reuse) {
+        if let Some(kept) = cache
+            .read_note(NOTE, key)
+            .and_then(|text| serde_json::from_str::<Kept>(&text).ok())
+        {
+            derived.limit = Some((
+                Duration::from_nanos(kept.limit_ns),
+                format!("{} (measured earlier, kept in the build cache)", kept.why),
+            ));
+            derived.notes = kept.notes;
+            return Ok(derived);
+        }
+    }
     let mut measuring = problem.clone();
     measuring.limits.time = MEASURE_LIMIT;
     measuring.limits.wall = MEASURE_LIMIT * 3 + Duration::from_secs(1);
@@ -81,17 +101,82 @@ pub fn derive(
     }
     if let Some((time, name)) = slowest {
         let limit = rule.limit(time);
-        derived.limit = Some((
-            limit,
-            format!(
-                "derived: slowest accepted submission {name} took {:.3} s; x {} ({}) rounded up to {} s = {} s",
-                time.as_secs_f64(),
-                rule.multiplier,
-                rule.multiplier_key,
-                rule.resolution,
-                limit.as_secs_f64()
-            ),
-        ));
+        let why = format!(
+            "derived: slowest accepted submission {name} took {:.3} s; x {} ({}) rounded up to {} s = {} s",
+            time.as_secs_f64(),
+            rule.multiplier,
+            rule.multiplier_key,
+            rule.resolution,
+            limit.as_secs_f64()
+        );
+        if let (Some(cache), Some(key)) = (&cache, &key) {
+            let kept = Kept {
+                limit_ns: limit.as_nanos() as u64,
+                why: why.clone(),
+                notes: derived.notes.clone(),
+            };
+            if let Ok(text) = serde_json::to_string(&kept) {
+                cache.write_note(NOTE, key, &text);
+            }
+        }
+        derived.limit = Some((limit, why));
     }
     Ok(derived)
+}
+
+/// The build cache's notes holding measured limits.
+const NOTE: &str = "time-limits";
+
+/// A measured limit as the build cache keeps it.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Kept {
+    limit_ns: u64,
+    why: String,
+    notes: Vec<String>,
+}
+
+/// The package as it is now, for the kept limit: every file's path, size and modification
+/// time (a solution, a test, the validator or problem.yaml changed: measured again), and this
+/// judge's version. `None` when the folder cannot be read.
+fn fingerprint(problem: &Problem) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    use std::os::unix::fs::MetadataExt;
+    fn walk(dir: &std::path::Path, rel: &str, out: &mut Vec<String>) -> std::io::Result<()> {
+        for entry in std::fs::read_dir(dir)? {
+            let entry = entry?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') {
+                continue;
+            }
+            let meta = entry.metadata()?;
+            let path = format!("{rel}/{name}");
+            if meta.is_dir() {
+                walk(&entry.path(), &path, out)?;
+            } else {
+                out.push(format!(
+                    "{path}\t{}\t{}.{}",
+                    meta.len(),
+                    meta.mtime(),
+                    meta.mtime_nsec()
+                ));
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    walk(&problem.dir, "", &mut files).ok()?;
+    files.sort();
+    let mut h = Sha256::new();
+    h.update(env!("CARGO_PKG_VERSION").as_bytes());
+    h.update(
+        std::path::absolute(&problem.dir)
+            .ok()?
+            .as_os_str()
+            .as_encoded_bytes(),
+    );
+    for f in files {
+        h.update(f.as_bytes());
+        h.update(b"\n");
+    }
+    Some(format!("{:x}", h.finalize()))
 }

@@ -324,7 +324,7 @@ pub fn verify_problem(
             "Deriving",
             "the time limit from the accepted solutions",
         );
-        match crate::setter::time_limit::derive(engine, &problem, checker) {
+        match crate::setter::time_limit::derive(engine, &problem, checker, false) {
             Ok(derived) => {
                 for message in derived.notes {
                     reporter.event(&Event::Note {

@@ -275,6 +275,38 @@ fn run_derives_a_missing_time_limit_from_the_accepted_submissions() {
 }
 
 #[test]
+fn a_derived_time_limit_is_kept_until_the_package_changes() {
+    // `judge run` measures the accepted submissions once; then the limit comes from the build
+    // cache until a file of the package changes (and `--no-cache` measures again).
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("derive");
+    crate::harness::copy_dir(&package("kattis-derive"), &dir);
+    let cache = tmp.path().join("cache");
+    let run = |extra: &[&str]| {
+        let out = judge()
+            .env("JUDGE_CACHE_DIR", &cache)
+            .arg("run")
+            .arg(&dir)
+            .arg(program("parity-ac.py"))
+            .args(extra)
+            .output();
+        out.expect_verdict("AC");
+        out
+    };
+    let kept = "(measured earlier, kept in the build cache)";
+    let first = run(&["--json"]);
+    assert!(!first.stderr().contains(kept), "{}", first.describe());
+    run(&["--json"])
+        .expect_stderr_contains(kept)
+        .expect_stderr_contains("note: submissions/accepted/wrong.py: not measured: it got WA");
+    assert!(!run(&["--json", "--no-cache"]).stderr().contains(kept));
+    std::fs::write(dir.join("data/secret/extra.in"), "3\n").unwrap();
+    std::fs::write(dir.join("data/secret/extra.ans"), "ODD\n").unwrap();
+    assert!(!run(&["--json"]).stderr().contains(kept));
+    run(&["--json"]).expect_stderr_contains(kept);
+}
+
+#[test]
 fn verify_judges_kattis_and_polygon_solutions_by_their_expectations() {
     for name in ["kattis-legacy", "kattis-2025", "polygon-files"] {
         judge()

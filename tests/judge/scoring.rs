@@ -336,18 +336,35 @@ fn tests_that_cannot_change_the_score_are_not_judged() {
         let names = |key: &str| -> Vec<String> {
             doc[key]
                 .as_array()
-                .map(|a| a.iter().map(|t| t["name"].as_str().unwrap().to_string()).collect())
+                .map(|a| {
+                    a.iter()
+                        .map(|t| t["name"].as_str().unwrap().to_string())
+                        .collect()
+                })
                 .unwrap_or_default()
         };
-        (names("tests"), names("skipped"), doc["score"].clone(), doc["groups"].clone())
+        (
+            names("tests"),
+            names("skipped"),
+            doc["score"].clone(),
+            doc["groups"].clone(),
+        )
     };
     let (tests, skipped, score, groups) = judged(&["-j", "1"]);
     assert_eq!(tests, ["sample/1", "secret/group1/1"]);
     assert_eq!(
         skipped,
-        ["secret/group1/2", "secret/group2/1", "secret/group2/2", "secret/group2/3"]
+        [
+            "secret/group1/2",
+            "secret/group2/1",
+            "secret/group2/2",
+            "secret/group2/3"
+        ]
     );
-    assert_eq!(judged(&["-j", "2"]), (tests, skipped, score.clone(), groups.clone()));
+    assert_eq!(
+        judged(&["-j", "2"]),
+        (tests, skipped, score.clone(), groups.clone())
+    );
     // --all judges every test; the score and the groups are the same.
     let (tests, skipped, all_score, all_groups) = judged(&["--all"]);
     assert_eq!((tests.len(), skipped.len()), (6, 0));
