@@ -67,9 +67,9 @@ pub(super) fn run_pair(
 }
 
 /// Copies `from` to `to` until the end of `from` (then closes `to`, once `hold` says so if
-/// given, and says when it passed that end on) or until `to` is closed (then, from the
-/// solution, closes `from`, so the solution sees a broken pipe as without the relay; from the
-/// interactor, reads it to its end), keeping up to [`TRANSCRIPT_CAP`] bytes in `log` if given.
+/// given, and says when it passed that end on), or until `to` is closed (then reads `from` to
+/// its end, dropping it, and says when that end came), keeping up to [`TRANSCRIPT_CAP`] bytes
+/// in `log` if given.
 fn relay(
     from: OwnedFd,
     to: OwnedFd,
@@ -107,13 +107,12 @@ fn relay(
             }
         }
         if to.write_all(&buf[..n]).is_err() {
-            if who == From::Judge {
-                // The solution is gone: the interactor's output is read on (and dropped) to
-                // the end, so that when it closed is known. Without it, a solution dying of a
-                // broken pipe after the interactor rejected it could seem to have ended first.
-                return drain(&mut from);
-            }
-            return None;
+            // The reader is gone (ended, or closed its input): what its partner writes is read
+            // on and dropped to the end, as DOMjudge's runpipe does, so the writer never dies of
+            // a broken pipe the judge made. An interactor that closes its input and then
+            // rejects gets its WA (the solution writing on is stopped with it), not the
+            // solution's RE from SIGPIPE; and when each output ended is known.
+            return drain(&mut from);
         }
     }
 }

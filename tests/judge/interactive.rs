@@ -444,6 +444,25 @@ fn a_solution_closing_its_output_early_gets_what_it_does_next() {
 }
 
 #[test]
+fn an_interactor_closing_its_input_then_rejecting_gets_its_wa() {
+    // The interactor stops reading (closes its input), takes its time, then rejects; the
+    // solution writes on meanwhile. No broken pipe reaches the solution: WA, never its RE.
+    let closes_input = interactor(
+        "",
+        "os.close(0); time.sleep(0.3); judge_message('stopped listening'); sys.exit(43)",
+        "",
+    );
+    for _ in 0..3 {
+        let (t, _) = expect(
+            &closes_input,
+            "import sys\nwhile True:\n    sys.stdout.write('1\\n' * 4096)\n    sys.stdout.flush()\n",
+            "WA",
+        );
+        assert_eq!(t["message"], "interactor: stopped listening", "{t}");
+    }
+}
+
+#[test]
 fn an_interactor_that_rejects_first_beats_the_solutions_tle() {
     // The interactor rejects the first guess at once; the solution then spins: WA, not TLE.
     let rejects = interactor("", "judge_message('rejected at once'); sys.exit(43)", "");
