@@ -625,6 +625,7 @@ impl Engine {
             self.build(source)?
         } else {
             // Kattis `include/`: the package's files beside the submission's, theirs winning.
+            let named_main = entrypoint.is_some();
             let mut program = if let Some(main) = entrypoint {
                 // The package's main file, every other file of the folder beside it.
                 let mut files: Vec<PathBuf> = std::fs::read_dir(source)
@@ -652,7 +653,19 @@ impl Engine {
                     args: Vec::new(),
                 }
             };
-            program.helpers.extend(included.iter().cloned());
+            // A driver among the included files (`main.cpp`, `main.py`, `Main.java`, `main.rs`,
+            // Python's `__main__.py`): the package's program calls the submission's functions
+            // (a grader), so it is the main file and the submission keeps its name beside it.
+            match included.iter().find(|f| is_driver(f)) {
+                Some(driver) if !named_main => {
+                    let submission = std::mem::replace(&mut program.source, driver.clone());
+                    program.helpers.insert(0, submission);
+                    program
+                        .helpers
+                        .extend(included.iter().filter(|f| *f != driver).cloned());
+                }
+                _ => program.helpers.extend(included.iter().cloned()),
+            }
             let constants = if own || !included.is_empty() {
                 problem.constants.as_slice()
             } else {
@@ -1074,6 +1087,17 @@ pub(crate) fn solution_finished(
         error,
         report,
     });
+}
+
+/// An included file that is the program's main file (Kattis `include/<language>/`: a driver
+/// "must have the language-dependent name"): `main.<ext>` in any case, or `__main__.py`.
+fn is_driver(file: &Path) -> bool {
+    let name = file
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_ascii_lowercase();
+    name == "__main__.py" || name.split_once('.').is_some_and(|(stem, _)| stem == "main")
 }
 
 /// Whether a judged solution got the score `expected` of it (no expectation: it did).

@@ -445,6 +445,53 @@ fn kattis_included_files_and_constants_reach_the_package_programs() {
 }
 
 #[test]
+fn an_included_driver_is_the_main_file_and_calls_the_submission() {
+    // A grader-style problem: the package's `main` reads the input and calls the submission's
+    // function; C++ files are compiled together, a Python submission is imported by its name.
+    let dir = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let p = dir.path().join(path);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    };
+    write(
+        "problem.yaml",
+        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
+    );
+    write("data/sample/1.in", "4\n");
+    write("data/sample/1.ans", "8\n");
+    write("data/secret/1.in", "21\n");
+    write("data/secret/1.ans", "42\n");
+    write("include/cpp/twice.h", "long twice(long x);\n");
+    write(
+        "include/cpp/main.cpp",
+        "#include <cstdio>\n#include \"twice.h\"\nint main() { long x; if (scanf(\"%ld\", &x) != 1) return 1; printf(\"%ld\\n\", twice(x)); }\n",
+    );
+    write(
+        "include/python3/main.py",
+        "from twice import twice\n\nprint(twice(int(input())))\n",
+    );
+    write(
+        "submissions/accepted/twice.cpp",
+        "#include \"twice.h\"\nlong twice(long x) { return 2 * x; }\n",
+    );
+    write(
+        "submissions/accepted/twice.py",
+        "def twice(x):\n    return 2 * x\n",
+    );
+    write(
+        "submissions/wrong_answer/twice.py",
+        "def twice(x):\n    return x + 2\n",
+    );
+    judge()
+        .arg("verify")
+        .arg(dir.path())
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("every expectation holds");
+}
+
+#[test]
 fn polygon_tests_and_answers_the_package_lacks_are_made_first() {
     let out = judge()
         .arg("run")
