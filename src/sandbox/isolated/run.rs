@@ -234,6 +234,7 @@ impl Isolated {
             wall_killed: false,
             cpu_killed: false,
             killed: false,
+            killed_at: None,
             polls: 0,
             finished: None,
             watched: None,

@@ -34,6 +34,8 @@ pub struct Running<'a> {
     pub(super) wall_killed: bool,
     pub(super) cpu_killed: bool,
     pub(super) killed: bool,
+    /// When the run was killed through its cgroup only, until its init is killed too.
+    pub(super) killed_at: Option<Instant>,
     pub(super) polls: u64,
     /// The init's report: (wait status, wall, CPU nanoseconds, max RSS).
     pub(super) finished: Option<(i32, u64, u64, u64)>,
@@ -43,6 +45,10 @@ pub struct Running<'a> {
     /// The outcome was taken (or the run failed): nothing more to read from the worker.
     pub(super) done: bool,
 }
+
+/// How long a run killed through its cgroup has for its init to report, before the init is
+/// killed too (see [`Running::kill`]).
+const KILL_GRACE: Duration = Duration::from_millis(50);
 
 impl Running<'_> {
     /// Waits until the run ends (or is killed at a limit) and measures it.
@@ -64,14 +70,21 @@ impl Running<'_> {
         }
     }
 
-    /// Kills the run's whole tree (signals only: nothing waits here for the run to end). Its
-    /// init reports the end (the worker sees it die), and the janitor makes sure the cgroup is
-    /// empty before removing it. The init is PID 1 of a namespace that holds every process of
-    /// the run, so killing it kills them all; the cgroup is signalled too, for a run whose init
-    /// is not known yet.
+    /// Kills the run's whole tree (signals only: nothing waits here for the run to end). With a
+    /// cgroup and a known init, the cgroup's processes are killed and the init, outside it,
+    /// reports how the program ended: a program that had already exited keeps its own status
+    /// (an interactor's verdict, whose partner's end killed it a moment later). The init is
+    /// killed too after [`KILL_GRACE`] without its report, and at once without a cgroup or
+    /// before the init is known: it is PID 1 of a namespace that holds every process of the
+    /// run, so killing it kills them all. The janitor makes sure the cgroup is empty before
+    /// removing it.
     pub fn kill(&mut self) {
         self.killed = true;
-        self.signal();
+        self.killed_at = Some(Instant::now());
+        match (&self.group, &self.pidfd) {
+            (Some(g), Some(_)) => g.kill(),
+            _ => self.signal(),
+        }
     }
 
     fn signal(&self) {
@@ -138,6 +151,13 @@ impl Running<'_> {
         }
         if pfds[0].revents != 0 {
             return self.receive();
+        }
+        if let (None, Some(at)) = (self.finished, self.killed_at) {
+            if at.elapsed() > KILL_GRACE {
+                // No report from the init since the cgroup was killed: the init goes too.
+                self.killed_at = None;
+                self.signal();
+            }
         }
         if self.finished.is_some() || self.killed {
             return Ok(());
