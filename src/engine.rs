@@ -19,7 +19,7 @@ use std::time::Duration;
 
 mod passes;
 mod rules;
-pub use rules::rule_failures;
+pub use rules::{expectation_failures, rule_failures};
 
 /// Stderr kept from a solution (for messages) and from checkers and validators.
 const STDERR_CAP: u64 = 64 * 1024;
@@ -239,6 +239,8 @@ pub struct JudgeOptions {
     pub score: Option<crate::score::Expected>,
     /// Requirements on some of its tests (`verify`); with any, every test is judged.
     pub rules: Vec<crate::package::TestRule>,
+    /// Every judged test's verdict must be one of these (Kattis `permitted`, `verify`).
+    pub permitted: Option<Vec<Verdict>>,
 }
 
 /// What to read from a jury program's run before its files are reused.
@@ -1066,7 +1068,7 @@ pub(crate) fn solution_finished(
     };
     let failures = report
         .as_ref()
-        .map(|r| rule_failures(&options.rules, r))
+        .map(|r| expectation_failures(options, r))
         .unwrap_or_default();
     reporter.event(&Event::SolutionFinished {
         problem: ids.problem,

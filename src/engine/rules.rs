@@ -4,6 +4,33 @@
 use super::SubmissionReport;
 use crate::package::TestRule;
 
+/// What the package's expectations besides the final verdict and score find wrong: its
+/// requirements on some tests, and `permitted` on every test judged (Kattis: an `accepted/`
+/// submission may not TLE on a test even when a legacy grader accepts it).
+pub fn expectation_failures(
+    options: &super::JudgeOptions,
+    report: &SubmissionReport,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(permitted) = &options.permitted {
+        if let Some(t) = report
+            .tests
+            .iter()
+            .find(|t| !permitted.contains(&t.verdict))
+        {
+            let names: Vec<&str> = permitted.iter().map(|v| v.code()).collect();
+            out.push(format!(
+                "permitted {} on every test, but test {} got {}",
+                names.join(", "),
+                t.name,
+                t.verdict.code()
+            ));
+        }
+    }
+    out.extend(rule_failures(&options.rules, report));
+    out
+}
+
 /// What each rule finds wrong with `report`, one line each (empty: every rule holds). Only the
 /// tests judged count: a solution with rules is judged to the end.
 pub fn rule_failures(rules: &[TestRule], report: &SubmissionReport) -> Vec<String> {
@@ -185,6 +212,26 @@ mod tests {
             ..rule(&[])
         };
         assert!(rule_failures(&[anywhere], &r).is_empty());
+    }
+
+    #[test]
+    fn permitted_holds_on_every_test_judged() {
+        // A legacy grader may accept a submission that timed out on a test; `accepted/`
+        // (permitted: AC) does not.
+        let r = report(&[("secret/1", AC, ""), ("secret/2", TLE, "slow")]);
+        let options = crate::engine::JudgeOptions {
+            permitted: Some(vec![AC]),
+            ..Default::default()
+        };
+        assert_eq!(
+            expectation_failures(&options, &r),
+            ["permitted AC on every test, but test secret/2 got TLE"]
+        );
+        let options = crate::engine::JudgeOptions {
+            permitted: Some(vec![AC, TLE]),
+            ..Default::default()
+        };
+        assert!(expectation_failures(&options, &r).is_empty());
     }
 
     #[test]

@@ -662,6 +662,33 @@ fn kattis_requirements_on_test_groups_are_read_into_rules() {
 }
 
 #[test]
+fn a_kattis_folder_of_no_verdict_is_judged_by_its_sources_marks() {
+    let dir = package(&[
+        (
+            "problem.yaml",
+            "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
+        ),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+        (
+            "submissions/mixed/a.py",
+            "# @EXPECTED_RESULTS@: ACCEPTED, RUN_TIME_ERROR\nprint(1)\n",
+        ),
+        ("submissions/mixed/b.py", "print(1)\n"),
+    ]);
+    let p = Problem::load(dir.path()).unwrap();
+    assert_eq!(p.solutions.len(), 1, "{:?}", p.solutions);
+    assert!(p.solutions[0].path.ends_with("mixed/a.py"));
+    assert_eq!(
+        p.solutions[0].expected,
+        [Verdict::AC, Verdict::MLE, Verdict::OLE, Verdict::RE]
+    );
+    assert!(p.warnings.iter().any(|w| w
+        .to_string()
+        .contains("mixed/b.py: `mixed` is not a verdict folder")));
+}
+
+#[test]
 fn polygon_solution_tags() {
     let p = Problem::load(&fixture("polygon-files")).unwrap();
     assert_eq!(

@@ -1621,10 +1621,20 @@ fn read_submissions(
                 }
             }
             if reqs.is_empty() {
-                warnings.push(PackageError::new(&item, format!(
-                    "`{name}` is not a verdict folder of the specification and submissions.yaml says nothing of it; not listed"
-                )));
-                continue;
+                // A folder of no verdict: its sources' @EXPECTED_RESULTS@ say (BAPCtools and
+                // DOMjudge judge `mixed/` so).
+                let marked = item.is_file() && expected_results(&item)?.is_some();
+                if !marked {
+                    warnings.push(PackageError::new(&item, format!(
+                        "`{name}` is not a verdict folder of the specification and submissions.yaml says nothing of it (nor an @EXPECTED_RESULTS@ comment); not listed"
+                    )));
+                    continue;
+                }
+                why.push(format!("folder submissions/{name}/"));
+                reqs.push(Requirement::new(
+                    &["AC", "WA", "TLE", "RTE"],
+                    &["AC", "WA", "TLE", "RTE"],
+                ));
             }
             let mut expected: Vec<Verdict> = RUN_VERDICTS.to_vec();
             let mut permitted: Vec<Verdict> = RUN_VERDICTS.to_vec();

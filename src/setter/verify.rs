@@ -381,6 +381,11 @@ pub fn verify_problem(
                             .map(|(_, s)| *s)
                             .or_else(|| expected_score(&problem, path)),
                         rules: package_rules(&problem, path),
+                        permitted: problem
+                            .solutions
+                            .iter()
+                            .find(|s| s.path == *path)
+                            .and_then(|s| s.permitted.clone()),
                     },
                     skip,
                 }
@@ -409,7 +414,7 @@ pub fn verify_problem(
                 score: entry.options.score,
                 rule_failures: report
                     .as_ref()
-                    .map(|r| crate::engine::rule_failures(&entry.options.rules, r))
+                    .map(|r| crate::engine::expectation_failures(&entry.options, r))
                     .unwrap_or_default(),
                 skipped: skipped.clone(),
                 report,
