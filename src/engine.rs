@@ -1169,11 +1169,16 @@ impl Engine {
         let (run, out, err) =
             ran.map_err(|e| format!("could not run the output validator: {e}"))?;
         let stderr = build::read_capped(&err, STDERR_CAP as usize);
+        let stdout = build::read_capped(&out, STDERR_CAP as usize);
         self.recycle(out, err);
-        let message = [read("judgemessage.txt"), stderr]
+        // The last line that says something: validators often write their progress first and
+        // the reason last (BAPCtools' validation.h), and a multi-pass validator appends its
+        // passes' messages. Some write only to stdout.
+        let message = [read("judgemessage.txt"), stderr, stdout]
             .into_iter()
             .map(|m| {
                 m.lines()
+                    .rev()
                     .find(|l| !l.trim().is_empty())
                     .unwrap_or("")
                     .trim()

@@ -506,12 +506,13 @@ fn judge_pair(
     result.memory = solution_run.peak_memory;
 
     let stderr = build::read_capped(&work.join("interactor.err"), STDERR_CAP as usize);
+    // The last line that says something (progress first, the reason last).
     let message = match protocol {
         Protocol::Kattis => {
             let judge = build::read_capped(&feedback.join("judgemessage.txt"), STDERR_CAP as usize);
-            first_line(&judge).or_else(|| first_line(&stderr))
+            last_line(&judge).or_else(|| last_line(&stderr))
         }
-        Protocol::Testlib => first_line(&stderr),
+        Protocol::Testlib => last_line(&stderr),
     }
     .unwrap_or_default();
     let partner_first = partner_ended_first(&solution_run, &partner_run, closed, &order);
@@ -583,6 +584,14 @@ fn judge_pair(
         }
     }
     Ok(())
+}
+
+fn last_line(text: &str) -> Option<String> {
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(String::from)
 }
 
 fn first_line(text: &str) -> Option<String> {
