@@ -2,10 +2,17 @@
 //! under tests/fixtures/packages (each trap of FORMATS.md has one).
 
 use crate::harness::{judge, program, root};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 fn package(name: &str) -> PathBuf {
     root().join("tests/fixtures/packages").join(name)
+}
+
+/// Writes `text` to `path` under `dir`, making the folders.
+fn write_file(dir: &Path, path: &str, text: &str) {
+    let p = dir.join(path);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
 }
 
 /// `judge run PACKAGE PROGRAM --json --all`: the document.
@@ -366,11 +373,7 @@ fn verify_skips_a_solution_without_a_toolchain_and_fails_a_wrong_accepted_one() 
 #[test]
 fn verify_runs_kattis_input_validators_with_their_args() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_file(dir.path(), path, text);
     write(
         "problem.yaml",
         "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
@@ -414,11 +417,7 @@ fn verify_runs_kattis_input_validators_with_their_args() {
 #[test]
 fn kattis_included_files_and_constants_reach_the_package_programs() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_file(dir.path(), path, text);
     write(
         "problem.yaml",
         "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\nconstants:\n  offset: 3\n  word: {value: ODD, lower: odd}\n",
@@ -449,11 +448,7 @@ fn an_included_driver_is_the_main_file_and_calls_the_submission() {
     // A grader-style problem: the package's `main` reads the input and calls the submission's
     // function; C++ files are compiled together, a Python submission is imported by its name.
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_file(dir.path(), path, text);
     write(
         "problem.yaml",
         "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
@@ -571,11 +566,7 @@ fn inspect_lists_a_native_package_solutions_by_their_folders() {
 #[test]
 fn submissions_yaml_entrypoint_names_the_main_file_of_a_folder() {
     let dir = tempfile::tempdir().unwrap();
-    let write = |path: &str, text: &str| {
-        let p = dir.path().join(path);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    };
+    let write = |path: &str, text: &str| write_file(dir.path(), path, text);
     write(
         "problem.yaml",
         "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",

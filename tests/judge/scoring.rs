@@ -38,6 +38,17 @@ fn groups(doc: &Value) -> Vec<(String, f64, Option<f64>, String)> {
         .collect()
 }
 
+/// The solution of a `verify --json` document whose file ends with `suffix`.
+fn solution(doc: &Value, suffix: &str) -> Value {
+    doc["problems"][0]["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["file"].as_str().unwrap().ends_with(suffix))
+        .unwrap_or_else(|| panic!("no solution {suffix}: {doc}"))
+        .clone()
+}
+
 fn g(name: &str, score: f64, max: f64, verdict: &str) -> (String, f64, Option<f64>, String) {
     (name.to_string(), score, Some(max), verdict.to_string())
 }
@@ -193,13 +204,7 @@ fn verify_checks_the_expected_scores() {
     f.expect_stdout_contains("upto1000.py: expected score in [70, 80] but got score 60 of 100");
     let f = judge().arg("verify").arg(&dir).arg("--json").output();
     let doc = f.json();
-    let s = doc["problems"][0]["solutions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["file"].as_str().unwrap().ends_with("upto1000.py"))
-        .unwrap()
-        .clone();
+    let s = solution(&doc, "upto1000.py");
     assert_eq!(
         (s["ok"].as_bool(), s["score"].as_f64()),
         (Some(false), Some(60.0)),
@@ -227,13 +232,7 @@ fn verify_checks_the_expected_scores() {
         .arg("--json")
         .output()
         .json();
-    let s = doc["problems"][0]["solutions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["file"].as_str().unwrap().ends_with("upto1000.py"))
-        .unwrap()
-        .clone();
+    let s = solution(&doc, "upto1000.py");
     assert_eq!(s["ok"], false, "{s}");
     // Every test was judged: a solution with such rules runs to the end.
     assert_eq!(s["tests"], 6, "{s}");
@@ -296,13 +295,7 @@ fn expected_score_marks_in_sources_are_checked_in_any_format() {
     let f = judge().arg("verify").arg(&dir).arg("--json").output();
     f.expect_code(0);
     let doc = f.json();
-    let s = doc["problems"][0]["solutions"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["file"].as_str().unwrap().ends_with("upto1000.py"))
-        .unwrap()
-        .clone();
+    let s = solution(&doc, "upto1000.py");
     assert_eq!(
         (s["ok"].as_bool(), s["score"].as_f64()),
         (Some(true), Some(50.0)),
