@@ -1171,21 +1171,27 @@ impl Engine {
         let stderr = build::read_capped(&err, STDERR_CAP as usize);
         let stdout = build::read_capped(&out, STDERR_CAP as usize);
         self.recycle(out, err);
-        // The last line that says something: validators often write their progress first and
-        // the reason last (BAPCtools' validation.h), and a multi-pass validator appends its
-        // passes' messages. Some write only to stdout.
-        let message = [read("judgemessage.txt"), stderr, stdout]
-            .into_iter()
-            .map(|m| {
-                m.lines()
-                    .rev()
-                    .find(|l| !l.trim().is_empty())
-                    .unwrap_or("")
-                    .trim()
-                    .to_string()
-            })
-            .find(|m| !m.is_empty())
-            .unwrap_or_default();
+        // judgemessage.txt's first line that says something; else the last of stderr (where
+        // validators write their progress first and the reason last, as BAPCtools'
+        // validation.h does), else the last of stdout (some write only there).
+        let said = |text: &str, last: bool| {
+            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
+            if last {
+                lines.next_back()
+            } else {
+                lines.next()
+            }
+            .unwrap_or("")
+            .to_string()
+        };
+        let message = [
+            said(&read("judgemessage.txt"), false),
+            said(&stderr, true),
+            said(&stdout, true),
+        ]
+        .into_iter()
+        .find(|m| !m.is_empty())
+        .unwrap_or_default();
         if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
             return Err("the output validator exceeded its limits".to_string());
         }

@@ -425,6 +425,15 @@ fn a_kattis_validator_reads_the_output_on_stdin_and_answers_42_or_43() {
     assert_eq!((v, message.as_str()), (Verdict::WA, "the sum is wrong"));
     let (v, message) = checked(&case, |_| Act::exits(43).stderr("only stderr\n"));
     assert_eq!((v, message.as_str()), (Verdict::WA, "only stderr"));
+    // On stderr progress comes first and the reason last; some validators use stdout only.
+    let (_, message) = checked(&case, |_| {
+        Act::exits(43).stderr("placing at 2,3\n1:1: expected EOF\n\n")
+    });
+    assert_eq!(message, "1:1: expected EOF");
+    let (_, message) = checked(&case, |_| {
+        Act::exits(43).stdout("read 3 numbers\ntoo big\n")
+    });
+    assert_eq!(message, "too big");
 }
 
 #[test]

@@ -506,11 +506,11 @@ fn judge_pair(
     result.memory = solution_run.peak_memory;
 
     let stderr = build::read_capped(&work.join("interactor.err"), STDERR_CAP as usize);
-    // The last line that says something (progress first, the reason last).
+    // judgemessage.txt's first line; else stderr's last (progress first, the reason last).
     let message = match protocol {
         Protocol::Kattis => {
             let judge = build::read_capped(&feedback.join("judgemessage.txt"), STDERR_CAP as usize);
-            last_line(&judge).or_else(|| last_line(&stderr))
+            first_line(&judge).or_else(|| last_line(&stderr))
         }
         Protocol::Testlib => last_line(&stderr),
     }
