@@ -437,6 +437,8 @@ impl Engine {
             };
             let target = dir.join(name);
             let done = match substituted(helper) {
+                // A folder (a Java package of a Kattis `include/`) goes in whole.
+                _ if helper.is_dir() => copy_tree(helper, &target),
                 Some(bytes) => std::fs::write(&target, bytes),
                 None => std::fs::copy(helper, &target).map(|_| ()),
             };
@@ -1089,6 +1091,21 @@ pub(crate) fn solution_finished(
         error,
         report,
     });
+}
+
+/// Copies the folder `from` to `to` (files and folders; links followed).
+fn copy_tree(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let path = entry?.path();
+        let target = to.join(path.file_name().unwrap_or_default());
+        if path.is_dir() {
+            copy_tree(&path, &target)?;
+        } else {
+            std::fs::copy(&path, &target)?;
+        }
+    }
+    Ok(())
 }
 
 /// An included file that is the program's main file (Kattis `include/<language>/`: a driver

@@ -1721,7 +1721,8 @@ fn read_includes(
         let mut files: Vec<PathBuf> = std::fs::read_dir(&path)
             .map_err(|e| PackageError::new(&path, format!("cannot read: {e}")))?
             .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| p.is_file())
+            // Folders too: a Java package (`include/java/unsigned/UnsignedLong.java`).
+            .filter(|p| p.is_file() || p.is_dir())
             .collect();
         files.sort();
         out.insert(entry.file_name().to_string_lossy().into_owned(), files);

@@ -446,7 +446,8 @@ fn kattis_included_files_and_constants_reach_the_package_programs() {
 #[test]
 fn an_included_driver_is_the_main_file_and_calls_the_submission() {
     // A grader-style problem: the package's `main` reads the input and calls the submission's
-    // function; C++ files are compiled together, a Python submission is imported by its name.
+    // function; C++ files are compiled together, a Python submission is imported by its name,
+    // a Java driver's package folder is copied whole.
     let dir = tempfile::tempdir().unwrap();
     let write = |path: &str, text: &str| write_file(dir.path(), path, text);
     write(
@@ -473,6 +474,19 @@ fn an_included_driver_is_the_main_file_and_calls_the_submission() {
     write(
         "submissions/accepted/twice.py",
         "def twice(x):\n    return 2 * x\n",
+    );
+    // A Java driver using a package folder of its own.
+    write(
+        "include/java/Main.java",
+        "import util.Read;\npublic class Main { public static void main(String[] a) { System.out.println(twice.twice(Read.number())); } }\n",
+    );
+    write(
+        "include/java/util/Read.java",
+        "package util;\npublic class Read { public static long number() { return new java.util.Scanner(System.in).nextLong(); } }\n",
+    );
+    write(
+        "submissions/accepted/twice.java",
+        "public class twice { public static long twice(long x) { return 2 * x; } }\n",
     );
     write(
         "submissions/wrong_answer/twice.py",
