@@ -368,9 +368,10 @@ impl Run<'_> {
         self.0.wait()
     }
 
-    /// Kills the run's whole tree now; [`Run::wait`] then reports how it ended.
+    /// Stops the run now (another one ended): its whole tree is killed, and [`Run::wait`]
+    /// reports how it ended, its own exit when it had just exited by itself.
     pub fn kill(&mut self) {
-        self.0.kill();
+        self.0.stop();
     }
 }
 

@@ -34,7 +34,7 @@ pub struct Running<'a> {
     pub(super) wall_killed: bool,
     pub(super) cpu_killed: bool,
     pub(super) killed: bool,
-    /// When the run was killed through its cgroup only, until its init is killed too.
+    /// When the run was stopped through its cgroup only, until its init is killed too.
     pub(super) killed_at: Option<Instant>,
     pub(super) polls: u64,
     /// The init's report: (wait status, wall, CPU nanoseconds, max RSS).
@@ -46,8 +46,8 @@ pub struct Running<'a> {
     pub(super) done: bool,
 }
 
-/// How long a run killed through its cgroup has for its init to report, before the init is
-/// killed too (see [`Running::kill`]).
+/// How long a run stopped through its cgroup has for its init to report, before the init is
+/// killed too (see [`Running::stop`]).
 const KILL_GRACE: Duration = Duration::from_millis(50);
 
 impl Running<'_> {
@@ -70,19 +70,29 @@ impl Running<'_> {
         }
     }
 
-    /// Kills the run's whole tree (signals only: nothing waits here for the run to end). With a
-    /// cgroup and a known init, the cgroup's processes are killed and the init, outside it,
-    /// reports how the program ended: a program that had already exited keeps its own status
-    /// (an interactor's verdict, whose partner's end killed it a moment later). The init is
-    /// killed too after [`KILL_GRACE`] without its report, and at once without a cgroup or
-    /// before the init is known: it is PID 1 of a namespace that holds every process of the
-    /// run, so killing it kills them all. The janitor makes sure the cgroup is empty before
-    /// removing it.
+    /// Kills the run's whole tree (signals only: nothing waits here for the run to end). Its
+    /// init reports the end (the worker sees it die), and the janitor makes sure the cgroup is
+    /// empty before removing it. The init is PID 1 of a namespace that holds every process of
+    /// the run, so killing it kills them all; the cgroup is signalled too, for a run whose init
+    /// is not known yet. Used at the run's limits: it ends at once, with SIGKILL.
     pub fn kill(&mut self) {
         self.killed = true;
-        self.killed_at = Some(Instant::now());
+        self.signal();
+    }
+
+    /// Stops the run because another one ended (`sandbox::wait_all`, a partner). With a cgroup
+    /// and a known init, the cgroup's processes are killed and the init, outside it, reports
+    /// how the program ended: a program that had exited just before keeps its own status (an
+    /// interactor's verdict, whose partner's end stopped it a moment later). The init is
+    /// killed too after [`KILL_GRACE`] without its report, and at once without a cgroup or
+    /// before the init is known.
+    pub fn stop(&mut self) {
+        self.killed = true;
         match (&self.group, &self.pidfd) {
-            (Some(g), Some(_)) => g.kill(),
+            (Some(g), Some(_)) => {
+                self.killed_at = Some(Instant::now());
+                g.kill();
+            }
             _ => self.signal(),
         }
     }
