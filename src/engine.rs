@@ -932,11 +932,7 @@ impl Engine {
                 &test.checker_args,
             ) {
                 Ok(outcome) => {
-                    result.verdict = match outcome.judgement {
-                        Judgement::Accepted => Verdict::AC,
-                        Judgement::WrongAnswer => Verdict::WA,
-                        Judgement::PresentationError => Verdict::PE,
-                    };
+                    result.verdict = outcome.judgement.verdict();
                     result.message = outcome.message;
                     result.mismatch = outcome.mismatch;
                     result.checker_score = outcome.score;
@@ -1191,24 +1187,10 @@ impl Engine {
         // judgemessage.txt's first line that says something; else the last of stderr (where
         // validators write their progress first and the reason last, as BAPCtools'
         // validation.h does), else the last of stdout (some write only there).
-        let said = |text: &str, last: bool| {
-            let mut lines = text.lines().map(str::trim).filter(|l| !l.is_empty());
-            if last {
-                lines.next_back()
-            } else {
-                lines.next()
-            }
-            .unwrap_or("")
-            .to_string()
-        };
-        let message = [
-            said(&read("judgemessage.txt"), false),
-            said(&stderr, true),
-            said(&stdout, true),
-        ]
-        .into_iter()
-        .find(|m| !m.is_empty())
-        .unwrap_or_default();
+        let message = checker::first_line(&read("judgemessage.txt"))
+            .or_else(|| checker::last_line(&stderr))
+            .or_else(|| checker::last_line(&stdout))
+            .unwrap_or_default();
         if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
             return Err("the output validator exceeded its limits".to_string());
         }

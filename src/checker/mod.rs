@@ -38,6 +38,35 @@ pub enum Judgement {
     PresentationError,
 }
 
+impl Judgement {
+    /// The test's verdict.
+    pub fn verdict(self) -> crate::verdict::Verdict {
+        match self {
+            Judgement::Accepted => crate::verdict::Verdict::AC,
+            Judgement::WrongAnswer => crate::verdict::Verdict::WA,
+            Judgement::PresentationError => crate::verdict::Verdict::PE,
+        }
+    }
+}
+
+/// The first line of `text` that says something, trimmed.
+pub fn first_line(text: &str) -> Option<String> {
+    text.lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(String::from)
+}
+
+/// The last line of `text` that says something, trimmed (a program's reason after its
+/// progress).
+pub fn last_line(text: &str) -> Option<String> {
+    text.lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(String::from)
+}
+
 /// Where the output first differs from the answer.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Mismatch {

@@ -3,7 +3,6 @@
 
 use super::{classify_run, solution_limits, Checker, Engine, TestResult};
 use crate::build::Artifact;
-use crate::checker::Judgement;
 use crate::package::{Problem, Protocol, TestCase};
 use crate::verdict::Verdict;
 
@@ -93,11 +92,7 @@ impl Engine {
                     break;
                 }
                 Ok((outcome, false)) => {
-                    result.verdict = match outcome.judgement {
-                        Judgement::Accepted => Verdict::AC,
-                        Judgement::WrongAnswer => Verdict::WA,
-                        Judgement::PresentationError => Verdict::PE,
-                    };
+                    result.verdict = outcome.judgement.verdict();
                     result.message = if outcome.message.is_empty() || passes == 1 {
                         outcome.message
                     } else {

@@ -27,7 +27,7 @@
 //! judge, which adds microseconds of wall-clock time per message and no CPU time to either.
 
 use crate::build::{self, Artifact};
-use crate::checker::{self, Judgement};
+use crate::checker::{self, first_line, last_line, Judgement};
 use crate::engine::{solution_limits, Checker, Engine, EngineError, TestResult};
 use crate::package::{PackageError, Problem, Protocol, TestCase};
 use crate::sandbox::{
@@ -280,16 +280,14 @@ pub fn decide(
     memory_limit: u64,
     protocol: Protocol,
 ) -> Decision {
-    let verdict_of = |o: &checker::Outcome| match o.judgement {
-        Judgement::Accepted => Verdict::AC,
-        Judgement::WrongAnswer => Verdict::WA,
-        Judgement::PresentationError => Verdict::PE,
-    };
     if interactor_first {
         match &interactor {
             Err(why) => return Decision::Verdict(Verdict::JE, why.clone()),
             Ok(o) if o.judgement != Judgement::Accepted => {
-                return Decision::Verdict(verdict_of(o), with_prefix("interactor", &o.message))
+                return Decision::Verdict(
+                    o.judgement.verdict(),
+                    with_prefix("interactor", &o.message),
+                )
             }
             Ok(_) => {}
         }
@@ -302,7 +300,7 @@ pub fn decide(
             Protocol::Kattis => Decision::Verdict(Verdict::AC, o.message),
             Protocol::Testlib => Decision::Check,
         },
-        Ok(o) => Decision::Verdict(verdict_of(&o), with_prefix("interactor", &o.message)),
+        Ok(o) => Decision::Verdict(o.judgement.verdict(), with_prefix("interactor", &o.message)),
         Err(why) => Decision::Verdict(Verdict::JE, why),
     }
 }
@@ -574,31 +572,12 @@ fn judge_pair(
                 &answer,
                 &test.checker_args,
             )?;
-            result.verdict = match checked.judgement {
-                Judgement::Accepted => Verdict::AC,
-                Judgement::WrongAnswer => Verdict::WA,
-                Judgement::PresentationError => Verdict::PE,
-            };
+            result.verdict = checked.judgement.verdict();
             result.message = checked.message;
             result.mismatch = checked.mismatch;
         }
     }
     Ok(())
-}
-
-fn last_line(text: &str) -> Option<String> {
-    text.lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(String::from)
-}
-
-fn first_line(text: &str) -> Option<String> {
-    text.lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(String::from)
 }
 
 fn absolute(p: &Path) -> PathBuf {
