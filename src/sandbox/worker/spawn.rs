@@ -77,30 +77,47 @@ pub(super) fn run(req: &Request, fds: Vec<OwnedFd>, stack: &mut [u8]) -> InitRep
         exec.run()
     }
     let start = now();
-    // SAFETY: the stack is ours and large enough; the child only makes async-signal-safe calls
-    // on data prepared beforehand, and ends in execve or _exit.
-    let pid = unsafe {
-        // 16-byte aligned top of the stack (it grows down).
-        let top = stack.as_mut_ptr().add(stack.len() - 64);
-        let top = top.sub(top as usize % 16);
-        libc::clone(
-            child,
-            top.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            &exec as *const Exec as *mut libc::c_void,
-        )
+    // SAFETY: the child only makes async-signal-safe calls on data prepared beforehand, and
+    // ends in execve or _exit.
+    let pid = match unsafe { vfork_on(stack, child, &exec as *const Exec as *mut libc::c_void) } {
+        Ok(pid) => pid,
+        Err(why) => return InitReport::Failed { why },
     };
-    if pid < 0 {
-        return InitReport::Failed {
-            why: format!("start the program: {}", io::Error::last_os_error()),
-        };
-    }
     drop(err_w);
     // The program alone holds its stdio now.
     drop(fds);
     let failure = read_failure(&err_r);
     let status = wait_program(pid, watch.as_ref());
     finished(&req.program, start, failure, status)
+}
+
+/// Starts `child(arg)` posix_spawn-style: sharing the caller's memory, on `stack` (a
+/// 16-byte aligned top), the caller suspended until the child execs or exits.
+///
+/// # Safety
+/// `child` may only make async-signal-safe calls on data prepared beforehand and must end in
+/// execve or _exit; `arg` must stay valid until then.
+unsafe fn vfork_on(
+    stack: &mut [u8],
+    child: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+    arg: *mut libc::c_void,
+) -> Result<libc::pid_t, String> {
+    // SAFETY: the top is inside `stack`, which is ours and large enough; the rest is the
+    // caller's promise.
+    let pid = unsafe {
+        let top = stack.as_mut_ptr().add(stack.len() - 64);
+        let top = top.sub(top as usize % 16);
+        libc::clone(
+            child,
+            top.cast(),
+            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+            arg,
+        )
+    };
+    if pid < 0 {
+        return Err(format!("start the program: {}", io::Error::last_os_error()));
+    }
+    Ok(pid)
 }
 
 /// A standby's run: its program's process starts now, like the child of [`run`] (sharing the
@@ -128,24 +145,13 @@ pub(super) fn run_ahead(
         let ahead = unsafe { &mut *(arg as *mut Ahead) };
         ahead.start()
     }
-    // SAFETY: the stack is ours and large enough; while the child runs the init is suspended
-    // (CLONE_VFORK), so the child may use the init's memory as the init would, and it ends in
-    // execve or _exit.
-    let pid = unsafe {
-        let top = stack.as_mut_ptr().add(stack.len() - 64);
-        let top = top.sub(top as usize % 16);
-        libc::clone(
-            child,
-            top.cast(),
-            libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-            &mut ahead as *mut Ahead as *mut libc::c_void,
-        )
+    let arg = &mut ahead as *mut Ahead as *mut libc::c_void;
+    // SAFETY: while the child runs the init is suspended (CLONE_VFORK), so the child may use
+    // the init's memory as the init would, and it ends in execve or _exit.
+    let pid = match unsafe { vfork_on(stack, child, arg) } {
+        Ok(pid) => pid,
+        Err(why) => return Some(InitReport::Failed { why }),
     };
-    if pid < 0 {
-        return Some(InitReport::Failed {
-            why: format!("start the program: {}", io::Error::last_os_error()),
-        });
-    }
     drop(err_w);
     let Some((program, start, watch)) = ahead.request.take() else {
         // It ended before its run (the worker dropped this standby, or it was killed).
