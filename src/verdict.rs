@@ -184,20 +184,9 @@ pub fn termination_text(t: Termination) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
 
     fn run(termination: Termination) -> RunOutcome {
-        RunOutcome {
-            termination,
-            cpu_time: Duration::from_millis(10),
-            wall_time: Duration::from_millis(12),
-            peak_memory: 1 << 20,
-            cpu_limit_exceeded: false,
-            wall_limit_exceeded: false,
-            memory_limit_exceeded: false,
-            output_limit_exceeded: false,
-            stdout_bytes: 0,
-        }
+        RunOutcome::ended(termination)
     }
 
     #[test]

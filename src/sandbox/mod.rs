@@ -117,6 +117,25 @@ pub struct RunOutcome {
     pub stdout_bytes: u64,
 }
 
+#[cfg(test)]
+impl RunOutcome {
+    /// A run that ended so, within every limit: 10 ms of CPU, 20 ms of wall time, 1 MiB (for
+    /// tests of the decisions made on outcomes).
+    pub fn ended(termination: Termination) -> RunOutcome {
+        RunOutcome {
+            termination,
+            cpu_time: Duration::from_millis(10),
+            wall_time: Duration::from_millis(20),
+            peak_memory: 1 << 20,
+            cpu_limit_exceeded: false,
+            wall_limit_exceeded: false,
+            memory_limit_exceeded: false,
+            output_limit_exceeded: false,
+            stdout_bytes: 0,
+        }
+    }
+}
+
 /// One isolation layer and whether it is in force.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Layer {
