@@ -86,6 +86,13 @@ fn outcomes(check: &ProblemCheck) -> Vec<(String, Option<Verdict>, bool)> {
         .collect()
 }
 
+/// The one finding of `severity` (asserting there is just one).
+fn only(check: &ProblemCheck, severity: Severity) -> String {
+    let found = messages(check, severity);
+    assert_eq!(found.len(), 1, "{found:?}");
+    found[0].clone()
+}
+
 fn messages(check: &ProblemCheck, severity: Severity) -> Vec<String> {
     check
         .findings
@@ -168,13 +175,11 @@ fn a_solution_expected_to_run_out_of_time_is_judged_alone_and_stops_at_its_tle()
 fn a_package_without_an_accepted_solution_has_no_reference() {
     let dir = native(&[("wrong_answer/wa.py", "wa")]);
     let (check, _) = verify(&programs(), dir.path());
-    let failed = messages(&check, Severity::Failed);
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = only(&check, Severity::Failed);
     assert!(
-        failed[0]
-            .ends_with("no reference solution\n  hint: put at least one solution in accepted/"),
+        failed.ends_with("no reference solution\n  hint: put at least one solution in accepted/"),
         "{}",
-        failed[0]
+        failed
     );
     assert!(!check.ok());
 }
@@ -208,12 +213,11 @@ fn a_test_the_validator_rejects_is_an_invalid_test() {
     fake::source(dir.path(), "validator.py", "validator");
     let fake = programs();
     let (check, _) = verify(&fake, dir.path());
-    let failed = messages(&check, Severity::Failed);
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = only(&check, Severity::Failed);
     assert!(
-        failed[0].ends_with("tests/4.in: invalid test (rejected by validator.py): n = 7 is over 3"),
+        failed.ends_with("tests/4.in: invalid test (rejected by validator.py): n = 7 is over 3"),
         "{}",
-        failed[0]
+        failed
     );
     assert_eq!(check.failures(), 1);
     assert_eq!(fake.runs_of("validator").len(), 4);
@@ -228,12 +232,11 @@ fn a_validator_that_crashes_or_runs_out_of_time_is_a_judge_error() {
         _ => Act::ok(),
     });
     let (check, _) = verify(&crashing, dir.path());
-    let broken = messages(&check, Severity::Broken);
-    assert_eq!(broken.len(), 1, "{broken:?}");
+    let broken = only(&check, Severity::Broken);
     assert!(
-        broken[0].contains("tests/2.in: validator.py crashed (killed by signal 11 (SIGSEGV))"),
+        broken.contains("tests/2.in: validator.py crashed (killed by signal 11 (SIGSEGV))"),
         "{}",
-        broken[0]
+        broken
     );
     assert_eq!(check.judge_errors(), 1);
     // Out of time on the first test: not run on the others (each would cost its limit).
@@ -276,33 +279,30 @@ fn generated_tests_must_be_what_the_generator_and_the_reference_make_now() {
     assert!(check.ok(), "{:?}", check.findings);
 
     let (check, _) = verify(&programs(), generated(Some("5\n"), "10\n").path());
-    let failed = messages(&check, Severity::Failed);
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = only(&check, Severity::Failed);
     assert!(
-        failed[0].contains(
+        failed.contains(
             "tests/g1.in: stale: the generator now prints different bytes\n  hint: run `judge gen "
         ),
         "{}",
-        failed[0]
+        failed
     );
 
     let (check, _) = verify(&programs(), generated(Some("4\n"), "9\n").path());
-    let failed = messages(&check, Severity::Failed);
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = only(&check, Severity::Failed);
     assert!(
-        failed[0].contains("tests/g1.ans: stale: the reference solution ")
-            && failed[0].contains("ref.py now answers differently"),
+        failed.contains("tests/g1.ans: stale: the reference solution ")
+            && failed.contains("ref.py now answers differently"),
         "{}",
-        failed[0]
+        failed
     );
 
     let (check, _) = verify(&programs(), generated(None, "").path());
-    let failed = messages(&check, Severity::Failed);
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = only(&check, Severity::Failed);
     assert!(
-        failed[0].contains("tests/g1.in: missing generated test"),
+        failed.contains("tests/g1.in: missing generated test"),
         "{}",
-        failed[0]
+        failed
     );
 }
 
@@ -311,14 +311,13 @@ fn a_generator_that_fails_is_a_judge_error_naming_the_test_and_command() {
     let dir = generated(Some("4\n"), "8\n");
     let fake = programs().always("gen", Act::exits(2).stderr("usage: gen N\n"));
     let (check, _) = verify(&fake, dir.path());
-    let broken = messages(&check, Severity::Broken);
-    assert_eq!(broken.len(), 1, "{broken:?}");
+    let broken = only(&check, Severity::Broken);
     assert!(
-        broken[0].starts_with("test `g1`: gen.py 4: the generator failed (exit code 2)"),
+        broken.starts_with("test `g1`: gen.py 4: the generator failed (exit code 2)"),
         "{}",
-        broken[0]
+        broken
     );
-    assert!(broken[0].contains("usage: gen N"), "{}", broken[0]);
+    assert!(broken.contains("usage: gen N"), "{}", broken);
 }
 
 #[test]
@@ -332,14 +331,13 @@ fn checker_tests_hold_the_checker_to_its_expected_judgements() {
     // A checker that accepts everything: the second case catches it.
     let lenient = programs().always("checker", Act::ok());
     let (check, _) = verify(&lenient, dir.path());
-    let failed = messages(&check, Severity::Failed);
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = only(&check, Severity::Failed);
     assert!(
-        failed[0].ends_with(
+        failed.ends_with(
             "checker_tests.toml: checker test `off by one` expects WA but the checker said AC"
         ),
         "{}",
-        failed[0]
+        failed
     );
     let strict = programs().program("checker", |run| {
         if run.arg_file(1) == run.arg_file(2) {
@@ -481,12 +479,11 @@ fn a_kattis_input_validator_must_answer_42_or_43() {
     fake::file(dir.path(), "data/secret/3.in", "9\n");
     fake::file(dir.path(), "data/secret/3.ans", "18\n");
     let (check, _) = verify(&kattis_programs(), dir.path());
-    let failed = messages(&check, Severity::Failed);
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = only(&check, Severity::Failed);
     assert!(
-        failed[0].ends_with("data/secret/3.in: invalid test (rejected by check.py): too big"),
+        failed.ends_with("data/secret/3.in: invalid test (rejected by check.py): too big"),
         "{}",
-        failed[0]
+        failed
     );
     // Exit 0 is no answer in Kattis' protocol: a crash of the validator.
     let zero = programs().always("kattis-validator", Act::ok());
@@ -629,12 +626,11 @@ fn a_polygon_validator_rejecting_a_test_fails_the_package() {
     fake::file(dir.path(), "tests/03", "30\n");
     fake::file(dir.path(), "tests/03.a", "60\n");
     let (check, _) = verify(&programs(), dir.path());
-    let failed = messages(&check, Severity::Failed);
-    assert_eq!(failed.len(), 1, "{failed:?}");
+    let failed = only(&check, Severity::Failed);
     assert!(
-        failed[0].ends_with("tests/03: invalid test (rejected by val.cpp): n = 30 is over 3"),
+        failed.ends_with("tests/03: invalid test (rejected by val.cpp): n = 30 is over 3"),
         "{}",
-        failed[0]
+        failed
     );
 }
 
