@@ -96,7 +96,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         note(&mut *reporter, &problem, message);
     }
     let checker = engine.prepare_checker(&problem)?;
-    if problem.time_rule.is_some() {
+    if problem.derive_time {
         // The package states no time limit: measure its accepted solutions (Kattis' rule).
         let derived = crate::setter::time_limit::derive(engine, &problem, &checker, true)?;
         for message in derived.notes {

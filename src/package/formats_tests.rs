@@ -741,18 +741,18 @@ fn time_rule_rounds_up_to_its_resolution() {
         fine.limit(Duration::from_millis(600)),
         Duration::from_millis(1500)
     );
-    // The rule is only set when the package has no limit and has accepted submissions.
+    // The limit is derived only when the package has none and has accepted submissions.
     let p = Problem::load(&fixture("kattis-derive")).unwrap();
-    assert_eq!(p.time_rule.as_ref().unwrap().multiplier, 3.0);
+    assert!(p.derive_time);
+    assert_eq!(p.time_rule.multiplier, 3.0);
     assert!(p.warnings.is_empty(), "{:?}", p.warnings);
-    assert!(Problem::load(&fixture("kattis-legacy"))
-        .unwrap()
-        .time_rule
-        .is_none());
-    assert!(Problem::load(&fixture("kattis-legacy-case"))
-        .unwrap()
-        .time_rule
-        .is_none());
+    for stated in ["kattis-legacy", "kattis-legacy-case"] {
+        let p = Problem::load(&fixture(stated)).unwrap();
+        assert!(!p.derive_time, "{stated}");
+        // Its rule still shapes verify's advice: legacy Kattis multiplies by 5, to 1 s.
+        assert_eq!(p.time_rule.multiplier, 5.0, "{stated}");
+        assert_eq!(p.time_rule.resolution, 1.0, "{stated}");
+    }
 }
 
 #[test]

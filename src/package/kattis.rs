@@ -367,7 +367,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
 
     let solutions = read_submissions(dir, modern, &mut warnings)?;
     let accepted = solutions.iter().any(|s| s.expected == [AC]);
-    let (limits, origin, time_rule) = read_limits(dir, &yaml, modern, accepted, &mut warnings)?;
+    let (limits, origin, time_rule, derive_time) =
+        read_limits(dir, &yaml, modern, accepted, &mut warnings)?;
 
     // The output validator.
     let mut problem_args = Vec::new();
@@ -595,6 +596,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         limits,
         origin,
         time_rule,
+        derive_time,
         checker,
         interactor,
         tests: walk.tests,
@@ -640,7 +642,7 @@ fn read_limits(
     modern: bool,
     accepted: bool,
     warnings: &mut Vec<PackageError>,
-) -> Result<(ProblemLimits, LimitOrigin, Option<TimeRule>), PackageError> {
+) -> Result<(ProblemLimits, LimitOrigin, TimeRule, bool), PackageError> {
     let yaml_path = dir.join("problem.yaml");
     let empty = Mapping::new();
     let limits = match yaml.get("limits") {
@@ -723,18 +725,33 @@ fn read_limits(
             },
         })
     };
-    let mut time_rule = None;
-    let (time, time_origin) = if let Some(t) = positive("time_limit", 3600.0)? {
-        (t, format!("problem.yaml limits.time_limit = {t} s"))
-    } else if let Some((t, from)) = time_limit_file(dir)? {
+    let mut derive = false;
+    let stated = positive("time_limit", 3600.0)?;
+    let stated = match stated {
+        Some(t) => Some((t, format!("problem.yaml limits.time_limit = {t} s"))),
+        None => time_limit_file(dir)?,
+    };
+    // The rule matters for deriving a limit; with one stated it only shapes verify's advice,
+    // so a broken rule is then a warning.
+    let time_rule = match rule() {
+        Ok(r) => r,
+        Err(e) if stated.is_some() => {
+            warnings.push(
+                e.hint("the package's time limit is used; the rule only shapes verify's advice"),
+            );
+            TimeRule::usual()
+        }
+        Err(e) => return Err(e),
+    };
+    let (time, time_origin) = if let Some((t, from)) = stated {
         (t, from)
     } else if accepted {
-        let r = rule()?;
+        let r = &time_rule;
         let origin = format!(
             "not in the package: `judge run` derives it from the accepted submissions (slowest x {} ({}), rounded up to {} s); {DEFAULT_TIME_LIMIT_SECS} s otherwise",
             r.multiplier, r.multiplier_key, r.resolution
         );
-        time_rule = Some(r);
+        derive = true;
         (DEFAULT_TIME_LIMIT_SECS, origin)
     } else {
         let why = if modern {
@@ -784,6 +801,7 @@ fn read_limits(
             output: output_origin,
         },
         time_rule,
+        derive,
     ))
 }
 

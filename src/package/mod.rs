@@ -86,9 +86,13 @@ pub struct Problem {
     pub limits: ProblemLimits,
     /// Where each limit came from (for `inspect` and `run`'s notes).
     pub origin: LimitOrigin,
-    /// Set when the package states no time limit but its accepted solutions may give one
-    /// (Kattis): how `run` derives it.
-    pub time_rule: Option<TimeRule>,
+    /// How a time limit follows from the accepted solutions' times: the package's own rule
+    /// (Kattis `time_multiplier(s)`, `time_resolution`), else [`TimeRule::usual`]. `verify`
+    /// advises with it.
+    pub time_rule: TimeRule,
+    /// The package states no time limit but its accepted solutions may give one (Kattis):
+    /// `run` and `verify` derive it with `time_rule`.
+    pub derive_time: bool,
     pub checker: CheckerSpec,
     /// An interactive problem's interactor: the program the solution talks to through pipes
     /// (`crate::interactive`). With the Kattis protocol it also decides the verdict; with the
@@ -241,6 +245,16 @@ pub struct TimeRule {
 }
 
 impl TimeRule {
+    /// For packages that state no rule of their own: twice the slowest accepted time, rounded
+    /// up to a tenth of a second.
+    pub fn usual() -> TimeRule {
+        TimeRule {
+            multiplier: 2.0,
+            multiplier_key: "the usual rule".into(),
+            resolution: 0.1,
+        }
+    }
+
     /// The limit for the slowest accepted time.
     pub fn limit(&self, slowest: Duration) -> Duration {
         let steps = (slowest.as_secs_f64() * self.multiplier / self.resolution).ceil();

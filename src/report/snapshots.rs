@@ -256,6 +256,7 @@ fn verify_events() -> Vec<Event> {
             slowest_accepted: Some((ms(5), PathBuf::from("solutions/sum/accepted/ac.cpp"))),
             fastest_tle: None,
             kattis_limit: Some(ms(100)),
+            rule: Some(crate::package::TimeRule::usual()),
             warnings: Vec::new(),
         }),
         judge_errors: 0,

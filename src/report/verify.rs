@@ -424,9 +424,12 @@ fn render_problem(c: &ProblemView, paint: &Paint) -> String {
         if let Some((t, _)) = &a.fastest_tle {
             line.push_str(&format!("; fastest too-slow killed at {}", secs(*t)));
         }
-        if let Some(k) = a.kattis_limit {
+        if let (Some(k), Some(rule)) = (a.kattis_limit, &a.rule) {
             line.push_str(&format!(
-                "; Kattis rule (2 x slowest accepted) gives {}",
+                "; {} x slowest accepted, rounded up to {} s ({}), gives {}",
+                rule.multiplier,
+                rule.resolution,
+                rule.multiplier_key,
                 secs(k)
             ));
         }

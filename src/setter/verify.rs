@@ -5,7 +5,7 @@
 use crate::engine::{Checker, Engine, JudgeOptions, SubmissionReport};
 use crate::event::{Event, PackageInfo, Reporter};
 use crate::jobs::{judge_solutions, spread, Entry};
-use crate::package::{recipe, Problem};
+use crate::package::{recipe, Problem, TimeRule};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input_with, NotValid, VALIDATOR_RULE};
 use crate::setter::solutions::{list_solutions, solutions_dir};
@@ -68,12 +68,15 @@ pub struct TimeAdvice {
     /// Fastest test that a time_limit_exceeded solution was killed on (at least the limit).
     #[serde(serialize_with = "ser_timed")]
     pub fastest_tle: Option<(Duration, PathBuf)>,
-    /// The Kattis rule: slowest accepted x 2, rounded up to 0.1 s.
+    /// The limit the package's rule gives from the slowest accepted time (`rule`).
     #[serde(
         rename = "kattis_limit_ms",
         serialize_with = "crate::report::ser_opt_ms"
     )]
     pub kattis_limit: Option<Duration>,
+    /// The rule that gave `kattis_limit`: the package's own, or the usual one.
+    #[serde(skip)]
+    pub rule: Option<TimeRule>,
     /// Solutions whose verdict would change within a factor 1.5 of the limit, with the evidence.
     pub warnings: Vec<String>,
 }
@@ -317,7 +320,7 @@ pub fn verify_problem(
                 .map(Finding::failed),
         );
     }
-    if let (Some(checker), Some(_)) = (&checker, &problem.time_rule) {
+    if let (Some(checker), true) = (&checker, problem.derive_time) {
         // No time limit in the package: the accepted solutions give it (Kattis' rule).
         step(
             reporter,
@@ -690,6 +693,7 @@ fn time_advice(problem: &Problem, solutions: &[SolutionCheck]) -> TimeAdvice {
         slowest_accepted: None,
         fastest_tle: None,
         kattis_limit: None,
+        rule: None,
         warnings: Vec::new(),
     };
     for s in solutions {
@@ -740,8 +744,8 @@ fn time_advice(problem: &Problem, solutions: &[SolutionCheck]) -> TimeAdvice {
         }
     }
     if let Some((t, _)) = &advice.slowest_accepted {
-        let tenths = (t.as_secs_f64() * 2.0 * 10.0).ceil().max(1.0);
-        advice.kattis_limit = Some(Duration::from_secs_f64(tenths / 10.0));
+        advice.kattis_limit = Some(problem.time_rule.limit(*t));
+        advice.rule = Some(problem.time_rule.clone());
     }
     advice
 }
