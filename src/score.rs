@@ -216,7 +216,8 @@ pub struct Score {
 pub enum Expected {
     /// In this inclusive range (Kattis `submissions.yaml` `score`: a number or two).
     Between(f64, f64),
-    /// More than nothing, less than the maximum (Kattis legacy `partially_accepted/`).
+    /// Less than the maximum (Kattis legacy `partially_accepted/`: accepted by the graders,
+    /// "score must not be the max of the range"; 0 is allowed).
     Partial,
 }
 
@@ -225,7 +226,7 @@ impl Expected {
     pub fn holds(self, score: f64, max: Option<f64>) -> bool {
         match self {
             Expected::Between(lo, hi) => score >= lo - EPSILON && score <= hi + EPSILON,
-            Expected::Partial => score > EPSILON && max.is_none_or(|m| score < m - EPSILON),
+            Expected::Partial => max.is_none_or(|m| score < m - EPSILON),
         }
     }
 
@@ -234,7 +235,7 @@ impl Expected {
         match self {
             Expected::Between(lo, hi) if lo == hi => format!("score {}", show(lo)),
             Expected::Between(lo, hi) => format!("score in [{}, {}]", show(lo), show(hi)),
-            Expected::Partial => "a partial score (above 0, below the maximum)".into(),
+            Expected::Partial => "a partial score (below the maximum)".into(),
         }
     }
 }

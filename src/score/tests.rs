@@ -399,3 +399,11 @@ fn skipped_tests_never_change_the_score_the_groups_or_the_verdict() {
         "the rules skip something: {skipped_some}"
     );
 }
+
+#[test]
+fn a_partial_score_is_below_the_maximum_and_may_be_zero() {
+    // Kattis legacy partially_accepted/: accepted, "score must not be the max of the range".
+    assert!(Expected::Partial.holds(0.0, Some(100.0)));
+    assert!(Expected::Partial.holds(99.0, Some(100.0)));
+    assert!(!Expected::Partial.holds(100.0, Some(100.0)));
+}
