@@ -528,7 +528,9 @@ fn judge_pair(
     let waited =
         solution_run.wall_limit_exceeded && !solution_run.cpu_limit_exceeded && !partner_first;
     // The solution waited to its wall limit while the interactor computed: the interactor hung.
-    if waited && partner_run.cpu_time * 2 > solution_run.wall_time {
+    // A waiting interactor uses next to no CPU time; one computing gets at least a quarter of
+    // the wall time even on a machine busy with three other programs per core.
+    if waited && partner_run.cpu_time * 4 > solution_run.wall_time {
         result.verdict = Verdict::JE;
         result.message = format!(
             "the interactor computed for {:.1} s without answering while the solution waited",

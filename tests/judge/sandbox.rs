@@ -351,7 +351,9 @@ fn without_cgroups_the_watchdog_holds_runs_served_by_standbys() {
         assert_eq!(t["verdict"], "MLE", "{t}");
         let peak = t["memory_kib"].as_u64().unwrap_or(0) * 1024;
         assert!(
-            peak > LIMIT / 2 && peak < 2 * LIMIT,
+            // Polled, not enforced by the kernel: a fast toucher overshoots more on a busy
+            // machine, but is stopped long before its 1 GiB.
+            peak > LIMIT / 2 && peak < 4 * LIMIT,
             "stopped near the limit: {t}"
         );
     }
