@@ -59,6 +59,9 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let jobs = wanted.min(selected.len()).max(1);
     let mut session = Session::with_jobs(languages, jobs)?;
     super::started(&mut *reporter, "run", &session.engine.sandbox);
+    for engine in session.engines() {
+        engine.languages.set_format(problem.format);
+    }
     let engine = &mut session.engine;
     for warning in &problem.warnings {
         reporter.event(&Event::Warning {
@@ -81,6 +84,9 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             message,
         })
     };
+    for message in engine.languages.fallback_notes([args.source.as_path()]) {
+        note(&mut *reporter, &problem, message);
+    }
     if problem
         .tests
         .iter()

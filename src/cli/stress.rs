@@ -52,6 +52,9 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let mut reporter = crate::report::reporter(args.format.pick(), crate::report::Command::Stress)?;
     let mut session = Session::with_jobs(languages, args.jobs.count())?;
     super::started(&mut *reporter, "stress", &session.engine.sandbox);
+    for engine in session.engines() {
+        engine.languages.set_format(problem.format);
+    }
     let options = StressOptions {
         gen: args.gen.clone(),
         time_budget: Duration::from_secs_f64(args.seconds),

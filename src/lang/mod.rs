@@ -6,11 +6,27 @@
 
 pub mod java;
 
+use crate::package::Format;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 const BUILTIN: &str = include_str!("languages.toml");
+
+/// The syntax check of the Python entries (`{python_check}` in a command).
+const PYTHON_CHECK: &str = include_str!("python_check.py");
+
+/// The names `formats` may hold, as [`format_name`] gives them.
+const FORMAT_NAMES: [&str; 3] = ["native", "kattis", "polygon"];
+
+/// The name a language entry's `formats` uses for a package format.
+pub fn format_name(format: Format) -> &'static str {
+    match format {
+        Format::Native => "native",
+        Format::KattisLegacy | Format::Kattis2025 => "kattis",
+        Format::Polygon => "polygon",
+    }
+}
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +42,10 @@ pub struct Language {
     #[serde(default)]
     pub compile: Vec<String>,
     pub run: Vec<String>,
+    /// The package formats this entry is for (`native`, `kattis`, `polygon`); empty: all. An
+    /// entry for some formats serves only when its commands are found on this machine.
+    #[serde(default)]
+    pub formats: Vec<String>,
     /// Paths (files or folders) the compiler and the program may read, besides the system
     /// folders. `*` in a path matches within one folder level; a path missing here is skipped.
     #[serde(default)]
@@ -67,6 +87,21 @@ pub fn expand_for_run(word: &str, memory: u64, stack: u64) -> String {
 impl Language {
     /// Whether the entry names the class a Java source starts from (`{class}`, `{main_class}`):
     /// the build then reads it from the source ([`java::main_class`]).
+    /// The first missing program among the first words of its commands, if any.
+    fn missing_program(&self) -> Option<String> {
+        [&self.compile, &self.run]
+            .into_iter()
+            .filter_map(|c| c.first())
+            .filter(|w| !w.starts_with('{'))
+            .find(|w| resolve_program(w).is_err())
+            .cloned()
+    }
+
+    /// Whether the programs its commands start with are found on this machine.
+    pub fn installed(&self) -> bool {
+        self.missing_program().is_none()
+    }
+
     pub fn wants_main_class(&self) -> bool {
         std::iter::once(&self.source_name)
             .chain(&self.compile)
@@ -194,6 +229,8 @@ impl LangError {
 #[derive(Debug, Clone)]
 pub struct Languages {
     languages: Vec<Language>,
+    /// The format of the package whose programs are built ([`Languages::set_format`]).
+    format: Option<Format>,
 }
 
 impl Languages {
@@ -235,6 +272,20 @@ impl Languages {
                 .iter()
                 .chain(&l.compile_readable)
                 .chain(&l.run_readable);
+            if let Some(f) = l
+                .formats
+                .iter()
+                .find(|f| !FORMAT_NAMES.contains(&f.as_str()))
+            {
+                return Err(LangError::Table {
+                    file,
+                    message: format!(
+                        "language `{}`: unknown package format `{f}` in `formats` (known: {})",
+                        l.name,
+                        FORMAT_NAMES.join(", ")
+                    ),
+                });
+            }
             if let Some(p) = paths
                 .into_iter()
                 .find(|p| !p.starts_with('/') && !p.starts_with('{'))
@@ -250,6 +301,7 @@ impl Languages {
         }
         Ok(Languages {
             languages: table.language,
+            format: None,
         })
     }
 
@@ -258,24 +310,74 @@ impl Languages {
         &self.languages
     }
 
-    /// The language of a source file, by extension.
+    /// The entries for every package format (no `formats`), in the table's order: what a
+    /// native package is judged with, and what the practice page offers.
+    pub fn general(&self) -> impl Iterator<Item = &Language> {
+        self.languages.iter().filter(|l| l.formats.is_empty())
+    }
+
+    /// Builds from now on are for a package of `format`: entries for some formats apply.
+    pub fn set_format(&mut self, format: Format) {
+        self.format = Some(format);
+    }
+
+    /// Whether `l` serves here: an entry for all formats, or one for this package's format
+    /// whose commands are found on this machine.
+    fn serves(&self, l: &Language) -> bool {
+        l.formats.is_empty() || (self.for_this_format(l) && l.installed())
+    }
+
+    fn for_this_format(&self, l: &Language) -> bool {
+        self.format
+            .is_some_and(|f| l.formats.iter().any(|n| n == format_name(f)))
+    }
+
+    /// What `run` and `verify` say when an entry meant for this package's format does not
+    /// serve some of `sources` because its program is missing here: one note per entry.
+    pub fn fallback_notes<'a>(&self, sources: impl IntoIterator<Item = &'a Path>) -> Vec<String> {
+        let sources: Vec<&Path> = sources.into_iter().collect();
+        let mut notes = Vec::new();
+        for l in self.languages.iter().filter(|l| self.for_this_format(l)) {
+            let Some(program) = l.missing_program() else {
+                continue;
+            };
+            let Some(source) = sources.iter().find(|s| {
+                let ext = s.extension().map(|e| e.to_string_lossy().to_lowercase());
+                ext.is_some_and(|ext| l.extensions.contains(&ext))
+            }) else {
+                continue;
+            };
+            let instead = self
+                .for_source(source)
+                .map(|i| format!("{} serves instead", i.name))
+                .unwrap_or_else(|_| "nothing else serves them".into());
+            notes.push(format!(
+                "this package's format runs {} with {}, but `{program}` is not installed: {instead}, and its times may differ from the package's (install `{program}`, e.g. apt-get install {program})",
+                l.extensions
+                    .iter()
+                    .map(|e| format!(".{e}"))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                l.name,
+            ));
+        }
+        notes
+    }
+
+    /// The language of a source file, by its whole name, else its extension.
     pub fn for_source(&self, source: &Path) -> Result<&Language, LangError> {
         let ext = source
             .extension()
             .map(|e| e.to_string_lossy().to_lowercase());
         let name = source.file_name().map(|n| n.to_string_lossy());
-        let by_name = name.as_deref().and_then(|name| {
-            self.languages
-                .iter()
-                .find(|l| l.file_names.iter().any(|f| f == name))
-        });
+        let serving = || self.languages.iter().filter(|l| self.serves(l));
+        let by_name = name
+            .as_deref()
+            .and_then(|name| serving().find(|l| l.file_names.iter().any(|f| f == name)));
         by_name
             .or_else(|| {
-                ext.as_deref().and_then(|ext| {
-                    self.languages
-                        .iter()
-                        .find(|l| l.extensions.iter().any(|e| e == ext))
-                })
+                ext.as_deref()
+                    .and_then(|ext| serving().find(|l| l.extensions.iter().any(|e| e == ext)))
             })
             .ok_or_else(|| {
                 let all: Vec<String> = self
@@ -293,6 +395,9 @@ pub fn expand(word: &str, src: &Path, exe: &Path) -> Result<String, LangError> {
     let mut out = word
         .replace("{src}", &src.to_string_lossy())
         .replace("{exe}", &exe.to_string_lossy());
+    if out.contains("{python_check}") {
+        out = out.replace("{python_check}", PYTHON_CHECK);
+    }
     if out.contains("{rust_sysroot}") {
         out = out.replace("{rust_sysroot}", &rust_sysroot()?.to_string_lossy());
     }
@@ -394,6 +499,69 @@ mod tests {
         let err = Languages::load(Some(&f)).unwrap_err().to_string();
         assert!(err.contains("langs.toml:6:1"), "{err}");
         assert!(err.contains("unknown field `bogus`"), "{err}");
+    }
+
+    fn table(text: &str) -> Languages {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("langs.toml");
+        std::fs::write(&f, text).unwrap();
+        Languages::load(Some(&f)).unwrap()
+    }
+
+    /// An entry for some formats serves their packages when its program is found, and the next
+    /// entry for the extension serves everything else, with a note when it stands in.
+    #[test]
+    fn an_entry_for_a_format_serves_it_when_installed() {
+        let entry = |name: &str, formats: &str, program: &str| {
+            format!("[[language]]\nname = \"{name}\"\nextensions = [\"py\"]\nsource_name = \"a.py\"\n{formats}run = [\"{program}\", \"{{src}}\"]\n")
+        };
+        let text = [
+            entry("Fast", "formats = [\"kattis\"]\n", "/bin/sh"),
+            entry("Absent", "formats = [\"polygon\"]\n", "/nonexistent/pypy"),
+            entry("Plain", "", "/bin/sh"),
+        ]
+        .concat();
+        let mut l = table(&text);
+        let src = Path::new("sol.py");
+        assert_eq!(l.for_source(src).unwrap().name, "Plain", "no format yet");
+        for (format, name) in [
+            (Format::Kattis2025, "Fast"),
+            (Format::KattisLegacy, "Fast"),
+            (Format::Native, "Plain"),
+            (Format::Polygon, "Plain"),
+        ] {
+            l.set_format(format);
+            assert_eq!(l.for_source(src).unwrap().name, name, "{format:?}");
+        }
+        // Polygon's entry is missing here: a note for Python sources only.
+        assert!(l.fallback_notes([Path::new("a.cpp")]).is_empty());
+        let notes = l.fallback_notes([Path::new("a.cpp"), src]);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(
+            notes[0].contains("runs .py with Absent, but `/nonexistent/pypy` is not installed: Plain serves instead"),
+            "{notes:?}"
+        );
+        l.set_format(Format::Kattis2025);
+        assert!(l.fallback_notes([src]).is_empty());
+        // A format the judge does not know is refused, naming it.
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("langs.toml");
+        std::fs::write(&f, entry("X", "formats = [\"codeforces\"]\n", "/bin/sh")).unwrap();
+        let err = Languages::load(Some(&f)).unwrap_err().to_string();
+        assert!(err.contains("unknown package format `codeforces`"), "{err}");
+    }
+
+    /// The built-in table runs a Kattis package's Python with PyPy when it is installed.
+    #[test]
+    fn kattis_python_is_pypy_where_installed() {
+        let mut l = Languages::load(None).unwrap();
+        l.set_format(Format::Kattis2025);
+        let name = &l.for_source(Path::new("a.py")).unwrap().name;
+        let pypy = resolve_program("pypy3").is_ok();
+        assert_eq!(name, if pypy { "Python 3 (PyPy)" } else { "Python 3" });
+        assert_eq!(l.fallback_notes([Path::new("a.py")]).is_empty(), pypy);
+        l.set_format(Format::Native);
+        assert_eq!(l.for_source(Path::new("a.py")).unwrap().name, "Python 3");
     }
 
     fn language(toml_entry: &str) -> Language {

@@ -366,8 +366,7 @@ fn languages(practice: &Practice) -> Value {
     Value::Array(
         practice
             .languages
-            .all()
-            .iter()
+            .general()
             .map(|l| json!({"name": l.name, "extensions": l.extensions}))
             .collect(),
     )

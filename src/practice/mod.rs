@@ -179,16 +179,10 @@ impl Practice {
         let wanted = language.trim().to_lowercase();
         let lang = self
             .languages
-            .all()
-            .iter()
+            .general()
             .find(|l| l.name.to_lowercase() == wanted || l.extensions.contains(&wanted))
             .ok_or_else(|| {
-                let names: Vec<&str> = self
-                    .languages
-                    .all()
-                    .iter()
-                    .map(|l| l.name.as_str())
-                    .collect();
+                let names: Vec<&str> = self.languages.general().map(|l| l.name.as_str()).collect();
                 format!(
                     "unknown language `{language}`; one of: {}",
                     names.join(", ")
@@ -212,8 +206,7 @@ impl Practice {
         let lang = self.languages.for_source(path).map_err(|_| {
             let exts: Vec<String> = self
                 .languages
-                .all()
-                .iter()
+                .general()
                 .flat_map(|l| l.extensions.iter().map(|e| format!(".{e}")))
                 .collect();
             format!(

@@ -181,6 +181,9 @@ pub fn verify_problem(
             return check;
         }
     };
+    for engine in engines.iter_mut() {
+        engine.languages.set_format(problem.format);
+    }
     // Keys and elements the loader does not read (Kattis, Polygon).
     for warning in &problem.warnings {
         reporter.event(&Event::Warning {
@@ -235,6 +238,14 @@ pub fn verify_problem(
             .map(|s| (s.path.clone(), s.expected.clone()))
             .collect(),
     };
+    // A language this format runs differently (Kattis' PyPy) missing here.
+    let sources = solutions.iter().map(|(p, _)| p.as_path());
+    for message in engines[0].languages.fallback_notes(sources) {
+        reporter.event(&Event::Note {
+            problem: Some(id.clone()),
+            message,
+        });
+    }
     // DOMjudge's `@EXPECTED_SCORE@: 70` in a source, in any format, over the package's own.
     let mut marked_scores: Vec<(PathBuf, crate::score::Expected)> = Vec::new();
     if problem.scoring.is_some() {

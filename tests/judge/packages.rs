@@ -717,7 +717,7 @@ fn verify_json_is_the_contract() {
             .clone()
     };
     let ac = solution("submissions/accepted/parity.py");
-    assert_eq!(ac["language"], "Python 3", "{ac}");
+    assert_eq!(ac["language"], kattis_python(), "{ac}");
     assert_eq!(ac["expected"], serde_json::json!(["AC"]), "{ac}");
     assert_eq!(ac["verdict"], "AC", "{ac}");
     assert_eq!(ac["ok"], true, "{ac}");
@@ -737,4 +737,51 @@ fn verify_json_is_the_contract() {
     assert!(scala.get("verdict").is_none(), "{scala}");
     // The findings and advice stay beside the contract's fields.
     assert!(p["findings"].is_array() && p["advice"].is_object(), "{p}");
+}
+
+/// The language a Kattis package's Python runs as here: PyPy where `pypy3` is installed.
+fn kattis_python() -> &'static str {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    if std::env::split_paths(&path).any(|d| d.join("pypy3").is_file()) {
+        "Python 3 (PyPy)"
+    } else {
+        "Python 3"
+    }
+}
+
+#[test]
+fn a_kattis_packages_python_runs_with_pypy_where_installed_and_says_when_it_cannot() {
+    let pypy = kattis_python() == "Python 3 (PyPy)";
+    let parity = package("kattis-2025").join("submissions/accepted/parity.py");
+    let out = judge()
+        .arg("run")
+        .arg(package("kattis-2025"))
+        .arg(&parity)
+        .arg("--json")
+        .output();
+    let doc = out.expect_verdict("AC");
+    assert_eq!(doc["compile"]["language"], kattis_python(), "{doc}");
+    let human = judge()
+        .arg("run")
+        .arg(package("kattis-2025"))
+        .arg(&parity)
+        .stderr_to_stdout()
+        .output();
+    let said = human.stdout();
+    assert_eq!(
+        said.contains("`pypy3` is not installed: Python 3 serves instead"),
+        !pypy,
+        "{said}"
+    );
+    // A native package's Python is CPython either way.
+    let root = root();
+    let doc = judge()
+        .current_dir(&root)
+        .arg("run")
+        .arg("black-white-board")
+        .arg(root.join("solutions/black-white-board/accepted/brute-bfs-strings.py"))
+        .args(["--json", "--test", "sample*"])
+        .output()
+        .expect_verdict("AC");
+    assert_eq!(doc["compile"]["language"], "Python 3", "{doc}");
 }
