@@ -1,0 +1,133 @@
+#!/usr/bin/env python3
+"""What an interactive exchange costs: N round trips of one line each way, judged by
+`judge run` (two sandboxes, the judge relaying both pipes) against the same two programs joined
+by bare pipes outside any sandbox (the floor). Prints the wall time of each, per round trip.
+
+    cargo build --release && python3 bench/interactive.py [--trips 200000] [--rounds 3]
+
+The solution's CPU time is what a verdict depends on; the wall time shows the relay's cost
+(two more hops per round trip), which counts against the solution's wall-clock limit only.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+JUDGE = os.path.join(ROOT, "target", "release", "judge")
+
+INTERACTOR = r"""
+#include <cstdio>
+int main(int argc, char **argv) {
+    FILE *in = fopen(argv[1], "r");
+    int n;
+    if (fscanf(in, "%d", &n) != 1) return 1;
+    printf("%d\n", n);
+    fflush(stdout);
+    for (int i = 0; i < n; i++) {
+        printf("%d\n", i);
+        fflush(stdout);
+        int x;
+        if (scanf("%d", &x) != 1 || x != i + 1) return 43;
+    }
+    return 42;
+}
+"""
+
+SOLUTION = r"""
+#include <cstdio>
+int main() {
+    int n;
+    if (scanf("%d", &n) != 1) return 1;
+    for (int i = 0; i < n; i++) {
+        int x;
+        if (scanf("%d", &x) != 1) return 1;
+        printf("%d\n", x + 1);
+        fflush(stdout);
+    }
+}
+"""
+
+
+def write(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def package(folder, trips):
+    write(os.path.join(folder, "problem.yaml"),
+          "problem_format_version: 2025-09\ntype: interactive\nname:\n  en: Ping pong\n"
+          "limits:\n  time_limit: 30.0\n  memory: 256\n")
+    write(os.path.join(folder, "data", "secret", "1.in"), f"{trips}\n")
+    write(os.path.join(folder, "data", "secret", "1.ans"), f"{trips}\n")
+    write(os.path.join(folder, "output_validator", "validator.cpp"), INTERACTOR)
+    write(os.path.join(folder, "submissions", "accepted", "pong.cpp"), SOLUTION)
+
+
+def judged(folder):
+    start = time.perf_counter()
+    out = subprocess.run([JUDGE, "run", folder,
+                          os.path.join(folder, "submissions", "accepted", "pong.cpp"), "--json"],
+                         capture_output=True, text=True)
+    took = time.perf_counter() - start
+    doc = json.loads(out.stdout)
+    if doc["verdict"] != "AC":
+        sys.exit(f"judge gave {doc['verdict']}: {out.stdout[:2000]}")
+    test = doc["tests"][0]
+    return test["wall_ms"] / 1000, test["time_ms"] / 1000, took
+
+
+def bare(folder, trips):
+    """Both programs built with the same flags, joined by two pipes, no sandbox."""
+    exe = {}
+    for name, src in [("v", "output_validator/validator.cpp"),
+                      ("s", "submissions/accepted/pong.cpp")]:
+        exe[name] = os.path.join(folder, name)
+        subprocess.run(["g++", "-O2", "-o", exe[name], os.path.join(folder, src)], check=True)
+    start = time.perf_counter()
+    s = subprocess.Popen([exe["s"]], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    v = subprocess.Popen([exe["v"], os.path.join(folder, "data", "secret", "1.in"), "-", "-"],
+                         stdin=s.stdout, stdout=s.stdin)
+    s.stdin.close()
+    s.stdout.close()
+    code = v.wait()
+    s.wait()
+    if code != 42:
+        sys.exit(f"the bare pair ended with {code}")
+    return time.perf_counter() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--trips", type=int, default=200000)
+    ap.add_argument("--rounds", type=int, default=3)
+    args = ap.parse_args()
+    if not os.path.exists(JUDGE):
+        sys.exit(f"{JUDGE} is missing: cargo build --release first")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "pingpong")
+        package(folder, args.trips)
+        judged(folder)  # builds, and warms the build cache
+        walls, cpus, floors = [], [], []
+        for _ in range(args.rounds):
+            wall, cpu, _ = judged(folder)
+            walls.append(wall)
+            cpus.append(cpu)
+            floors.append(bare(folder, args.trips))
+        wall, cpu, floor = (statistics.median(x) for x in (walls, cpus, floors))
+        load = os.getloadavg()[0]
+        print(f"{args.trips} round trips, {args.rounds} rounds, load {load:.1f}")
+        print(f"  bare pipes:  {floor:.2f} s wall ({floor / args.trips * 1e6:.1f} us per trip)")
+        print(f"  judge:       {wall:.2f} s wall ({wall / args.trips * 1e6:.1f} us per trip), "
+              f"solution CPU {cpu:.2f} s")
+        print(f"  ratio:       {wall / floor:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
