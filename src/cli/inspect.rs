@@ -43,6 +43,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
                     entrypoint: None,
                     score: None,
                     rules: Vec::new(),
+                    language: None,
                 }
             })
             .collect();

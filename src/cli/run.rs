@@ -60,7 +60,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let mut session = Session::with_jobs(languages, jobs)?;
     super::started(&mut *reporter, "run", &session.engine.sandbox);
     for engine in session.engines() {
-        engine.languages.set_format(problem.format);
+        problem.set_languages(&mut engine.languages);
     }
     let engine = &mut session.engine;
     for warning in &problem.warnings {

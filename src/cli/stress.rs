@@ -53,7 +53,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let mut session = Session::with_jobs(languages, args.jobs.count())?;
     super::started(&mut *reporter, "stress", &session.engine.sandbox);
     for engine in session.engines() {
-        engine.languages.set_format(problem.format);
+        problem.set_languages(&mut engine.languages);
     }
     let options = StressOptions {
         gen: args.gen.clone(),

@@ -46,6 +46,10 @@ pub struct Language {
     /// entry for some formats serves only when its commands are found on this machine.
     #[serde(default)]
     pub formats: Vec<String>,
+    /// Names a package may give this language for one of its programs (Polygon's solution
+    /// `type`, e.g. `python.pypy3`): such a program is built with this entry where installed.
+    #[serde(default)]
+    pub aliases: Vec<String>,
     /// Paths (files or folders) the compiler and the program may read, besides the system
     /// folders. `*` in a path matches within one folder level; a path missing here is skipped.
     #[serde(default)]
@@ -231,6 +235,9 @@ pub struct Languages {
     languages: Vec<Language>,
     /// The format of the package whose programs are built ([`Languages::set_format`]).
     format: Option<Format>,
+    /// Sources the package names a language for, with the entry that builds them
+    /// ([`Languages::pin`]).
+    pins: Vec<(PathBuf, usize)>,
 }
 
 impl Languages {
@@ -302,6 +309,7 @@ impl Languages {
         Ok(Languages {
             languages: table.language,
             format: None,
+            pins: Vec::new(),
         })
     }
 
@@ -316,9 +324,26 @@ impl Languages {
         self.languages.iter().filter(|l| l.formats.is_empty())
     }
 
-    /// Builds from now on are for a package of `format`: entries for some formats apply.
+    /// Builds from now on are for a package of `format`: entries for some formats apply (and
+    /// the pins of the package before are gone).
     pub fn set_format(&mut self, format: Format) {
         self.format = Some(format);
+        self.pins.clear();
+    }
+
+    /// `source` is in the language the package calls `declared` (Polygon's `python.pypy3`): the
+    /// entry with that alias builds it, when installed with an extension of the source's.
+    pub fn pin(&mut self, source: &Path, declared: &str) {
+        let ext = source
+            .extension()
+            .map(|e| e.to_string_lossy().to_lowercase())
+            .unwrap_or_default();
+        let found = self.languages.iter().position(|l| {
+            l.aliases.iter().any(|a| a == declared) && l.extensions.contains(&ext) && l.installed()
+        });
+        if let Some(i) = found {
+            self.pins.push((canonical(source), i));
+        }
     }
 
     /// Whether `l` serves here: an entry for all formats, or one for this package's format
@@ -370,6 +395,12 @@ impl Languages {
             .extension()
             .map(|e| e.to_string_lossy().to_lowercase());
         let name = source.file_name().map(|n| n.to_string_lossy());
+        if !self.pins.is_empty() {
+            let source = canonical(source);
+            if let Some((_, i)) = self.pins.iter().find(|(p, _)| *p == source) {
+                return Ok(&self.languages[*i]);
+            }
+        }
         let serving = || self.languages.iter().filter(|l| self.serves(l));
         let by_name = name
             .as_deref()
@@ -388,6 +419,11 @@ impl Languages {
                 LangError::Unsupported(source.display().to_string(), all.join("; "))
             })
     }
+}
+
+/// The path a pin is kept under, however the source was named.
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// Expands placeholders in one word of a command.
@@ -549,6 +585,34 @@ mod tests {
         std::fs::write(&f, entry("X", "formats = [\"codeforces\"]\n", "/bin/sh")).unwrap();
         let err = Languages::load(Some(&f)).unwrap_err().to_string();
         assert!(err.contains("unknown package format `codeforces`"), "{err}");
+    }
+
+    /// A source the package names a language for is built with the entry of that alias, when
+    /// installed, whatever the format; other sources are not.
+    #[test]
+    fn a_pinned_source_is_built_with_the_entry_of_its_alias() {
+        let text = "[[language]]\nname = \"Fast\"\nextensions = [\"py\"]\nsource_name = \"a.py\"\nformats = [\"kattis\"]\naliases = [\"python.fast\"]\nrun = [\"/bin/sh\"]\n\
+            [[language]]\nname = \"Gone\"\nextensions = [\"py\"]\nsource_name = \"a.py\"\nformats = [\"kattis\"]\naliases = [\"python.gone\"]\nrun = [\"/nonexistent/x\"]\n\
+            [[language]]\nname = \"Plain\"\nextensions = [\"py\"]\nsource_name = \"a.py\"\nrun = [\"/bin/sh\"]\n";
+        let mut l = table(text);
+        let dir = tempfile::tempdir().unwrap();
+        let [a, b, c] = ["a.py", "b.py", "c.py"].map(|n| {
+            let p = dir.path().join(n);
+            std::fs::write(&p, "").unwrap();
+            p
+        });
+        l.set_format(Format::Polygon);
+        l.pin(&a, "python.fast");
+        l.pin(&b, "python.gone");
+        assert_eq!(l.for_source(&a).unwrap().name, "Fast");
+        // Named another way, the same file.
+        let other = dir.path().join(".").join("a.py");
+        assert_eq!(l.for_source(&other).unwrap().name, "Fast");
+        assert_eq!(l.for_source(&b).unwrap().name, "Plain", "not installed");
+        assert_eq!(l.for_source(&c).unwrap().name, "Plain", "not pinned");
+        // The next package starts afresh.
+        l.set_format(Format::Polygon);
+        assert_eq!(l.for_source(&a).unwrap().name, "Plain");
     }
 
     /// The built-in table runs a Kattis package's Python with PyPy when it is installed.

@@ -1690,6 +1690,7 @@ fn read_submissions(
                 entrypoint,
                 score,
                 rules: test_rules,
+                language: None,
             });
         }
     }

@@ -131,6 +131,17 @@ pub struct Problem {
 }
 
 impl Problem {
+    /// Makes `languages` build this package's programs: its format's entries, and the
+    /// languages it names for its solutions (Polygon's `type`).
+    pub fn set_languages(&self, languages: &mut crate::lang::Languages) {
+        languages.set_format(self.format);
+        for s in &self.solutions {
+            if let Some(declared) = &s.language {
+                languages.pin(&s.path, declared);
+            }
+        }
+    }
+
     /// The main file the package names for the multi-file solution in folder `source`. For
     /// Java the entrypoint may be the main class (`Main`, `contest.Main`): its file.
     pub fn entrypoint_of(&self, source: &Path) -> Option<PathBuf> {
@@ -191,6 +202,9 @@ pub struct Solution {
     /// Requirements on some of its tests (Kattis `submissions.yaml` keyed by test groups, and
     /// `message`): checked on every test, so a solution with any is judged to the end.
     pub rules: Vec<TestRule>,
+    /// The language the package names for it (Polygon's `type`, e.g. `python.pypy3`): a table
+    /// entry listing it in `aliases` builds it where installed ([`crate::lang::Languages::pin`]).
+    pub language: Option<String>,
 }
 
 /// A requirement on the tests a pattern names (Kattis `submissions.yaml`: `permitted`,

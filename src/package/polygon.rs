@@ -501,6 +501,9 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
             }
             let mut expected = expected.to_vec();
             expected.sort();
+            let language = child(node, "source")
+                .and_then(|s| s.attribute("type"))
+                .map(str::to_string);
             solutions.push(Solution {
                 path: file,
                 expected,
@@ -509,6 +512,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
                 entrypoint: None,
                 score: None,
                 rules: Vec::new(),
+                language,
             });
         }
     }

@@ -182,7 +182,7 @@ pub fn verify_problem(
         }
     };
     for engine in engines.iter_mut() {
-        engine.languages.set_format(problem.format);
+        problem.set_languages(&mut engine.languages);
     }
     // Keys and elements the loader does not read (Kattis, Polygon).
     for warning in &problem.warnings {
@@ -371,7 +371,12 @@ pub fn verify_problem(
             .iter()
             .map(|(path, allowed)| {
                 let expected = allowed.first().copied().unwrap_or(Verdict::AC);
-                let skip = other_dialect(path).map(|why| Event::SolutionSkipped {
+                let declared = problem
+                    .solutions
+                    .iter()
+                    .find(|s| s.path == *path)
+                    .and_then(|s| s.language.as_deref());
+                let skip = other_dialect(path, declared).map(|why| Event::SolutionSkipped {
                     problem: id.clone(),
                     solution: path.display().to_string(),
                     expected: Some(expected),
@@ -499,9 +504,15 @@ fn expected_score(problem: &Problem, path: &Path) -> Option<crate::score::Expect
 
 /// A source written for a language the table does not have although its extension matches one
 /// it has: a `.py` file whose `#!` line asks for Python 2 (Kattis packages keep such submissions).
-fn other_dialect(path: &Path) -> Option<String> {
+fn other_dialect(path: &Path, declared: Option<&str>) -> Option<String> {
     if path.extension().is_none_or(|e| e != "py") {
         return None;
+    }
+    // Polygon's types for Python 2: python.2, python.pypy2.
+    if let Some(t) = declared.filter(|t| t.starts_with("python.") && t.ends_with('2')) {
+        return Some(format!(
+            "written for Python 2 (the package says `{t}`); the language table has Python 3 only"
+        ));
     }
     let text = std::fs::read(path).ok()?;
     let first = text.split(|b| *b == b'\n').next()?;

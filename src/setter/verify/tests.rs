@@ -511,8 +511,14 @@ fn polygon(solutions: &[(&str, &str, &str)]) -> tempfile::TempDir {
     let mut list = String::new();
     for (file, name, tag) in solutions {
         fake::source(dir.path(), &format!("solutions/{file}"), name);
+        // Polygon's type: Python 2 for a `py2-*.py`, Python 3 for another `.py`, else C++.
+        let kind = match file.rsplit_once('.') {
+            Some((stem, "py")) if stem.starts_with("py2") => "python.2",
+            Some((_, "py")) => "python.3",
+            _ => "cpp.g++17",
+        };
         list.push_str(&format!(
-            "<solution tag=\"{tag}\"><source path=\"solutions/{file}\" type=\"cpp.g++17\"/></solution>"
+            "<solution tag=\"{tag}\"><source path=\"solutions/{file}\" type=\"{kind}\"/></solution>"
         ));
     }
     fake::file(
@@ -568,6 +574,28 @@ fn polygon_tags_allow_their_verdicts() {
     ];
     assert_eq!(got, want.map(|(p, v, h)| (p.to_string(), Some(v), h)));
     assert_eq!((check.failures(), check.judge_errors()), (2, 0));
+}
+
+#[test]
+fn a_polygon_solution_typed_python_2_is_skipped_not_failed() {
+    let dir = polygon(&[
+        ("main.cpp", "ref", "main"),
+        ("py2-ref.py", "ref", "accepted"),
+        ("ref.py", "ref", "accepted"),
+    ]);
+    let (check, _) = verify(&programs(), dir.path());
+    assert!(check.ok(), "{:?}", check.findings);
+    let skipped: Vec<_> = check
+        .solutions
+        .iter()
+        .filter_map(|s| Some((s.path.file_name()?.to_str()?, s.skipped.as_deref()?)))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert_eq!(skipped[0].0, "py2-ref.py");
+    assert!(
+        skipped[0].1.contains("the package says `python.2`"),
+        "{skipped:?}"
+    );
 }
 
 #[test]
