@@ -240,6 +240,17 @@ impl Expected {
     }
 }
 
+/// The group named `name` under `node` (itself included).
+fn find_node<'a>(node: &'a Node, name: &str) -> Option<&'a Node> {
+    if node.name == name {
+        return Some(node);
+    }
+    node.items.iter().find_map(|item| match item {
+        Item::Node(n) => find_node(n, name),
+        Item::Test(_) => None,
+    })
+}
+
 struct Eval {
     verdict: Verdict,
     score: f64,
@@ -363,13 +374,33 @@ impl Scoring {
         eval
     }
 
-    /// The first group `node` requires that has a test not accepted, with that test's verdict.
+    /// The groups `names` require, and those they require in turn, after `names` themselves:
+    /// a group whose required group failed is not passed either (Polygon, Kattis
+    /// `require_pass`).
+    pub(crate) fn required_closure(&self, names: &[String]) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut next: Vec<String> = names.to_vec();
+        while let Some(name) = next.first().cloned() {
+            next.remove(0);
+            if out.contains(&name) {
+                continue;
+            }
+            if let Some(n) = find_node(&self.root, &name) {
+                next.extend(n.requires.iter().cloned());
+            }
+            out.push(name);
+        }
+        out
+    }
+
+    /// The first group `node` requires (directly or through the groups it requires) that has
+    /// a test not accepted, with that test's verdict.
     fn failed_dependency(
         &self,
         node: &Node,
         tests: &[Option<TestOutcome>],
     ) -> Option<(String, Verdict)> {
-        for name in &node.requires {
+        for name in &self.required_closure(&node.requires) {
             let Some((_, indices)) = self.named.iter().find(|(n, _)| n == name) else {
                 continue;
             };

@@ -90,7 +90,7 @@ impl Scoring {
             if read_elsewhere {
                 return None;
             }
-            let judged = node.requires.iter().all(|r| {
+            let judged = self.required_closure(&node.requires).iter().all(|r| {
                 self.named
                     .iter()
                     .find(|(n, _)| n == r)
@@ -125,6 +125,7 @@ impl Scoring {
                 let mut reads = n.tests();
                 let mut names = Vec::new();
                 requirements(n, &mut names);
+                let names = self.required_closure(&names);
                 for (name, tests) in &self.named {
                     if names.contains(name) {
                         reads.extend(tests);

@@ -127,6 +127,28 @@ fn a_group_whose_dependency_fails_scores_nothing() {
 }
 
 #[test]
+fn a_failed_dependency_carries_down_a_chain_of_groups() {
+    // c requires b, b requires a; a fails, b and c pass every test of their own: neither
+    // scores (Polygon's dependencies, Kattis require_pass).
+    let mut b = group("b", Aggregate::PassFail, Some(30.0), &[1]);
+    b.requires = vec!["a".into()];
+    let mut c = group("c", Aggregate::PassFail, Some(50.0), &[2]);
+    c.requires = vec!["b".into()];
+    let s = scoring(vec![
+        group("a", Aggregate::PassFail, Some(20.0), &[0]),
+        b,
+        c,
+    ]);
+    let score = s.evaluate(&[ok(WA), ok(AC), ok(AC)]);
+    assert_eq!(score.score, 0.0, "{score:?}");
+    assert_eq!(score.groups[2].verdict, WA);
+    assert!(score.groups[2].note.as_deref().unwrap().contains("`a`"));
+    // With a passing, only the groups' own tests count.
+    assert_eq!(s.evaluate(&[ok(AC), ok(WA), ok(AC)]).score, 20.0);
+    assert_eq!(s.evaluate(&[ok(AC), ok(AC), ok(AC)]).score, 100.0);
+}
+
+#[test]
 fn kattis_legacy_break_stops_counting_at_the_first_rejection() {
     // accept_score 10, on_reject: break, min grader: the tests after the WA do not count.
     let mut g = Node::new("secret", Aggregate::Sum, None);
