@@ -8,7 +8,7 @@ const LISTED: usize = 20;
 
 /// The tests whose names match one of `patterns` (an exact name, or a glob with `*`, `?` and
 /// `[abc]`/`[a-z]`/`[!abc]`), in the problem's order, each once. No patterns: every test.
-/// A pattern that matches no test is an error naming the tests folder and listing the names.
+/// A pattern that matches no test is an error naming the package and listing the names.
 pub fn select_tests(
     dir: &Path,
     tests: &[TestCase],
@@ -36,13 +36,12 @@ pub fn select_tests(
             n if n > LISTED => format!("the tests are: {} ({n} in all)", names.join(", ")),
             _ => format!("the tests are: {}", names.join(", ")),
         };
+        let example = tests.first().map_or("sample-1", |t| t.name.as_str());
         return Err(PackageError::new(
-            dir.join("tests"),
-            format!(
-                "no test matches --test {which}; {listing}"
-            ),
+            dir,
+            format!("no test matches --test {which}; {listing}"),
         )
-        .hint("give a test's name without .in (`--test sample-1`), or a quoted pattern (`--test 'sample*'`)"));
+        .hint(format!("give a test's name as listed, without .in (`--test {example}`), or a quoted pattern (`--test 'sample*'`)")));
     }
     Ok(tests
         .iter()
@@ -215,9 +214,9 @@ mod tests {
             .to_string();
         assert_eq!(
             e,
-            "sum/tests: no test matches --test `3`, `x*`; the tests are: sample-1, 1, 2\n  \
-             hint: give a test's name without .in (`--test sample-1`), or a quoted pattern \
-             (`--test 'sample*'`)"
+            "sum: no test matches --test `3`, `x*`; the tests are: sample-1, 1, 2\n  \
+             hint: give a test's name as listed, without .in (`--test sample-1`), or a quoted \
+             pattern (`--test 'sample*'`)"
         );
         let many: Vec<String> = (1..=30).map(|i| i.to_string()).collect();
         let many: Vec<&str> = many.iter().map(String::as_str).collect();

@@ -68,7 +68,11 @@ pub fn derive(
     for solution in problem
         .solutions
         .iter()
-        .filter(|s| s.expected == [Verdict::AC])
+        // Accepted ones only: a legacy `partially_accepted/` submission also ends AC, but
+        // problemtools leaves it out of the measure.
+        .filter(|s| {
+            s.expected == [Verdict::AC] && s.score != Some(crate::score::Expected::Partial)
+        })
     {
         let name = rel(&solution.path);
         let report = match engine.judge(

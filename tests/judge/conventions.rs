@@ -244,7 +244,7 @@ fn run_test_judges_only_the_named_tests() {
 
     let f = run(&["--test", "sample-1", "--test", "nope"]);
     f.expect_code(2).expect_stderr_contains(
-        "/sum/tests: no test matches --test `nope`; the tests are: sample-1, 2, 10\n  hint: ",
+        "/sum: no test matches --test `nope`; the tests are: sample-1, 2, 10\n  hint: ",
     );
     assert!(f.stdout().is_empty(), "{}", f.describe());
 }
