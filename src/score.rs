@@ -46,6 +46,10 @@ pub struct Node {
     /// [`Scoring::named`]).
     pub requires: Vec<String>,
     pub items: Vec<Item>,
+    /// A score over `max` is capped at it (with a note), not a judge error: the package's own
+    /// grader, which the judge does not run, would have given this group's score (Kattis
+    /// legacy `grading: custom`).
+    pub cap_at_max: bool,
 }
 
 impl Node {
@@ -61,6 +65,7 @@ impl Node {
             ignore_first: false,
             requires: Vec::new(),
             items: Vec::new(),
+            cap_at_max: false,
         }
     }
 
@@ -353,7 +358,14 @@ impl Scoring {
                 }
                 let mut e = aggregate(node, &items);
                 if let Some(max) = node.max {
-                    if e.score > max + EPSILON && e.verdict != Verdict::JE {
+                    if e.score > max + EPSILON && node.cap_at_max {
+                        note = Some(format!(
+                            "the default grader gives {}, capped at the range's {} (the package's custom grader is not run)",
+                            round(e.score),
+                            max
+                        ));
+                        e.score = max;
+                    } else if e.score > max + EPSILON && e.verdict != Verdict::JE {
                         note = Some(format!(
                             "the score {} exceeds the group's maximum {}",
                             round(e.score),

@@ -277,8 +277,17 @@ pub fn render(problem: &Problem) -> String {
             .root
             .max_score()
             .map_or("unbounded".to_string(), crate::score::show);
-        line(format!("scoring    {total} points in all, by group:"));
         let outline = scoring.outline();
+        if outline.is_empty() {
+            let root = &scoring.root;
+            line(format!(
+                "scoring    {total} points in all, {} over {} tests, no groups",
+                root.aggregate.name(),
+                root.tests().len()
+            ));
+        } else {
+            line(format!("scoring    {total} points in all, by group:"));
+        }
         let width = outline
             .iter()
             .map(|(d, n)| 2 * d + n.name.chars().count())

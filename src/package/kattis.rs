@@ -859,6 +859,8 @@ pub(super) struct LegacyGrading {
     pub grader_flags: Vec<String>,
     /// Some group configuration gives one of these keys.
     pub given: bool,
+    /// `grading: custom`: the package's own grader (not run) scores the group.
+    pub custom: bool,
 }
 
 impl Default for LegacyGrading {
@@ -870,6 +872,7 @@ impl Default for LegacyGrading {
             range_max: None,
             grader_flags: Vec::new(),
             given: false,
+            custom: false,
         }
     }
 }
@@ -1024,6 +1027,13 @@ impl Walk {
                     .collect();
                 }
                 k if SCORING_READ.contains(&k) => self.scoring_key(path, k, value, settings)?,
+                "grading" if !self.modern && scalar(value).as_deref() == Some("custom") => {
+                    settings.legacy.custom = true;
+                    self.warnings.push(PackageError::new(
+                        path,
+                        "`grading: custom`: the package's own grader is not run; the default grader scores this group, capped at its `range`",
+                    ));
+                }
                 // A draft of 2025-09 (the spec's own scoring example still has it):
                 // `scoring: {score, aggregation}` for `max_score` and `score_aggregation`.
                 "scoring" if self.modern && matches!(value, Value::Mapping(_)) => {
@@ -1150,6 +1160,7 @@ impl Walk {
             "grader_flags" => {
                 legacy.grader_flags = args_of(value, path, key)?;
             }
+
             "max_score" => {
                 settings.own.max_score = Some(match value {
                     Value::String(s) if s == "unbounded" => None,

@@ -105,6 +105,7 @@ fn legacy_node<'a>(
     let mut node = Node::new(name, Aggregate::Sum, g.range_max);
     node.on_reject_break = g.on_reject_break;
     node.verdicts = VerdictMode::WorstError;
+    node.cap_at_max = g.custom;
     for flag in &g.grader_flags {
         match flag.as_str() {
             "sum" => node.aggregate = Aggregate::Sum,

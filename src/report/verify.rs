@@ -255,9 +255,18 @@ fn describe_failure(s: &SolutionCheck) -> String {
     match (&s.report, &s.error) {
         (_, Some(e)) => format!("{}: could not be judged: {e}", s.path.display()),
         (Some(r), None) if r.verdict == crate::verdict::Verdict::JE => {
+            // A failing test's message, else the group that made the score a judge error.
             let at = r
                 .first_failure()
                 .map(|t| format!(" on test {}: {}", t.name, t.message))
+                .or_else(|| {
+                    r.groups
+                        .iter()
+                        .find(|g| g.verdict == crate::verdict::Verdict::JE && g.note.is_some())
+                        .map(|g| {
+                            format!(" in group {}: {}", g.name, g.note.as_deref().unwrap_or(""))
+                        })
+                })
                 .unwrap_or_default();
             format!("{}: judge error{at}", s.path.display())
         }

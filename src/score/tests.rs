@@ -429,3 +429,26 @@ fn a_partial_score_is_below_the_maximum_and_may_be_zero() {
     assert!(Expected::Partial.holds(99.0, Some(100.0)));
     assert!(!Expected::Partial.holds(100.0, Some(100.0)));
 }
+
+#[test]
+fn a_group_of_a_grader_not_run_is_capped_at_its_range_not_an_error() {
+    // Kattis legacy: two tests accepted at 60 each in a range of 0 100.
+    let mut g = group("secret", Aggregate::Sum, None, &[0, 1]);
+    g.max = Some(100.0);
+    for item in &mut g.items {
+        if let Item::Test(t) = item {
+            t.accept = Some(60.0);
+            t.cap = None;
+        }
+    }
+    let strict = scoring(vec![g.clone()]).evaluate(&[ok(AC), ok(AC)]);
+    assert_eq!(strict.groups[0].verdict, JE, "{strict:?}");
+    g.cap_at_max = true;
+    let capped = scoring(vec![g]).evaluate(&[ok(AC), ok(AC)]);
+    assert_eq!((capped.score, capped.groups[0].verdict), (100.0, AC));
+    let note = capped.groups[0].note.as_deref().unwrap();
+    assert!(
+        note.contains("gives 120, capped at the range's 100"),
+        "{note}"
+    );
+}

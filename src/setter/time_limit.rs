@@ -70,9 +70,7 @@ pub fn derive(
         .iter()
         // Accepted ones only: a legacy `partially_accepted/` submission also ends AC, but
         // problemtools leaves it out of the measure.
-        .filter(|s| {
-            s.expected == [Verdict::AC] && s.score != Some(crate::score::Expected::Partial)
-        })
+        .filter(|s| s.expected == [Verdict::AC] && s.score != Some(crate::score::Expected::Partial))
     {
         let name = rel(&solution.path);
         let report = match engine.judge(
