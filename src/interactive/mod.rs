@@ -11,7 +11,8 @@
 //! The verdict follows DOMjudge: an interactor that ends first with a rejection beats whatever
 //! the solution does then (it is killed); an interactor that ends first with a failure is a judge
 //! error; otherwise the solution's TLE, RE, MLE, OLE, and then the interactor's verdict. The
-//! solution's limits are the problem's (an idle solution is stopped at its wall limit: TLE); the
+//! solution's limits are the problem's, with twice the wall limit the judge chose for a Kattis or
+//! Polygon package (an idle solution is stopped at its wall limit: TLE); the
 //! interactor has its own, whose wall-clock cap runs past the solution's: exceeding them is a
 //! judge error, never AC.
 //!
@@ -145,11 +146,24 @@ pub(crate) fn interactor_args(
     args
 }
 
+/// The solution's limits in an interactive test: the problem's, with twice its wall-clock
+/// limit where the judge chose that limit (Kattis and Polygon state none): the solution waits
+/// while the interactor computes, and each message passes through the relay, so a long
+/// exchange takes several times its CPU time on a busy machine. A native package's own wall
+/// limit holds as written.
+pub fn interactive_solution_limits(problem: &Problem) -> Limits {
+    let mut limits = solution_limits(problem);
+    if problem.format != crate::package::Format::Native {
+        limits.wall *= 2;
+    }
+    limits
+}
+
 /// The interactor's limits: generous memory, and CPU and wall-clock time up to the solution's
 /// wall-clock limit plus as much again as its time limit (at least a second), so that it
 /// outlives the solution by that much before it counts as hanging.
 pub fn interactor_limits(problem: &Problem) -> Limits {
-    let solution = solution_limits(problem);
+    let solution = interactive_solution_limits(problem);
     let cap = solution.wall + solution.cpu.max(Duration::from_secs(1));
     Limits {
         cpu: cap,
@@ -392,7 +406,7 @@ fn judge_pair(
             d
         }
     };
-    let limits = solution_limits(problem);
+    let limits = interactive_solution_limits(problem);
     let memory_limit = limits.memory;
     let solution = RunSpec {
         program: artifact.program.clone(),
