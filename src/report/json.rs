@@ -95,7 +95,8 @@ impl Reporter for RunJson {
 /// "time_limit_source", "solutions": [{"file", "language", "expected", "verdict", "ok",
 /// "max_time_ms", "tests"} | {"file", "skipped"}], …}], …}`. Beside those, each problem keeps
 /// its `name`, `findings`, `advice`, `judge_errors` and `failures`, each solution an `error`
-/// when it could not be judged, and the document the exit status (`exit`).
+/// when it could not be judged and its `first_failure` (`{"test", "verdict", "message"}`) when
+/// a test was not accepted, and the document the exit status (`exit`).
 pub struct VerifyJson {
     out: super::human::Out,
     problems: Vec<VerifyProblem>,
@@ -151,12 +152,23 @@ enum VerifySolution {
         /// What the package's requirements on some of its tests find wrong.
         #[serde(skip_serializing_if = "Vec::is_empty")]
         rule_failures: Vec<String>,
+        /// The first test not accepted: its name, verdict and message.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        first_failure: Option<FirstFailure>,
     },
     Skipped {
         file: String,
         skipped: String,
         expected: Vec<crate::verdict::Verdict>,
     },
+}
+
+/// A solution's first test not accepted, in `verify --json`.
+#[derive(Serialize)]
+struct FirstFailure {
+    test: String,
+    verdict: crate::verdict::Verdict,
+    message: String,
 }
 
 #[derive(Serialize)]
@@ -256,6 +268,13 @@ impl Reporter for VerifyJson {
                     max_score: report.as_ref().and_then(|r| r.max_score),
                     expected_score: *expected_score,
                     rule_failures: rule_failures.clone(),
+                    first_failure: report.as_ref().and_then(|r| r.first_failure()).map(|t| {
+                        FirstFailure {
+                            test: t.name.clone(),
+                            verdict: t.verdict,
+                            message: t.message.clone(),
+                        }
+                    }),
                 };
                 if let Some(p) = &mut self.current {
                     p.solutions.push(s);

@@ -723,9 +723,16 @@ fn verify_json_is_the_contract() {
     assert_eq!(ac["ok"], true, "{ac}");
     assert_eq!(ac["tests"], 2, "{ac}");
     assert!(ac["max_time_ms"].as_f64().unwrap() > 0.0, "{ac}");
+    assert!(ac.get("first_failure").is_none(), "{ac}");
     let wrong = solution("submissions/accepted/wrong.py");
     assert_eq!(wrong["verdict"], "WA", "{wrong}");
     assert_eq!(wrong["ok"], false, "{wrong}");
+    let failure = &wrong["first_failure"];
+    assert_eq!(failure["verdict"], "WA", "{wrong}");
+    assert!(
+        failure["test"].is_string() && failure["message"].is_string(),
+        "{wrong}"
+    );
     let scala = solution("submissions/accepted/Parity.scala");
     assert!(
         scala["skipped"]
