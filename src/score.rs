@@ -263,6 +263,19 @@ struct Eval {
 
 impl Scoring {
     /// The named groups in order (a parent before its sub-groups) with their depth.
+    /// Whether some group's score is the package's own grader's, which the judge does not run
+    /// (Kattis legacy `grading: custom`): the scores are then the default grader's, capped.
+    pub fn grader_not_run(&self) -> bool {
+        fn any(node: &Node) -> bool {
+            node.cap_at_max
+                || node.items.iter().any(|i| match i {
+                    Item::Node(n) => any(n),
+                    Item::Test(_) => false,
+                })
+        }
+        any(&self.root)
+    }
+
     pub fn outline(&self) -> Vec<(usize, &Node)> {
         fn walk<'a>(node: &'a Node, depth: usize, out: &mut Vec<(usize, &'a Node)>) {
             let depth = if node.name.is_empty() {

@@ -246,6 +246,17 @@ pub fn verify_problem(
             message,
         });
     }
+    if problem
+        .scoring
+        .as_ref()
+        .is_some_and(crate::score::Scoring::grader_not_run)
+        && problem.solutions.iter().any(|s| s.score.is_some())
+    {
+        reporter.event(&Event::Note {
+            problem: Some(id.clone()),
+            message: "the package's custom grader is not run, so the scores shown are the default grader's (capped at each range) and the scores its submissions expect are not checked".into(),
+        });
+    }
     // DOMjudge's `@EXPECTED_SCORE@: 70` in a source, in any format, over the package's own.
     let mut marked_scores: Vec<(PathBuf, crate::score::Expected)> = Vec::new();
     if problem.scoring.is_some() {
@@ -494,7 +505,9 @@ fn package_rules(problem: &Problem, path: &Path) -> Vec<crate::package::TestRule
 
 /// The score the package expects of its solution `path` (a scored problem only).
 fn expected_score(problem: &Problem, path: &Path) -> Option<crate::score::Expected> {
-    problem.scoring.as_ref()?;
+    if problem.scoring.as_ref()?.grader_not_run() {
+        return None;
+    }
     problem
         .solutions
         .iter()

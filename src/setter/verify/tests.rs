@@ -788,3 +788,32 @@ fn a_polygon_package_without_its_generated_tests_gets_them_from_its_generator_an
     });
     assert!(noted, "{events:?}");
 }
+
+#[test]
+fn scores_of_a_custom_grader_not_run_are_not_held_against_the_package() {
+    // A legacy scoring package whose secret group is graded by its own grader (not run): the
+    // default grader gives every accepted submission the range's top, which a
+    // partially_accepted/ one may not have; that is not the package's fault.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fake::file(d, "problem.yaml", "name: Double\ntype: scoring\n");
+    fake::file(d, ".timelimit", "1\n");
+    fake::file(d, "data/sample/1.in", "1\n");
+    fake::file(d, "data/sample/1.ans", "2\n");
+    fake::file(d, "data/secret/2.in", "2\n");
+    fake::file(d, "data/secret/2.ans", "4\n");
+    fake::file(
+        d,
+        "data/secret/testdata.yaml",
+        "grading: custom\nrange: 0 50\naccept_score: 50\n",
+    );
+    fake::source(d, "graders/grader.py", "grader");
+    fake::source(d, "submissions/accepted/ref.py", "ref");
+    fake::source(d, "submissions/partially_accepted/half.py", "ref");
+    let (check, events) = verify(&programs(), d);
+    assert!(check.ok(), "{:?} {:?}", check.findings, outcomes(&check));
+    assert!(events
+        .iter()
+        .any(|e| matches!(e, Event::Note { message, .. }
+        if message.contains("custom grader is not run"))));
+}
