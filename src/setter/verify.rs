@@ -733,12 +733,17 @@ fn time_advice(problem: &Problem, solutions: &[SolutionCheck]) -> TimeAdvice {
     };
     for s in solutions {
         let Some(r) = &s.report else { continue };
+        // Accepted ones only: a partially_accepted/ submission also ends AC, but its time says
+        // nothing about the limit (problemtools leaves it out too).
+        let accepted =
+            s.allowed == [Verdict::AC] && s.score != Some(crate::score::Expected::Partial);
         if r.verdict == Verdict::AC {
             let t = r.max_time();
-            if advice
-                .slowest_accepted
-                .as_ref()
-                .is_none_or(|(best, _)| t > *best)
+            if accepted
+                && advice
+                    .slowest_accepted
+                    .as_ref()
+                    .is_none_or(|(best, _)| t > *best)
             {
                 advice.slowest_accepted = Some((t, s.path.clone()));
             }
