@@ -15,6 +15,17 @@ fn write_file(dir: &Path, path: &str, text: &str) {
     std::fs::write(p, text).unwrap();
 }
 
+/// A temporary 2025-09 package holding only its problem.yaml (a 1 s limit, then `extra`).
+fn small_kattis(extra: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    write_file(
+        dir.path(),
+        "problem.yaml",
+        &format!("problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n{extra}"),
+    );
+    dir
+}
+
 /// `judge run PACKAGE PROGRAM --json --all`: the document.
 fn run(name: &str, prog: &str, verdict: &str) -> serde_json::Value {
     judge()
@@ -372,12 +383,8 @@ fn verify_skips_a_solution_without_a_toolchain_and_fails_a_wrong_accepted_one() 
 
 #[test]
 fn verify_runs_kattis_input_validators_with_their_args() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = small_kattis("");
     let write = |path: &str, text: &str| write_file(dir.path(), path, text);
-    write(
-        "problem.yaml",
-        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
-    );
     write("data/sample/1.in", "4\n");
     write("data/sample/1.ans", "EVEN\n");
     write(
@@ -416,12 +423,8 @@ fn verify_runs_kattis_input_validators_with_their_args() {
 
 #[test]
 fn kattis_included_files_and_constants_reach_the_package_programs() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = small_kattis("constants:\n  offset: 3\n  word: {value: ODD, lower: odd}\n");
     let write = |path: &str, text: &str| write_file(dir.path(), path, text);
-    write(
-        "problem.yaml",
-        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\nconstants:\n  offset: 3\n  word: {value: ODD, lower: odd}\n",
-    );
     write("data/sample/1.in", "4\n");
     write("data/sample/1.ans", "7\n");
     // Included into every Python submission, constants replaced.
@@ -448,12 +451,8 @@ fn an_included_driver_is_the_main_file_and_calls_the_submission() {
     // A grader-style problem: the package's `main` reads the input and calls the submission's
     // function; C++ files are compiled together, a Python submission is imported by its name,
     // a Java driver's package folder is copied whole.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = small_kattis("");
     let write = |path: &str, text: &str| write_file(dir.path(), path, text);
-    write(
-        "problem.yaml",
-        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
-    );
     write("data/sample/1.in", "4\n");
     write("data/sample/1.ans", "8\n");
     write("data/secret/1.in", "21\n");
@@ -579,12 +578,8 @@ fn inspect_lists_a_native_package_solutions_by_their_folders() {
 
 #[test]
 fn submissions_yaml_entrypoint_names_the_main_file_of_a_folder() {
-    let dir = tempfile::tempdir().unwrap();
+    let dir = small_kattis("");
     let write = |path: &str, text: &str| write_file(dir.path(), path, text);
-    write(
-        "problem.yaml",
-        "problem_format_version: 2025-09\nname: x\nlimits:\n  time_limit: 1\n",
-    );
     write("data/sample/1.in", "4\n");
     write("data/sample/1.ans", "EVEN\n");
     // main.py would be picked by its name; the package says run.py.
