@@ -91,6 +91,14 @@ pub fn expand_for_run(word: &str, memory: u64, stack: u64) -> String {
 impl Language {
     /// Whether the entry names the class a Java source starts from (`{class}`, `{main_class}`):
     /// the build then reads it from the source ([`java::main_class`]).
+    /// Whether `source`'s extension (in any case) is one of this entry's.
+    fn has_extension_of(&self, source: &Path) -> bool {
+        source.extension().is_some_and(|e| {
+            self.extensions
+                .contains(&e.to_string_lossy().to_lowercase())
+        })
+    }
+
     /// The first missing program among the first words of its commands, if any.
     fn missing_program(&self) -> Option<String> {
         [&self.compile, &self.run]
@@ -334,12 +342,8 @@ impl Languages {
     /// `source` is in the language the package calls `declared` (Polygon's `python.pypy3`): the
     /// entry with that alias builds it, when installed with an extension of the source's.
     pub fn pin(&mut self, source: &Path, declared: &str) {
-        let ext = source
-            .extension()
-            .map(|e| e.to_string_lossy().to_lowercase())
-            .unwrap_or_default();
         let found = self.languages.iter().position(|l| {
-            l.aliases.iter().any(|a| a == declared) && l.extensions.contains(&ext) && l.installed()
+            l.aliases.iter().any(|a| a == declared) && l.has_extension_of(source) && l.installed()
         });
         if let Some(i) = found {
             self.pins.push((canonical(source), i));
@@ -366,10 +370,7 @@ impl Languages {
             let Some(program) = l.missing_program() else {
                 continue;
             };
-            let Some(source) = sources.iter().find(|s| {
-                let ext = s.extension().map(|e| e.to_string_lossy().to_lowercase());
-                ext.is_some_and(|ext| l.extensions.contains(&ext))
-            }) else {
+            let Some(source) = sources.iter().find(|s| l.has_extension_of(s)) else {
                 continue;
             };
             let instead = self
@@ -391,9 +392,6 @@ impl Languages {
 
     /// The language of a source file, by its whole name, else its extension.
     pub fn for_source(&self, source: &Path) -> Result<&Language, LangError> {
-        let ext = source
-            .extension()
-            .map(|e| e.to_string_lossy().to_lowercase());
         let name = source.file_name().map(|n| n.to_string_lossy());
         if !self.pins.is_empty() {
             let source = canonical(source);
@@ -406,10 +404,7 @@ impl Languages {
             .as_deref()
             .and_then(|name| serving().find(|l| l.file_names.iter().any(|f| f == name)));
         by_name
-            .or_else(|| {
-                ext.as_deref()
-                    .and_then(|ext| serving().find(|l| l.extensions.iter().any(|e| e == ext)))
-            })
+            .or_else(|| serving().find(|l| l.has_extension_of(source)))
             .ok_or_else(|| {
                 let all: Vec<String> = self
                     .languages
