@@ -817,3 +817,54 @@ fn scores_of_a_custom_grader_not_run_are_not_held_against_the_package() {
         .any(|e| matches!(e, Event::Note { message, .. }
         if message.contains("custom grader is not run"))));
 }
+
+#[test]
+fn a_partially_accepted_submission_neither_gives_the_limit_nor_is_the_slowest_accepted() {
+    // Legacy scoring package without a time limit: accepted/ref.py takes 0.1 s, the slower
+    // partially_accepted/ one 0.9 s. The limit is ref's 0.1 s x 5, rounded up to 1 s (with the
+    // slow one it would be 5 s), and the advice's slowest accepted is ref.
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fake::file(d, "problem.yaml", "name: Double\ntype: scoring\n");
+    fake::file(d, "data/sample/1.in", "1\n");
+    fake::file(d, "data/sample/1.ans", "2\n");
+    fake::file(d, "data/secret/2.in", "2\n");
+    fake::file(d, "data/secret/2.ans", "4\n");
+    fake::source(d, "submissions/accepted/ref.py", "quick");
+    fake::source(d, "submissions/partially_accepted/slow.py", "steady");
+    let doubles =
+        |ms: u64| move |run: &Run| Act::prints(format!("{}\n", 2 * number(run))).cpu_ms(ms);
+    let fake = programs()
+        .program("quick", doubles(100))
+        .program("steady", doubles(900));
+    let (check, _) = verify(&fake, d);
+    let problem = check.problem.as_ref().unwrap();
+    assert_eq!(
+        problem.limits.time,
+        Duration::from_secs(1),
+        "{}",
+        problem.origin.time
+    );
+    let advice = check.advice.as_ref().unwrap();
+    let (t, path) = advice.slowest_accepted.as_ref().unwrap();
+    assert!(path.ends_with("ref.py"), "{path:?}");
+    assert_eq!(*t, Duration::from_millis(100));
+}
+
+#[test]
+fn the_advice_applies_the_packages_own_time_rule() {
+    // ac_to_time_limit 3 with a 0.5 s resolution: 0.72 s x 3 = 2.16 s, rounded up to 2.5 s.
+    let dir = kattis_limits(
+        "  time_limit: 4.0\n  time_multipliers:\n    ac_to_time_limit: 3\n  time_resolution: 0.5\n",
+        &[("accepted/heavy.py", "heavy")],
+        "",
+    );
+    let fake = kattis_programs().program("heavy", |run| {
+        Act::prints(format!("{}\n", 2 * number(run))).cpu_ms(720)
+    });
+    let (check, _) = verify(&fake, dir.path());
+    assert!(check.ok(), "{:?} {:?}", check.findings, outcomes(&check));
+    let advice = check.advice.unwrap();
+    assert_eq!(advice.kattis_limit, Some(Duration::from_millis(2500)));
+    assert_eq!(advice.rule.unwrap().multiplier, 3.0);
+}
