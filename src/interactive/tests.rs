@@ -203,3 +203,23 @@ fn who_ended_first_is_who_closed_first_unless_the_judge_killed_it() {
         &[0, 1]
     ));
 }
+
+/// The solution's wall limit is doubled where the judge chose it (Kattis, Polygon), and a
+/// native package's own holds; the interactor outlives the solution either way.
+#[test]
+fn an_interactive_solutions_wall_limit_is_doubled_where_the_judge_chose_it() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (dir, doubled) in [
+        ("tests/fixtures/packages/kattis-guess", true),
+        ("tests/fixtures/packages/polygon-guess", true),
+        ("problems/snake", false),
+    ] {
+        let problem = Problem::load(&root.join(dir)).unwrap();
+        let usual = solution_limits(&problem);
+        let limits = interactive_solution_limits(&problem);
+        let want = if doubled { usual.wall * 2 } else { usual.wall };
+        assert_eq!(limits.wall, want, "{dir}");
+        assert_eq!(limits.cpu, usual.cpu, "{dir}");
+        assert!(interactor_limits(&problem).wall > limits.wall, "{dir}");
+    }
+}
