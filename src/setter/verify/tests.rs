@@ -789,19 +789,27 @@ fn a_polygon_package_without_its_generated_tests_gets_them_from_its_generator_an
     assert!(noted, "{events:?}");
 }
 
+/// A Kattis legacy scoring package (n → 2n) with a sample and a secret test, no time limit, no
+/// submissions.
+fn legacy_scoring() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    fake::file(d, "problem.yaml", "name: Double\ntype: scoring\n");
+    fake::file(d, "data/sample/1.in", "1\n");
+    fake::file(d, "data/sample/1.ans", "2\n");
+    fake::file(d, "data/secret/2.in", "2\n");
+    fake::file(d, "data/secret/2.ans", "4\n");
+    dir
+}
+
 #[test]
 fn scores_of_a_custom_grader_not_run_are_not_held_against_the_package() {
     // A legacy scoring package whose secret group is graded by its own grader (not run): the
     // default grader gives every accepted submission the range's top, which a
     // partially_accepted/ one may not have; that is not the package's fault.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = legacy_scoring();
     let d = dir.path();
-    fake::file(d, "problem.yaml", "name: Double\ntype: scoring\n");
     fake::file(d, ".timelimit", "1\n");
-    fake::file(d, "data/sample/1.in", "1\n");
-    fake::file(d, "data/sample/1.ans", "2\n");
-    fake::file(d, "data/secret/2.in", "2\n");
-    fake::file(d, "data/secret/2.ans", "4\n");
     fake::file(
         d,
         "data/secret/testdata.yaml",
@@ -823,13 +831,8 @@ fn a_partially_accepted_submission_neither_gives_the_limit_nor_is_the_slowest_ac
     // Legacy scoring package without a time limit: accepted/ref.py takes 0.1 s, the slower
     // partially_accepted/ one 0.9 s. The limit is ref's 0.1 s x 5, rounded up to 1 s (with the
     // slow one it would be 5 s), and the advice's slowest accepted is ref.
-    let dir = tempfile::tempdir().unwrap();
+    let dir = legacy_scoring();
     let d = dir.path();
-    fake::file(d, "problem.yaml", "name: Double\ntype: scoring\n");
-    fake::file(d, "data/sample/1.in", "1\n");
-    fake::file(d, "data/sample/1.ans", "2\n");
-    fake::file(d, "data/secret/2.in", "2\n");
-    fake::file(d, "data/secret/2.ans", "4\n");
     fake::source(d, "submissions/accepted/ref.py", "quick");
     fake::source(d, "submissions/partially_accepted/slow.py", "steady");
     let doubles =
