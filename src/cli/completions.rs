@@ -11,7 +11,7 @@ pub struct Args {
 }
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
-    let mut out = crate::report::stream::stdout();
+    let mut out = judge_report::stream::stdout();
     write(args.shell, &mut out);
     Ok(exit::OK)
 }

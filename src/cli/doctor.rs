@@ -2,8 +2,8 @@
 //! of the host programs can see (the system view and each language's paths).
 
 use super::exit;
-use crate::lang::{self, Language, Languages, Step};
-use crate::sandbox::Sandbox;
+use judge_core::lang::{self, Language, Languages, Step};
+use judge_sandbox::Sandbox;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -67,27 +67,27 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         if let Some(t) = &tuned {
             doc["tuned"] = t.as_str().into();
         }
-        crate::outln!("{}", serde_json::to_string_pretty(&doc)?);
+        judge_report::outln!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(exit::OK);
     }
     let width = layers.iter().map(|l| l.name.len()).max().unwrap_or(5);
     for l in &layers {
         let state = if l.active { "active " } else { "MISSING" };
-        crate::outln!("{:<width$}  {state}  {}", l.name, l.detail);
+        judge_report::outln!("{:<width$}  {state}  {}", l.name, l.detail);
         if let (false, Some(h)) = (l.active, &l.hint) {
-            crate::outln!("{:<width$}           hint: {h}", "");
+            judge_report::outln!("{:<width$}           hint: {h}", "");
         }
     }
-    crate::outln!("\nisolation: {:?}", sandbox.level());
+    judge_report::outln!("\nisolation: {:?}", sandbox.level());
     if let Some(t) = &tuned {
-        crate::outln!("\ntuned: {t}");
+        judge_report::outln!("\ntuned: {t}");
     }
-    crate::outln!("\nlimits:");
+    judge_report::outln!("\nlimits:");
     let width = limits.iter().map(|l| l.limit.len()).max().unwrap_or(5);
     let how = limits.iter().map(|l| l.mechanism.len()).max().unwrap_or(5);
     for l in &limits {
         let exact = if l.exact { "exact" } else { "approximate" };
-        crate::outln!(
+        judge_report::outln!(
             "{:<width$}  {:<how$}  {exact:<11}  {}",
             l.limit,
             l.mechanism,
@@ -95,21 +95,21 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         );
     }
     if !notes.is_empty() {
-        crate::outln!("\nspeed:");
+        judge_report::outln!("\nspeed:");
         let width = notes.iter().map(|l| l.name.len()).max().unwrap_or(5);
         for n in &notes {
             let state = if n.active { "on " } else { "off" };
-            crate::outln!("{:<width$}  {state}  {}", n.name, n.detail);
+            judge_report::outln!("{:<width$}  {state}  {}", n.name, n.detail);
             if let (false, Some(h)) = (n.active, &n.hint) {
-                crate::outln!("{:<width$}       hint: {h}", "");
+                judge_report::outln!("{:<width$}       hint: {h}", "");
             }
         }
     }
     let Some(v) = view else {
-        crate::outln!("\nvisible to programs: all the host (no mount namespace)");
+        judge_report::outln!("\nvisible to programs: all the host (no mount namespace)");
         return Ok(exit::OK);
     };
-    crate::outln!("\nvisible to programs (read-only; nothing else of the host):");
+    judge_report::outln!("\nvisible to programs (read-only; nothing else of the host):");
     let width = paths
         .iter()
         .map(|(l, _)| l.name.len())
@@ -120,7 +120,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         let names: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
         names.join(" ")
     };
-    crate::outln!(
+    judge_report::outln!(
         "{:<width$}  {}",
         "system",
         show(&[v.dirs.clone(), v.files.clone()].concat())
@@ -135,18 +135,18 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         names.truncate(8);
         names.push("...".into());
     }
-    crate::outln!(
+    judge_report::outln!(
         "{:<width$}  {} links of /etc/alternatives into those folders ({})",
         "",
         v.links.len(),
         names.join(" ")
     );
-    crate::outln!(
+    judge_report::outln!(
         "{:<width$}  {}; a private /proc and /tmp",
         "",
         show(&v.devices)
     );
-    crate::outln!("{:<width$}  {PER_RUN}", "per run");
+    judge_report::outln!("{:<width$}  {PER_RUN}", "per run");
     for (l, [compile, run]) in &paths {
         let step = |s: &Listed| {
             let mut parts: Vec<String> = s.shown.iter().map(|p| p.display().to_string()).collect();
@@ -161,7 +161,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
                 parts.join(" ")
             }
         };
-        crate::outln!(
+        judge_report::outln!(
             "{:<width$}  compile: {}; run: {}",
             l.name,
             step(compile),

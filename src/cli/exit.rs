@@ -13,7 +13,7 @@
 //!
 //! An error beats a rejection: when `verify` finds both, it exits [`ERROR`].
 
-use crate::verdict::Verdict;
+use judge_model::Verdict;
 
 /// Accepted; every expectation met.
 pub const OK: i32 = 0;

@@ -1,9 +1,9 @@
 //! `judge gen <PROBLEM>`: rebuild generated inputs and every answer.
 
 use super::{exit, Session};
-use crate::event::{Event, Reporter};
-use crate::package;
-use crate::setter::gen;
+use judge_core::package;
+use judge_core::setter::gen;
+use judge_model::event::{Event, Reporter};
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -38,12 +38,12 @@ fn parse_time_limit(text: &str) -> Result<std::time::Duration, String> {
     let seconds: f64 = text
         .parse()
         .map_err(|_| format!("`{text}` is not a number of seconds"))?;
-    crate::package::recipe::generator_time_limit(seconds)
+    judge_core::package::recipe::generator_time_limit(seconds)
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
-    let mut reporter = crate::report::reporter(args.format.pick(), crate::report::Command::Gen)?;
+    let mut reporter = judge_report::reporter(args.format.pick(), judge_report::Command::Gen)?;
     let mut session = Session::with_jobs(languages, args.jobs.count())?;
     reporter.event(&Event::Started {
         command: "gen".into(),
@@ -57,18 +57,21 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     if package::Format::detect(&dir) == Some(package::Format::Polygon) {
         // A Polygon package: the generated tests and answers it lacks, from its own generators
         // and main solution.
-        let written =
-            crate::setter::rebuild::write_missing(&mut session.engine, &dir, &mut |verb, what| {
+        let written = judge_core::setter::rebuild::write_missing(
+            &mut session.engine,
+            &dir,
+            &mut |verb, what| {
                 reporter.event(&Event::Step {
                     problem: problem.clone(),
                     verb: verb.into(),
                     what: what.into(),
                 })
-            })?;
+            },
+        )?;
         reporter.event(&Event::Generated {
             problem,
             dir: dir.display().to_string(),
-            summary: gen::GenSummary {
+            summary: judge_model::GenSummary {
                 files_written: Some(written),
                 ..Default::default()
             },

@@ -4,8 +4,8 @@
 //! rule that says so, and what the package says that the judge does not read.
 
 use super::exit;
-use crate::package::{self, CheckerSpec, Problem, Program, Protocol};
-use crate::report::{mib, secs};
+use judge_core::package::{self, CheckerSpec, Problem, Program, Protocol};
+use judge_model::units::{mib, secs};
 use serde_json::{json, Value};
 use std::path::Path;
 
@@ -24,8 +24,8 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
     let mut problem = Problem::load(&dir)?;
     if problem.format == package::Format::Native {
         // A native package's solutions live in verdict folders beside it.
-        let folder = crate::setter::solutions::solutions_dir(&problem.dir, &problem.slug);
-        let (found, misplaced) = crate::setter::solutions::list_solutions(&folder);
+        let folder = judge_core::setter::solutions::solutions_dir(&problem.dir, &problem.slug);
+        let (found, misplaced) = judge_core::setter::solutions::list_solutions(&folder);
         problem.solutions = found
             .into_iter()
             .map(|(path, verdict)| {
@@ -54,9 +54,9 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
         );
     }
     if args.json {
-        crate::outln!("{}", document(&problem));
+        judge_report::outln!("{}", document(&problem));
     } else {
-        crate::out!("{}", render(&problem));
+        judge_report::out!("{}", render(&problem));
     }
     Ok(exit::OK)
 }
@@ -276,7 +276,7 @@ pub fn render(problem: &Problem) -> String {
         let total = scoring
             .root
             .max_score()
-            .map_or("unbounded".to_string(), crate::score::show);
+            .map_or("unbounded".to_string(), judge_model::score::show);
         let outline = scoring.outline();
         if outline.is_empty() {
             let root = &scoring.root;
@@ -297,7 +297,7 @@ pub fn render(problem: &Problem) -> String {
             let name = format!("{}{}", "  ".repeat(depth), n.name);
             let max = n
                 .max_score()
-                .map_or("unbounded".to_string(), crate::score::show);
+                .map_or("unbounded".to_string(), judge_model::score::show);
             let mut how = format!(
                 "{}, {} test{}",
                 n.aggregate.name(),
@@ -365,10 +365,10 @@ pub fn render(problem: &Problem) -> String {
             "exchange   {} (< judge to solution, > solution to judge):",
             t.name
         ));
-        match crate::interactive::read_interaction(path) {
+        match judge_core::interactive::read_interaction(path) {
             Ok(lines) => {
-                let shown = crate::interactive::TRANSCRIPT_LINES;
-                let lines = crate::interactive::marked_lines(&lines);
+                let shown = judge_model::transcript::TRANSCRIPT_LINES;
+                let lines = judge_core::interactive::marked_lines(&lines);
                 for text in lines.iter().take(shown) {
                     line(format!("    {text}"));
                 }

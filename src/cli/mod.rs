@@ -12,13 +12,13 @@ mod run;
 mod stress;
 mod verify;
 
-use crate::engine::Engine;
-use crate::event::{Event, Reporter};
-use crate::lang::Languages;
-use crate::report::stream::Gone;
-use crate::report::{ColourChoice, Format};
-use crate::sandbox::Sandbox;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use judge_core::engine::Engine;
+use judge_core::lang::Languages;
+use judge_model::event::{Event, Reporter};
+use judge_report::stream::Gone;
+use judge_report::{ColourChoice, Format};
+use judge_sandbox::Sandbox;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -194,11 +194,11 @@ fn colour_flag(args: &[OsString]) -> Option<ColourChoice> {
 /// Parses the command line, with clap's messages coloured as `--color` says.
 fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
     let flag = colour_flag(&args);
-    crate::report::set_colour_choice(flag.unwrap_or_default());
+    judge_report::set_colour_choice(flag.unwrap_or_default());
     // Help goes to stdout and usage errors to stderr, which clap picks only later: colour them
     // when both streams would be coloured, by the same rule as everything else.
-    let colour = crate::report::use_colour(&std::io::stdout())
-        && crate::report::use_colour(&std::io::stderr());
+    let colour = judge_report::use_colour(&std::io::stdout())
+        && judge_report::use_colour(&std::io::stderr());
     let mut command = Cli::command().color(if colour {
         clap::ColorChoice::Always
     } else {
@@ -210,7 +210,7 @@ fn parse(args: Vec<OsString>) -> Result<Cli, clap::Error> {
 
 /// Runs the CLI and returns the exit status.
 pub fn main() -> i32 {
-    crate::interrupt::install();
+    judge_sandbox::interrupt::install();
     let cli = match parse(std::env::args_os().collect()) {
         Ok(c) => c,
         Err(e) => {
@@ -224,7 +224,7 @@ pub fn main() -> i32 {
     };
     // A closed stdout or stderr unwinds to here (see `report::stream`), so the destructors on
     // the way remove the work folders and stop the sandbox before the clean-up below.
-    crate::report::set_colour_choice(cli.color);
+    judge_report::set_colour_choice(cli.color);
     let languages = cli.languages.as_deref();
     NO_CACHE.store(cli.no_cache, std::sync::atomic::Ordering::Relaxed);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
@@ -238,7 +238,7 @@ pub fn main() -> i32 {
         Command::Completions(args) => completions::run(args),
         Command::Practice(args) => practice::run(args, languages),
     }));
-    crate::sandbox::finish();
+    judge_sandbox::finish();
     let code = match result {
         Ok(Ok(code)) => code,
         Ok(Err(e)) => {
@@ -260,7 +260,7 @@ pub fn main() -> i32 {
             Err(_) => 101,
         },
     };
-    crate::interrupt::hold_exit();
+    judge_sandbox::interrupt::hold_exit();
     code
 }
 
@@ -275,10 +275,10 @@ fn open_cache() {
         if NO_CACHE.load(std::sync::atomic::Ordering::Relaxed) {
             return;
         }
-        let (cache, warnings) = crate::build::cache::open_default();
-        crate::build::cache::install(cache);
+        let (cache, warnings) = judge_core::build::cache::open_default();
+        judge_core::build::cache::install(cache);
         for w in warnings {
-            crate::errln!("warning: {w}");
+            judge_report::errln!("warning: {w}");
         }
     });
 }
@@ -290,7 +290,7 @@ fn open_cache() {
 pub struct Session {
     pub engine: Engine,
     pub helpers: Vec<Engine>,
-    work: crate::leftovers::Held,
+    work: judge_sandbox::leftovers::Held,
 }
 
 impl Session {
@@ -302,8 +302,8 @@ impl Session {
     pub fn with_jobs(languages: Option<&std::path::Path>, jobs: usize) -> anyhow::Result<Session> {
         let languages = Languages::load(languages)?;
         open_cache();
-        let work = crate::leftovers::Held::make_temp(&std::env::temp_dir(), "judge-work-")?;
-        crate::interrupt::register(work.path().to_path_buf());
+        let work = judge_sandbox::leftovers::Held::make_temp(&std::env::temp_dir(), "judge-work-")?;
+        judge_sandbox::interrupt::register(work.path().to_path_buf());
         let sandbox = Sandbox::new()?;
         let mut session = Session {
             engine: Engine::new(sandbox, languages.clone(), work.path().to_path_buf()),
@@ -323,7 +323,7 @@ impl Session {
                     .helpers
                     .push(Engine::new(sandbox, languages.clone(), dir));
             }
-            let gate = std::sync::Arc::new(crate::jobs::Gate::default());
+            let gate = std::sync::Arc::new(judge_core::jobs::Gate::default());
             for engine in session.engines() {
                 engine.join(gate.clone());
             }
@@ -345,7 +345,7 @@ impl Drop for Session {
         self.helpers.clear();
         // Removed before it is unregistered: an interruption in between must still find it.
         let _ = std::fs::remove_dir_all(self.work.path());
-        crate::interrupt::unregister(self.work.path());
+        judge_sandbox::interrupt::unregister(self.work.path());
     }
 }
 
@@ -362,7 +362,7 @@ pub struct JobsArgs {
 
 impl JobsArgs {
     pub fn count(&self) -> usize {
-        self.jobs.unwrap_or_else(crate::jobs::default_jobs)
+        self.jobs.unwrap_or_else(judge_core::jobs::default_jobs)
     }
 
     /// The number given with --jobs, if any.
@@ -408,7 +408,7 @@ impl FormatArgs {
 pub fn started(
     reporter: &mut dyn Reporter,
     command: &str,
-    sandbox: &dyn crate::executor::Executor,
+    sandbox: &dyn judge_core::executor::Executor,
 ) {
     reporter.event(&Event::Started {
         command: command.to_string(),
@@ -423,14 +423,14 @@ pub fn started(
 }
 
 /// Warns on stderr when runs are not fully isolated, and whether measurements are exact.
-pub fn warn_isolation(sandbox: &dyn crate::executor::Executor) {
+pub fn warn_isolation(sandbox: &dyn judge_core::executor::Executor) {
     if let Some(message) = isolation_warning(sandbox) {
-        crate::errln!("warning: {message}");
+        judge_report::errln!("warning: {message}");
     }
 }
 
 /// Whether runs are not fully isolated, and whether measurements are exact.
-pub fn isolation_warning(sandbox: &dyn crate::executor::Executor) -> Option<String> {
+pub fn isolation_warning(sandbox: &dyn judge_core::executor::Executor) -> Option<String> {
     let layers = sandbox.layers();
     let missing: Vec<&str> = layers
         .iter()

@@ -1,7 +1,7 @@
 //! `judge new <slug>`: scaffold a package that verifies at once.
 
 use super::{exit, Session};
-use crate::setter::{gen, new};
+use judge_core::setter::{gen, new};
 use std::path::Path;
 
 #[derive(Debug, clap::Args)]
@@ -19,15 +19,15 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         &gen::GenOptions::default(),
         &|_, _| {},
     )?;
-    crate::outln!(
+    judge_report::outln!(
         "created {} and solutions/{}/accepted/reference.py",
         dir.display(),
         args.slug
     );
-    crate::outln!(
+    judge_report::outln!(
         "next: edit statement.md, problem.toml, validator.py, generator.py and tests.toml, then"
     );
-    crate::outln!(
+    judge_report::outln!(
         "  judge gen {0}   # rebuild generated tests and answers\n  judge verify {0}",
         args.slug
     );

@@ -2,7 +2,8 @@
 //! practice server (`crate::practice`). Runs until interrupted (Ctrl-C: exit status 130).
 
 use super::Session;
-use crate::practice::{self, access, contest};
+use judge_practice as practice;
+use judge_practice::{self, access, contest};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -90,10 +91,10 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     .map_err(anyhow::Error::msg)?;
     give_to_user(&missing, &state.user);
     let url = format!("http://127.0.0.1:{port}/?token={token}");
-    crate::outln!("page: {url}");
-    crate::outln!("competitive-companion port: {cc_port} (add it as a custom port in the extension's options)");
-    crate::outln!("folder: {}", dir.display());
-    crate::outln!("Ctrl-C stops the server");
+    judge_report::outln!("page: {url}");
+    judge_report::outln!("competitive-companion port: {cc_port} (add it as a custom port in the extension's options)");
+    judge_report::outln!("folder: {}", dir.display());
+    judge_report::outln!("Ctrl-C stops the server");
     if args.open {
         open_browser(&url);
     }
@@ -124,7 +125,9 @@ fn open_browser(url: &str) {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } == 0 {
         if user.uid == 0 {
-            crate::errln!("note: not opening a browser as root; open the address above yourself");
+            judge_report::errln!(
+                "note: not opening a browser as root; open the address above yourself"
+            );
             return;
         }
         command.uid(user.uid).gid(user.gid);
@@ -134,7 +137,7 @@ fn open_browser(url: &str) {
         Ok(mut child) => {
             std::thread::spawn(move || child.wait());
         }
-        Err(e) => crate::errln!(
+        Err(e) => judge_report::errln!(
             "note: cannot open a browser (xdg-open: {e}); open the address above yourself"
         ),
     }

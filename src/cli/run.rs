@@ -1,10 +1,10 @@
 //! `judge run <PROBLEM> <SOURCE> [--all] [--test NAME]... [--transcript] [--format human|json|jsonl|junit]`.
 
 use super::{exit, Session};
-use crate::event::{Event, Reporter};
-use crate::package::{self, Problem};
-use crate::report;
-use crate::verdict::Verdict;
+use judge_core::package::{self, Problem};
+use judge_model::event::{Event, Reporter};
+use judge_model::Verdict;
+use judge_report as report;
 use std::path::PathBuf;
 
 #[derive(Debug, clap::Args)]
@@ -98,13 +98,15 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             "the package lacks some tests or answers: making them first".into(),
         );
     }
-    for message in crate::setter::rebuild::rebuild_missing(engine, &mut problem, &mut |_, _| {})? {
+    for message in
+        judge_core::setter::rebuild::rebuild_missing(engine, &mut problem, &mut |_, _| {})?
+    {
         note(&mut *reporter, &problem, message);
     }
     let checker = engine.prepare_checker(&problem)?;
     if problem.derive_time {
         // The package states no time limit: measure its accepted solutions (Kattis' rule).
-        let derived = crate::setter::time_limit::derive(engine, &problem, &checker, true)?;
+        let derived = judge_core::setter::time_limit::derive(engine, &problem, &checker, true)?;
         for message in derived.notes {
             note(&mut *reporter, &problem, message);
         }
@@ -123,7 +125,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         }
         let message = format!(
             "time limit {}: {}",
-            report::secs(problem.limits.time),
+            judge_model::units::secs(problem.limits.time),
             problem.origin.time
         );
         note(&mut *reporter, &problem, message);
@@ -147,13 +149,13 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             engine.partner.record = true;
         }
     }
-    reporter.event(&Event::problem_started(&problem));
-    let options = crate::engine::JudgeOptions {
+    reporter.event(&problem.started_event());
+    let options = judge_core::engine::JudgeOptions {
         all: args.all,
         ..Default::default()
     };
     let report = if jobs > 1 {
-        crate::jobs::judge_spread(
+        judge_core::jobs::judge_spread(
             &mut session.engines(),
             &problem,
             &checker,

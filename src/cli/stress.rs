@@ -1,9 +1,9 @@
 //! `judge stress <PROBLEM> <SOURCE> --gen "..."`: find and shrink a failing input.
 
 use super::{exit, Session};
-use crate::event::{Event, Reporter};
-use crate::package::{self, Problem};
-use crate::setter::stress::{stress, StressOptions};
+use judge_core::package::{self, Problem};
+use judge_core::setter::stress::{stress, StressOptions};
+use judge_model::event::{Event, Reporter};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -49,7 +49,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             args.seconds
         );
     }
-    let mut reporter = crate::report::reporter(args.format.pick(), crate::report::Command::Stress)?;
+    let mut reporter = judge_report::reporter(args.format.pick(), judge_report::Command::Stress)?;
     let mut session = Session::with_jobs(languages, args.jobs.count())?;
     super::started(&mut *reporter, "stress", &session.engine.sandbox);
     for engine in session.engines() {
@@ -76,7 +76,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     )?;
     let mut saved = Vec::new();
     if let (Some(c), Some(out)) = (&found, &args.out) {
-        if c.verdict != crate::verdict::Verdict::CE {
+        if c.verdict != judge_model::Verdict::CE {
             std::fs::write(out, &c.input)
                 .map_err(|e| anyhow::anyhow!("{}: cannot write: {e}", out.display()))?;
             let ans = if out.extension().is_some_and(|e| e == "in") {

@@ -1,10 +1,10 @@
 //! `judge verify [PROBLEM...]`: every problem under ./problems by default.
 
 use super::{exit, Session};
-use crate::event::{Event, Reporter};
-use crate::package;
-use crate::report;
-use crate::setter::verify::{self, ProblemCheck};
+use judge_core::package;
+use judge_core::setter::verify::{self, ProblemCheck};
+use judge_model::event::{Event, Reporter};
+use judge_report as report;
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]

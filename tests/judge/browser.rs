@@ -41,7 +41,7 @@ fn chromium_is_installed() {
 /// stays text (no element is created from it, no script runs).
 #[test]
 fn statement_math_is_laid_out_by_the_browser_and_raw_html_stays_text() {
-    let statement = judge::practice::statement::render(
+    let statement = judge_practice::statement::render(
         "# Sum\n\nGiven $\\frac{a}{b}$ and $10^{5}$, print $\\binom{n}{k}$.\n\n\
          $$f(n) = \\begin{cases} 1 & n = 0 \\\\ n f(n - 1) & \\text{otherwise} \\end{cases}$$\n\n\
          <img src=x onerror=\"document.title='pwned'\"><script>document.title='pwned'</script>\n",

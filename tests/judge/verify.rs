@@ -120,8 +120,8 @@ fn verify_needs_a_reference_solution() {
 #[test]
 fn the_shipped_problems_are_found_from_the_repository_root() {
     // Only checks discovery and loading (the full verify is the README's main command).
-    let problems = judge::package::discover(&root().join("problems")).unwrap();
+    let problems = judge_core::package::discover(&root().join("problems")).unwrap();
     for dir in problems {
-        judge::package::Problem::load(&dir).unwrap_or_else(|e| panic!("{e}"));
+        judge_core::package::Problem::load(&dir).unwrap_or_else(|e| panic!("{e}"));
     }
 }

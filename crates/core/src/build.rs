@@ -1,0 +1,434 @@
+//! Building a source file into something runnable, inside the sandbox, under compile limits;
+//! `cache` keeps what was built for the next judge.
+
+pub mod cache;
+
+use crate::executor::Executor;
+use crate::lang::{self, LangError, Languages, Step};
+use judge_model::result::CompileReport;
+use judge_sandbox::termination_text;
+use judge_sandbox::{Limits, RunSpec, SandboxError, Termination};
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+/// Compiler messages kept for the report.
+const MESSAGE_CAP: usize = 8 * 1024;
+
+/// Limits for a compiler run: generous for real code, small enough to stop compiler bombs.
+pub fn compile_limits() -> Limits {
+    Limits {
+        cpu: Duration::from_secs(30),
+        wall: Duration::from_secs(60),
+        memory: 2 << 30,
+        stack: 256 << 20,
+        output: 1 << 20,
+        stderr: 256 << 10,
+        processes: 64,
+    }
+}
+
+/// A built program: what to execute, and what it may read.
+#[derive(Debug, Clone)]
+pub struct Artifact {
+    pub language: String,
+    /// Absolute path of the program to execute, then its arguments.
+    pub program: PathBuf,
+    pub args: Vec<OsString>,
+    /// Paths the program must be able to read (the build folder, a runtime's folder).
+    pub readable: Vec<PathBuf>,
+    /// Stderr text of a failed run that means the runtime ran out of memory (the language's
+    /// `out_of_memory`): MLE, not RE.
+    pub out_of_memory: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    #[error("cannot read {path}: {source}")]
+    Source {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Lang(#[from] LangError),
+    #[error("cannot prepare the build folder {path}: {source}")]
+    Folder {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("sandbox failed while compiling: {0}")]
+    Sandbox(#[from] SandboxError),
+}
+
+/// The environment every sandboxed program gets (nothing is inherited from the judge).
+pub fn base_env(home: &Path) -> Vec<(OsString, OsString)> {
+    vec![
+        ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
+        ("HOME".into(), home.as_os_str().to_owned()),
+        ("TMPDIR".into(), "/tmp".into()),
+        ("LANG".into(), "C.UTF-8".into()),
+    ]
+}
+
+/// Compiles `source` in the fresh folder `dir`. `Ok((None, report))` is a compilation error.
+///
+/// With a cache installed ([`cache::install`]) an unchanged program is not compiled again: its
+/// files are copied from the cache into `dir` and the report says `cached`.
+pub fn build(
+    sandbox: &mut dyn Executor,
+    languages: &Languages,
+    source: &Path,
+    dir: &Path,
+) -> Result<(Option<Artifact>, CompileReport), BuildError> {
+    let language = languages.for_source(source)?;
+    let bytes = std::fs::read(source).map_err(|e| BuildError::Source {
+        path: source.to_path_buf(),
+        source: e,
+    })?;
+    let folder_err = |e| BuildError::Folder {
+        path: dir.to_path_buf(),
+        source: e,
+    };
+    // Made by the caller (`Engine::fresh_dir`); never made again here: after Ctrl-C removed the
+    // work folder, a build still under way must not bring it back before the process exits.
+    if !dir.is_dir() {
+        std::fs::create_dir(dir).map_err(folder_err)?;
+    }
+    // Java: the class the program starts from names the copy and the program to run.
+    let (class, main_class) = if language.wants_main_class() {
+        let found = lang::java::main_class(&String::from_utf8_lossy(&bytes));
+        let stem = source
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+            .unwrap_or_else(|| "Main".to_string());
+        match found {
+            Some(m) => (m.class.clone(), m.qualified()),
+            None => (stem.clone(), stem),
+        }
+    } else {
+        (String::new(), String::new())
+    };
+    let with_class = |word: &str| {
+        word.replace("{class}", &class)
+            .replace("{main_class}", &main_class)
+    };
+    let src = dir.join(with_class(&language.source_name));
+    let exe = dir.join("prog");
+    // The files beside the source in the build folder (helpers), for `{sources}`.
+    let beside: Vec<PathBuf> = {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(folder_err)?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                *p != src
+                    && p.extension().is_some_and(|e| {
+                        let e = e.to_string_lossy().to_lowercase();
+                        language.extensions.contains(&e)
+                    })
+            })
+            .collect();
+        found.sort();
+        found
+    };
+    let expand_all = |words: &[String]| -> Result<Vec<String>, LangError> {
+        let mut out = Vec::new();
+        for w in words {
+            if w == "{sources}" {
+                // The source, then every file of its language beside it (a multi-file program).
+                out.push(src.to_string_lossy().into_owned());
+                out.extend(beside.iter().map(|p| p.to_string_lossy().into_owned()));
+            } else {
+                out.push(lang::expand(&with_class(w), &src, &exe)?);
+            }
+        }
+        Ok(out)
+    };
+    // The build folder and the language's paths for each step (compile and run see their own).
+    let readable = |step| -> Result<Vec<PathBuf>, LangError> {
+        let mut paths = vec![dir.to_path_buf()];
+        paths.extend(language.paths(step, &src, &exe)?);
+        Ok(paths)
+    };
+
+    let mut report = CompileReport {
+        language: language.name.clone(),
+        ok: true,
+        cached: false,
+        time: Duration::ZERO,
+        message: String::new(),
+    };
+    if language.compile.is_empty() {
+        std::fs::write(&src, bytes).map_err(folder_err)?;
+    } else {
+        let words = expand_all(&language.compile)?;
+        let program = lang::resolve_program(&words[0])?;
+        let limits = compile_limits();
+        let env = base_env(Path::new("/tmp"));
+        let compile_readable = readable(Step::Compile)?;
+        // Helper files already in the build folder (testlib.h, a multi-file program's other
+        // files, Kattis include/) are part of the key, name and bytes; a folder holding anything
+        // else is not cached.
+        let helpers = helper_files(dir);
+        let cache = helpers.as_ref().and(cache::installed());
+        let helpers = helpers.unwrap_or_default();
+        let key = cache.as_ref().and_then(|c| {
+            // Paths inside the build folder change with every build; they are the source's.
+            let paths: Vec<PathBuf> = compile_readable
+                .iter()
+                .filter(|p| !p.starts_with(dir))
+                .cloned()
+                .collect();
+            c.key(&cache::KeyInputs {
+                source: &bytes,
+                language,
+                compiler: &program,
+                compile_paths: &paths,
+                settings: &format!("{limits:?} {env:?}"),
+                helpers: &helpers,
+            })
+        });
+        let hit = match (&cache, &key) {
+            (Some(c), Some(k)) => c.fetch(k, dir),
+            _ => None,
+        };
+        if hit.is_none() && !helpers.is_empty() {
+            // A damaged entry's restore empties the folder: the helpers go back in.
+            restore_helpers(dir, &helpers).map_err(folder_err)?;
+        }
+        let outcome = match hit {
+            Some(outcome) => {
+                report.cached = true;
+                outcome
+            }
+            None => {
+                std::fs::write(&src, &bytes).map_err(folder_err)?;
+                let spec = RunSpec {
+                    program,
+                    args: words[1..].iter().map(OsString::from).collect(),
+                    env,
+                    workdir: dir.to_path_buf(),
+                    stdin: None,
+                    stdout: dir.join(".compile.out"),
+                    stderr: dir.join(".compile.err"),
+                    readable: compile_readable,
+                    scratch_workdir: false,
+                    limits: limits.clone(),
+                };
+                let (outcome, time, deterministic) = compile(sandbox, &spec, language, &src, &exe)?;
+                report.time = time;
+                if let (Some(c), Some(k), true) = (&cache, &key, deterministic) {
+                    c.store(k, dir, &outcome, &helpers);
+                }
+                outcome
+            }
+        };
+        let message = name_the_users_file(&outcome.message, &outcome.src, source);
+        if let Some(why) = outcome.stopped {
+            report.ok = false;
+            report.message = if message.trim().is_empty() {
+                why
+            } else {
+                format!("{why}\n{}", message.trim_end())
+            };
+            return Ok((None, report));
+        }
+        report.message = message;
+    }
+    let run = expand_all(&language.run)?;
+    let program = lang::resolve_program(&run[0])?;
+    Ok((
+        Some(Artifact {
+            language: language.name.clone(),
+            program,
+            args: run[1..].iter().map(OsString::from).collect(),
+            readable: readable(Step::Run)?,
+            out_of_memory: language.out_of_memory.clone(),
+        }),
+        report,
+    ))
+}
+
+/// The files in the build folder before the compiler runs (the helpers copied beside the source),
+/// by name with their bytes, in name order; `None` when it holds anything but plain files (then
+/// the build is not cached).
+fn helper_files(dir: &Path) -> Option<Vec<(String, Vec<u8>)>> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).ok()? {
+        let entry = entry.ok()?;
+        let meta = std::fs::symlink_metadata(entry.path()).ok()?;
+        if !meta.is_file() {
+            return None;
+        }
+        let name = entry.file_name().into_string().ok()?;
+        files.push((name, std::fs::read(entry.path()).ok()?));
+    }
+    files.sort();
+    Some(files)
+}
+
+/// Writes back each helper that is missing from the build folder or differs.
+fn restore_helpers(dir: &Path, helpers: &[(String, Vec<u8>)]) -> std::io::Result<()> {
+    for (name, bytes) in helpers {
+        let path = dir.join(name);
+        if std::fs::read(&path).ok().as_ref() != Some(bytes) {
+            std::fs::write(&path, bytes)?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the compiler of `spec`. Returns what it left with the CPU time it took, and whether
+/// the same source would always get the same outcome (not when a limit or a signal stopped the
+/// compiler: that depends on the machine's load), i.e. whether it may be cached.
+fn compile(
+    sandbox: &mut dyn Executor,
+    spec: &RunSpec,
+    language: &lang::Language,
+    src: &Path,
+    exe: &Path,
+) -> Result<(cache::Outcome, Duration, bool), BuildError> {
+    let outcome = sandbox.run(spec)?;
+    let mut message = read_capped(&spec.stderr, MESSAGE_CAP);
+    let stdout = read_capped(&spec.stdout, MESSAGE_CAP);
+    if !stdout.trim().is_empty() {
+        message = format!("{stdout}{message}");
+    }
+    let limits = &spec.limits;
+    let mut deterministic = false;
+    let stopped = if outcome.cpu_limit_exceeded || outcome.wall_limit_exceeded {
+        Some(format!(
+            "the compiler ran out of time ({} s limit)",
+            limits.cpu.as_secs()
+        ))
+    } else if outcome.memory_limit_exceeded {
+        Some(format!(
+            "the compiler ran out of memory ({} limit)",
+            judge_model::units::mib(limits.memory)
+        ))
+    } else if outcome.output_limit_exceeded {
+        Some("the compiler printed too much".to_string())
+    } else if outcome.termination != Termination::Exited(0) {
+        deterministic = matches!(outcome.termination, Termination::Exited(_));
+        Some(format!(
+            "the compiler failed ({})",
+            termination_text(outcome.termination)
+        ))
+    } else if !exe.exists() && language.run.iter().any(|w| w.contains("{exe}")) {
+        deterministic = true;
+        Some("the compiler produced no executable".to_string())
+    } else {
+        deterministic = true;
+        None
+    };
+    if stopped.is_none() {
+        let _ = std::fs::remove_file(&spec.stdout);
+        let _ = std::fs::remove_file(&spec.stderr);
+    }
+    let built = cache::Outcome {
+        ok: stopped.is_none(),
+        stopped,
+        message,
+        src: src.to_path_buf(),
+    };
+    Ok((built, outcome.cpu_time, deterministic))
+}
+
+/// Rewrites the compiler's name for the copied source (`/tmp/judge-X/build-1/main.cpp`, or the
+/// bare `main.cpp`) to the path the user gave, so messages point at the user's own file.
+fn name_the_users_file(message: &str, copy: &Path, user: &Path) -> String {
+    let full = copy.to_string_lossy();
+    let bare = copy
+        .file_name()
+        .map(|n| n.to_string_lossy())
+        .unwrap_or_default();
+    let user = user.to_string_lossy();
+    // A file name continues with letters, digits, `_`, `-`, `/`, or a `.` followed by one of them.
+    let name_char = |c: char| c.is_alphanumeric() || matches!(c, '_' | '-' | '/');
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    let mut before: Option<char> = None;
+    while let Some(c) = rest.chars().next() {
+        let starts_name = before.is_none_or(|b| !(name_char(b) || b == '.'));
+        let mut matched = None;
+        if !full.is_empty() && rest.starts_with(full.as_ref()) {
+            matched = Some(full.len());
+        } else if starts_name && !bare.is_empty() && rest.starts_with(bare.as_ref()) {
+            matched = Some(bare.len());
+        }
+        if let Some(len) = matched {
+            let after = &rest[len..];
+            let mut next = after.chars();
+            let ends_name = match next.next() {
+                None => true,
+                Some('.') => !next.next().is_some_and(name_char),
+                Some(n) => !name_char(n),
+            };
+            if ends_name {
+                out.push_str(&user);
+                before = rest[..len].chars().next_back();
+                rest = after;
+                continue;
+            }
+        }
+        out.push(c);
+        before = Some(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
+}
+
+/// Reads at most `cap` bytes of a file as text, marking the cut.
+pub fn read_capped(path: &Path, cap: usize) -> String {
+    use std::io::Read;
+    let Ok(f) = std::fs::File::open(path) else {
+        return String::new();
+    };
+    let mut buf = Vec::new();
+    let _ = f.take(cap as u64 + 1).read_to_end(&mut buf);
+    let cut = buf.len() > cap;
+    buf.truncate(cap);
+    let mut s = String::from_utf8_lossy(&buf).into_owned();
+    if cut {
+        s.push_str("\n[… cut]");
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn compiler_messages_name_the_users_file() {
+        let copy = Path::new("/tmp/judge-Ab1/build-1/main.cpp");
+        let user = Path::new("sol/my.cpp");
+        let cases = [
+            (
+                "/tmp/judge-Ab1/build-1/main.cpp: In function 'int main()':\n\
+                 /tmp/judge-Ab1/build-1/main.cpp:1:21: error: 'x' was not declared",
+                "sol/my.cpp: In function 'int main()':\nsol/my.cpp:1:21: error: 'x' was not declared",
+            ),
+            ("main.cpp:3:5: warning", "sol/my.cpp:3:5: warning"),
+            ("  --> main.cpp:3:5", "  --> sol/my.cpp:3:5"),
+            ("File \"main.cpp\", line 1", "File \"sol/my.cpp\", line 1"),
+            ("in main.cpp.", "in sol/my.cpp."),
+            // Other files that merely contain the name stay as they are.
+            ("notmain.cpp:1 main.cpp.o main.cpps x/main.cpp", "notmain.cpp:1 main.cpp.o main.cpps x/main.cpp"),
+            ("/tmp/judge-Ab1/build-1/main.cppx", "/tmp/judge-Ab1/build-1/main.cppx"),
+            ("héllo main.cpp", "héllo sol/my.cpp"),
+            ("", ""),
+        ];
+        for (message, want) in cases {
+            assert_eq!(name_the_users_file(message, copy, user), want, "{message}");
+        }
+        // The user's own path may contain the copy's name: it is not rewritten twice.
+        let user = Path::new("/home/a/main.cpp");
+        assert_eq!(
+            name_the_users_file("/tmp/judge-Ab1/build-1/main.cpp:1: main.cpp", copy, user),
+            "/home/a/main.cpp:1: /home/a/main.cpp"
+        );
+    }
+}

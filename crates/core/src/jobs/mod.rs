@@ -1,0 +1,243 @@
+//! Parallel judging (`--jobs N`): several engines, each with its own sandbox worker and uid lease,
+//! take work from a shared counter; the timing rule that keeps verdicts honest; and the order in
+//! which the jobs' events reach the one reporter.
+//!
+//! Honest timings: every run of a job holds the [`Gate`] shared, and notes whether another run
+//! started or was running while it ran. A test whose verdict is within a factor 1.5 of the time
+//! limit (CPU time in [TL/1.5, TL×1.5], or TLE) and that ran beside another job is run again
+//! with the gate held exclusively — no other job runs — and that result is the one reported
+//! (`rejudged` event). With one job the engine never shares the CPU with another run, so
+//! `--jobs 1` is the exclusive mode.
+
+mod judge;
+mod ordered;
+
+pub use judge::{judge_solutions, judge_spread, Entry, Outcome};
+pub use ordered::{Ordered, Slot};
+
+use crate::engine::Engine;
+use judge_model::result::TestResult;
+use judge_model::Verdict;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::time::Duration;
+
+/// The default `--jobs`: the number of CPUs this process may use.
+pub fn default_jobs() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Shared by the engines of one judge: who is running, and the lock that lets a re-judge run
+/// alone.
+#[derive(Default)]
+pub struct Gate {
+    lock: RwLock<()>,
+    /// Runs under way.
+    active: AtomicUsize,
+    /// Runs started so far: a run ran alone if none started while it ran and none was running
+    /// when it began.
+    started: AtomicUsize,
+    /// A job holds the gate exclusively ([`Gate::alone`]).
+    exclusive: AtomicBool,
+}
+
+/// The gate held exclusively (see [`Gate::alone`]) until dropped.
+pub struct Alone<'a> {
+    gate: &'a Gate,
+    _guard: RwLockWriteGuard<'a, ()>,
+}
+
+impl Drop for Alone<'_> {
+    fn drop(&mut self) {
+        // Before the lock is released (fields drop after this).
+        self.gate.exclusive.store(false, Ordering::SeqCst);
+    }
+}
+
+/// A run under way (see [`Gate::enter`]); [`Ticket::alone`] says whether it had the CPUs to itself.
+pub struct Ticket<'a> {
+    gate: &'a Gate,
+    _shared: Option<RwLockReadGuard<'a, ()>>,
+    alone_at_start: bool,
+    started: usize,
+}
+
+impl Gate {
+    /// Marks a run as begun; `exclusive` is true when the caller already holds [`Gate::alone`].
+    pub fn enter(&self, exclusive: bool) -> Ticket<'_> {
+        let shared = if exclusive {
+            None
+        } else {
+            Some(self.lock.read().unwrap_or_else(|e| e.into_inner()))
+        };
+        let before = self.active.fetch_add(1, Ordering::SeqCst);
+        let started = self.started.fetch_add(1, Ordering::SeqCst) + 1;
+        Ticket {
+            gate: self,
+            _shared: shared,
+            alone_at_start: before == 0,
+            started,
+        }
+    }
+
+    /// Another job's run starts and ends now, unless a job holds the gate exclusively (then
+    /// no other run is under way, and nothing happens): whether it did. The fake executor's
+    /// neighbour (`crate::executor::fake`).
+    #[cfg(test)]
+    pub fn neighbour(&self) -> bool {
+        if self.exclusive.load(Ordering::SeqCst) {
+            return false;
+        }
+        self.started.fetch_add(1, Ordering::SeqCst);
+        true
+    }
+
+    /// Waits until no other run is under way and keeps others from starting until dropped.
+    pub fn alone(&self) -> Alone<'_> {
+        let guard = self.lock.write().unwrap_or_else(|e| e.into_inner());
+        self.exclusive.store(true, Ordering::SeqCst);
+        Alone {
+            gate: self,
+            _guard: guard,
+        }
+    }
+}
+
+impl Ticket<'_> {
+    /// No other run was under way at any moment of this one.
+    pub fn alone(&self) -> bool {
+        self.alone_at_start && self.gate.started.load(Ordering::SeqCst) == self.started
+    }
+}
+
+impl Drop for Ticket<'_> {
+    fn drop(&mut self) {
+        self.gate.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The re-judge rule: a verdict that another job's load could have changed.
+pub fn near_limit(result: &TestResult, limit: Duration) -> bool {
+    if result.verdict == Verdict::TLE {
+        return true;
+    }
+    let t = result.time.as_secs_f64();
+    let l = limit.as_secs_f64();
+    t >= l / 1.5 && t <= l * 1.5
+}
+
+/// Runs `work(engine, i)` for i in 0..count, spread over the engines (one thread each), taking
+/// work in order from a shared counter; returns the results in order. `stop(i)` tells a job not
+/// to start item i (it is then `None`). A job whose sandbox failed (its worker may be gone)
+/// takes no more work while another job can; the last job left takes everything, so every item
+/// not stopped gets a result (an error, if its sandbox is broken).
+pub fn spread<T: Send>(
+    engines: &mut [&mut Engine],
+    count: usize,
+    stop: &(dyn Fn(usize) -> bool + Sync),
+    work: &(dyn Fn(&mut Engine, usize) -> T + Sync),
+) -> Vec<Option<T>> {
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<Option<T>>> = Mutex::new((0..count).map(|_| None).collect());
+    let jobs = engines.len().min(count).max(1);
+    // Jobs still taking work.
+    let healthy = AtomicUsize::new(jobs);
+    // A job unwound (a closed stdout unwinds through the reporter): the others stop, and the
+    // unwinding goes on in the calling thread with the same payload, so `cli::main` sees it.
+    let unwound = AtomicBool::new(false);
+    let payload = std::thread::scope(|scope| {
+        let handles: Vec<_> = engines
+            .iter_mut()
+            .take(jobs)
+            .map(|engine| {
+                let (next, results, healthy, unwound) = (&next, &results, &healthy, &unwound);
+                scope.spawn(move || {
+                    let job = std::panic::AssertUnwindSafe(|| {
+                        let mut retired = false;
+                        while !unwound.load(Ordering::SeqCst) {
+                            if !retired && engine.sandbox_failed() {
+                                retired = true;
+                                if healthy.fetch_sub(1, Ordering::SeqCst) > 1 {
+                                    break;
+                                }
+                                // The last job: it goes on, so that nothing is left undone.
+                            }
+                            let i = next.fetch_add(1, Ordering::SeqCst);
+                            if i >= count || stop(i) {
+                                break;
+                            }
+                            let r = work(engine, i);
+                            results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
+                        }
+                    });
+                    std::panic::catch_unwind(job).inspect_err(|_| {
+                        unwound.store(true, Ordering::SeqCst);
+                    })
+                })
+            })
+            .collect();
+        // Joined here, so the scope itself does not panic with a payload of its own.
+        let mut first = None;
+        for handle in handles {
+            if let Ok(Err(p)) | Err(p) = handle.join() {
+                first.get_or_insert(p);
+            }
+        }
+        first
+    });
+    if let Some(payload) = payload {
+        std::panic::resume_unwind(payload);
+    }
+    results.into_inner().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn result(verdict: Verdict, ms: u64) -> TestResult {
+        TestResult {
+            name: "t".into(),
+            verdict,
+            time: Duration::from_millis(ms),
+            wall: Duration::from_millis(ms),
+            memory: 0,
+            message: String::new(),
+            mismatch: None,
+            checker_score: None,
+            passes: None,
+            transcript: None,
+        }
+    }
+
+    #[test]
+    fn near_the_limit_is_within_a_factor_one_and_a_half_either_side_or_tle() {
+        let tl = Duration::from_millis(900);
+        assert!(!near_limit(&result(Verdict::AC, 599), tl));
+        assert!(near_limit(&result(Verdict::AC, 600), tl));
+        assert!(near_limit(&result(Verdict::AC, 899), tl));
+        assert!(near_limit(&result(Verdict::WA, 1350), tl));
+        assert!(!near_limit(&result(Verdict::RE, 1351), tl));
+        assert!(near_limit(&result(Verdict::TLE, 5000), tl));
+        assert!(!near_limit(&result(Verdict::WA, 10), tl));
+    }
+
+    #[test]
+    fn a_run_is_alone_only_if_no_other_ran_beside_it() {
+        let gate = Gate::default();
+        let a = gate.enter(false);
+        assert!(a.alone());
+        let b = gate.enter(false);
+        assert!(!a.alone() && !b.alone());
+        drop(a);
+        drop(b);
+        let c = gate.enter(false);
+        assert!(c.alone());
+        drop(c);
+        let guard = gate.alone();
+        let d = gate.enter(true);
+        assert!(d.alone());
+        drop(d);
+        drop(guard);
+    }
+}

@@ -1,0 +1,454 @@
+use super::*;
+use judge_model::Verdict::{AC, JE, RE, TLE, WA};
+
+fn ok(verdict: Verdict) -> Option<TestOutcome> {
+    Some(TestOutcome {
+        verdict,
+        reported: None,
+    })
+}
+
+fn scored(s: f64) -> Option<TestOutcome> {
+    Some(TestOutcome {
+        verdict: AC,
+        reported: Some(Reported::Score(s)),
+    })
+}
+
+fn group(name: &str, aggregate: Aggregate, max: Option<f64>, tests: &[usize]) -> Node {
+    let mut n = Node::new(name, aggregate, max);
+    let share = match (aggregate, max) {
+        (Aggregate::Sum, Some(m)) => Some(m / tests.len() as f64),
+        (Aggregate::Min, Some(m)) => Some(m),
+        _ => None,
+    };
+    n.items = tests
+        .iter()
+        .map(|&i| {
+            Item::Test(TestItem {
+                index: i,
+                accept: share,
+                reject: 0.0,
+                cap: share,
+            })
+        })
+        .collect();
+    n
+}
+
+fn scoring(groups: Vec<Node>) -> Scoring {
+    let named = groups.iter().map(|g| (g.name.clone(), g.tests())).collect();
+    let mut root = Node::new("", Aggregate::Sum, None);
+    root.items = groups.into_iter().map(Item::Node).collect();
+    Scoring {
+        root,
+        graded_verdict: false,
+        named,
+    }
+}
+
+#[test]
+fn pass_fail_groups_score_their_maximum_only_when_every_test_passes() {
+    let s = scoring(vec![
+        group("a", Aggregate::PassFail, Some(30.0), &[0, 1]),
+        group("b", Aggregate::PassFail, Some(70.0), &[2, 3]),
+    ]);
+    let score = s.evaluate(&[ok(AC), ok(AC), ok(AC), ok(WA)]);
+    assert_eq!(score.score, 30.0);
+    assert_eq!(score.max_score, Some(100.0));
+    assert_eq!(score.verdict, WA);
+    assert_eq!(
+        score
+            .groups
+            .iter()
+            .map(|g| (g.name.as_str(), g.score, g.verdict))
+            .collect::<Vec<_>>(),
+        [("a", 30.0, AC), ("b", 0.0, WA)]
+    );
+}
+
+#[test]
+fn sum_groups_split_their_maximum_over_the_tests() {
+    let s = scoring(vec![group("g", Aggregate::Sum, Some(90.0), &[0, 1, 2])]);
+    let score = s.evaluate(&[ok(AC), ok(TLE), ok(AC)]);
+    assert_eq!(score.score, 60.0);
+    assert_eq!(score.groups[0].verdict, TLE);
+}
+
+#[test]
+fn min_groups_take_the_smallest_test_score_and_checker_scores_count() {
+    let s = scoring(vec![group("g", Aggregate::Min, Some(50.0), &[0, 1])]);
+    assert_eq!(s.evaluate(&[scored(20.0), ok(AC)]).score, 20.0);
+    assert_eq!(s.evaluate(&[scored(20.0), ok(RE)]).score, 0.0);
+    // A multiplier is a fraction of the test's maximum.
+    let half = Some(TestOutcome {
+        verdict: AC,
+        reported: Some(Reported::Multiplier(0.5)),
+    });
+    assert_eq!(s.evaluate(&[half, ok(AC)]).score, 25.0);
+}
+
+#[test]
+fn a_checker_score_above_the_test_maximum_is_a_judge_error() {
+    let s = scoring(vec![group("g", Aggregate::Sum, Some(10.0), &[0, 1])]);
+    let score = s.evaluate(&[scored(7.0), ok(AC)]);
+    assert_eq!(score.verdict, JE);
+    assert_eq!(score.score, 0.0);
+    let note = score.groups[0].note.as_deref().unwrap();
+    assert!(note.contains("exceeds the test's maximum 5"), "{note}");
+}
+
+#[test]
+fn an_unbounded_group_needs_the_checker_score() {
+    let s = scoring(vec![group("g", Aggregate::Sum, None, &[0, 1])]);
+    assert_eq!(s.evaluate(&[scored(3.5), scored(1.0)]).score, 4.5);
+    let missing = s.evaluate(&[scored(3.5), ok(AC)]);
+    assert_eq!(missing.verdict, JE);
+    assert!(missing.groups[0]
+        .note
+        .as_deref()
+        .unwrap()
+        .contains("score.txt"));
+}
+
+#[test]
+fn a_group_whose_dependency_fails_scores_nothing() {
+    let mut later = group("b", Aggregate::PassFail, Some(60.0), &[2]);
+    later.requires = vec!["a".into()];
+    let s = scoring(vec![
+        group("a", Aggregate::PassFail, Some(40.0), &[0, 1]),
+        later,
+    ]);
+    let score = s.evaluate(&[ok(AC), ok(WA), ok(AC)]);
+    assert_eq!(score.score, 0.0);
+    assert_eq!(score.groups[1].verdict, WA);
+    assert!(score.groups[1].note.as_deref().unwrap().contains("`a`"));
+    assert_eq!(s.evaluate(&[ok(AC), ok(AC), ok(AC)]).score, 100.0);
+}
+
+#[test]
+fn a_failed_dependency_carries_down_a_chain_of_groups() {
+    // c requires b, b requires a; a fails, b and c pass every test of their own: neither
+    // scores (Polygon's dependencies, Kattis require_pass).
+    let mut b = group("b", Aggregate::PassFail, Some(30.0), &[1]);
+    b.requires = vec!["a".into()];
+    let mut c = group("c", Aggregate::PassFail, Some(50.0), &[2]);
+    c.requires = vec!["b".into()];
+    let s = scoring(vec![
+        group("a", Aggregate::PassFail, Some(20.0), &[0]),
+        b,
+        c,
+    ]);
+    let score = s.evaluate(&[ok(WA), ok(AC), ok(AC)]);
+    assert_eq!(score.score, 0.0, "{score:?}");
+    assert_eq!(score.groups[2].verdict, WA);
+    assert!(score.groups[2].note.as_deref().unwrap().contains("`a`"));
+    // With a passing, only the groups' own tests count.
+    assert_eq!(s.evaluate(&[ok(AC), ok(WA), ok(AC)]).score, 20.0);
+    assert_eq!(s.evaluate(&[ok(AC), ok(AC), ok(AC)]).score, 100.0);
+}
+
+#[test]
+fn kattis_legacy_break_stops_counting_at_the_first_rejection() {
+    // accept_score 10, on_reject: break, min grader: the tests after the WA do not count.
+    let mut g = Node::new("secret", Aggregate::Sum, None);
+    g.on_reject_break = true;
+    g.verdicts = VerdictMode::WorstError;
+    g.items = (0..3)
+        .map(|i| {
+            Item::Test(TestItem {
+                index: i,
+                accept: Some(10.0),
+                reject: 0.0,
+                cap: None,
+            })
+        })
+        .collect();
+    let s = Scoring {
+        root: g,
+        graded_verdict: true,
+        named: Vec::new(),
+    };
+    let score = s.evaluate(&[ok(AC), ok(WA), ok(AC)]);
+    assert_eq!((score.score, score.verdict), (10.0, WA));
+    // A score.txt above accept_score is fine in legacy packages (no cap).
+    assert_eq!(s.evaluate(&[scored(15.0), ok(AC), ok(AC)]).score, 35.0);
+}
+
+#[test]
+fn kattis_legacy_graders_accept_if_any_and_ignore_sample() {
+    // data: ignore_sample; secret: accept_if_any_accepted over two subtasks with min.
+    let sub = |name: &str, tests: [usize; 2]| {
+        let mut n = Node::new(name, Aggregate::Min, None);
+        n.on_reject_break = true;
+        n.verdicts = VerdictMode::WorstError;
+        n.items = tests
+            .iter()
+            .map(|&i| {
+                Item::Test(TestItem {
+                    index: i,
+                    accept: Some(50.0),
+                    reject: 0.0,
+                    cap: None,
+                })
+            })
+            .collect();
+        n
+    };
+    let mut secret = Node::new("secret", Aggregate::Sum, None);
+    secret.verdicts = VerdictMode::FirstError;
+    secret.accept_if_any = true;
+    secret.items = vec![
+        Item::Node(sub("secret/a", [1, 2])),
+        Item::Node(sub("secret/b", [3, 4])),
+    ];
+    let mut sample = Node::new("sample", Aggregate::Sum, None);
+    sample.items = vec![Item::Test(TestItem {
+        index: 0,
+        accept: Some(0.0),
+        reject: 0.0,
+        cap: None,
+    })];
+    let mut data = Node::new("", Aggregate::Sum, None);
+    data.ignore_first = true;
+    data.verdicts = VerdictMode::WorstError;
+    data.items = vec![Item::Node(sample), Item::Node(secret)];
+    let s = Scoring {
+        root: data,
+        graded_verdict: true,
+        named: Vec::new(),
+    };
+    // The sample fails, subtask a passes, subtask b fails: accepted with 50.
+    let score = s.evaluate(&[ok(WA), ok(AC), ok(AC), ok(AC), ok(WA)]);
+    assert_eq!((score.score, score.verdict), (50.0, AC));
+    let b = score.groups.iter().find(|g| g.name == "secret/b").unwrap();
+    assert_eq!((b.score, b.verdict), (0.0, WA));
+    // Nothing passes: rejected.
+    let none = s.evaluate(&[ok(AC), ok(TLE), ok(AC), ok(WA), ok(AC)]);
+    assert_eq!((none.score, none.verdict), (0.0, TLE));
+}
+
+#[test]
+fn a_test_without_a_result_makes_its_group_a_judge_error() {
+    let s = scoring(vec![group("g", Aggregate::Sum, Some(10.0), &[0, 1])]);
+    let score = s.evaluate(&[ok(AC), None]);
+    assert_eq!((score.score, score.verdict), (0.0, JE));
+}
+
+#[test]
+fn scores_show_with_two_decimals_at_most() {
+    assert_eq!(show(100.0 / 3.0), "33.33");
+    assert_eq!(show(40.0), "40");
+    assert_eq!(show(2.5), "2.5");
+}
+
+/// A small deterministic generator for the property test below.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self, n: u64) -> u64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 33) % n
+    }
+}
+
+/// A random scoring: groups of every rule (some nested, some stopping at their first
+/// rejection, some requiring earlier groups, other verdict modes), over `tests` tests in order.
+fn random_scoring(rng: &mut Lcg, tests: usize) -> Scoring {
+    let aggregates = [
+        Aggregate::PassFail,
+        Aggregate::Sum,
+        Aggregate::Min,
+        Aggregate::Max,
+        Aggregate::Avg,
+    ];
+    let mut groups: Vec<Node> = Vec::new();
+    let (mut next, mut made) = (0, 0);
+    while next < tests {
+        let size = (1 + rng.next(4) as usize).min(tests - next);
+        let ids: Vec<usize> = (next..next + size).collect();
+        next += size;
+        let aggregate = aggregates[rng.next(5) as usize];
+        made += 1;
+        let mut g = group(
+            &format!("g{made}"),
+            aggregate,
+            Some(10.0 * (1 + rng.next(5)) as f64),
+            &ids,
+        );
+        for item in &mut g.items {
+            if let Item::Test(t) = item {
+                if aggregate == Aggregate::PassFail {
+                    t.accept = Some(0.0);
+                }
+                // Kattis legacy reject_score.
+                if rng.next(5) == 0 {
+                    t.reject = rng.next(3) as f64;
+                }
+            }
+        }
+        g.on_reject_break = rng.next(4) == 0;
+        g.verdicts = match rng.next(6) {
+            0 => VerdictMode::WorstError,
+            1 => VerdictMode::AlwaysAccept,
+            _ => VerdictMode::FirstError,
+        };
+        g.accept_if_any = rng.next(8) == 0;
+        if !groups.is_empty() && rng.next(3) == 0 {
+            let earlier = rng.next(groups.len() as u64) as usize;
+            g.requires = vec![groups[earlier].name.clone()];
+        }
+        // Now and then a group goes inside the one before it.
+        match groups.last_mut() {
+            Some(last) if rng.next(4) == 0 => last.items.push(Item::Node(g)),
+            _ => groups.push(g),
+        }
+    }
+    let mut s = scoring(groups);
+    let mut named = Vec::new();
+    fn collect(node: &Node, out: &mut Vec<(String, Vec<usize>)>) {
+        for item in &node.items {
+            if let Item::Node(n) = item {
+                out.push((n.name.clone(), n.tests()));
+                collect(n, out);
+            }
+        }
+    }
+    collect(&s.root, &mut named);
+    s.named = named;
+    s.root.on_reject_break = rng.next(3) == 0;
+    s.graded_verdict = rng.next(2) == 0;
+    s
+}
+
+/// Whether test `i` is a judge error: its verdict, or its checker's score its group cannot take.
+fn judge_error(s: &Scoring, i: usize, real: &[Option<TestOutcome>]) -> bool {
+    fn find(s: &Scoring, node: &Node, i: usize, real: &[Option<TestOutcome>]) -> Option<bool> {
+        node.items.iter().find_map(|item| match item {
+            Item::Test(t) if t.index == i => {
+                Some(s.test(node, t, real).map_or(true, |e| e.verdict == JE))
+            }
+            Item::Node(n) => find(s, n, i, real),
+            Item::Test(_) => None,
+        })
+    }
+    find(s, &s.root, i, real).unwrap_or(false)
+}
+
+#[test]
+fn skipped_tests_never_change_the_score_the_groups_or_the_verdict() {
+    let mut rng = Lcg(7);
+    let verdicts = [AC, AC, AC, WA, TLE, RE, JE];
+    let mut skipped_some = 0;
+    for _ in 0..20000 {
+        let tests = 1 + rng.next(12) as usize;
+        let s = random_scoring(&mut rng, tests);
+        // Some accepted tests carry a checker's score (at most their share, or more: a judge
+        // error of the scoring).
+        let real: Vec<Option<TestOutcome>> = (0..tests)
+            .map(
+                |_| match verdicts[rng.next(verdicts.len() as u64) as usize] {
+                    AC if rng.next(3) == 0 => scored(rng.next(12) as f64),
+                    v => ok(v),
+                },
+            )
+            .collect();
+        // Judged in order, each test skipped when the ones before it allow.
+        let mut known: Vec<Option<TestOutcome>> = vec![None; tests];
+        let mut first_skipped = None;
+        for i in 0..tests {
+            known[i] = match s.skip(i, &known) {
+                Some(skip) => {
+                    first_skipped.get_or_insert(i);
+                    Some(skip.outcome())
+                }
+                None => real[i],
+            };
+        }
+        // A judge error on a test not judged cannot be known: equal whenever none of the
+        // skipped tests would have been one.
+        let hidden_je = (0..tests).any(|i| known[i] != real[i] && judge_error(&s, i, &real));
+        let (all, some) = (s.evaluate(&real), s.evaluate(&known));
+        if !hidden_je {
+            assert_eq!(all, some, "{s:#?}\nreal {real:?}\nknown {known:?}");
+        }
+        if first_skipped.is_some() {
+            skipped_some += 1;
+        }
+        // Judged in parallel, less is known when a test is about to start: what is skipped
+        // then is skipped in order too (the replay agrees).
+        for i in 0..tests {
+            let partial: Vec<Option<TestOutcome>> = known
+                .iter()
+                .map(|o| o.filter(|_| rng.next(2) == 0))
+                .collect();
+            if s.skip(i, &partial).is_some() {
+                assert!(
+                    s.skip(i, &known).is_some(),
+                    "{s:#?}\n{partial:?}\n{known:?}"
+                );
+            }
+        }
+        // The submission's verdict as the engine makes it: the graded one, a judge error of
+        // the scoring, or the first failing test judged.
+        let verdict = |score: &Score, judged: &[Option<TestOutcome>]| {
+            if s.graded_verdict || score.verdict == JE {
+                return score.verdict;
+            }
+            judged
+                .iter()
+                .flatten()
+                .map(|o| o.verdict)
+                .find(|v| *v != AC)
+                .unwrap_or(AC)
+        };
+        let judged: Vec<Option<TestOutcome>> = (0..tests)
+            .map(|i| real[i].filter(|_| known[i] == real[i]))
+            .collect();
+        if !hidden_je {
+            assert_eq!(
+                verdict(&all, &real),
+                verdict(&some, &judged),
+                "{s:#?}\nreal {real:?}\nknown {known:?}"
+            );
+        }
+    }
+    assert!(
+        skipped_some > 300,
+        "the rules skip something: {skipped_some}"
+    );
+}
+
+#[test]
+fn a_partial_score_is_below_the_maximum_and_may_be_zero() {
+    // Kattis legacy partially_accepted/: accepted, "score must not be the max of the range".
+    assert!(Expected::Partial.holds(0.0, Some(100.0)));
+    assert!(Expected::Partial.holds(99.0, Some(100.0)));
+    assert!(!Expected::Partial.holds(100.0, Some(100.0)));
+}
+
+#[test]
+fn a_group_of_a_grader_not_run_is_capped_at_its_range_not_an_error() {
+    // Kattis legacy: two tests accepted at 60 each in a range of 0 100.
+    let mut g = group("secret", Aggregate::Sum, None, &[0, 1]);
+    g.max = Some(100.0);
+    for item in &mut g.items {
+        if let Item::Test(t) = item {
+            t.accept = Some(60.0);
+            t.cap = None;
+        }
+    }
+    let strict = scoring(vec![g.clone()]).evaluate(&[ok(AC), ok(AC)]);
+    assert_eq!(strict.groups[0].verdict, JE, "{strict:?}");
+    g.cap_at_max = true;
+    let capped = scoring(vec![g]).evaluate(&[ok(AC), ok(AC)]);
+    assert_eq!((capped.score, capped.groups[0].verdict), (100.0, AC));
+    let note = capped.groups[0].note.as_deref().unwrap();
+    assert!(
+        note.contains("gives 120, capped at the range's 100"),
+        "{note}"
+    );
+}

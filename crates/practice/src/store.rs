@@ -1,0 +1,398 @@
+//! The problems of a practice folder: `DIR/problems/<id>/`, each a package the judge reads
+//! (native ones written here from competitive-companion, or any package the user copies in),
+//! with an optional `practice.toml` beside `problem.toml` for what the native format does not
+//! hold: the contest group, the problem's address, the interactive flag, file input/output,
+//! when it was received and from which batch.
+//!
+//! A received problem is written into a hidden folder first and renamed into place whole, so a
+//! reader never sees half a package. Ids are folder names: `[a-z0-9-]` made from the name,
+//! checked on every path that names one (`valid_id`).
+
+use super::cc::Received;
+use judge_core::package::Problem;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// `practice.toml`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Meta {
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub group: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub url: String,
+    #[serde(default)]
+    pub interactive: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_file: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_file: Option<String>,
+    /// Milliseconds since the epoch.
+    #[serde(default)]
+    pub received_at: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<String>,
+}
+
+/// `problem.toml` as written for a received problem.
+#[derive(Serialize)]
+struct NativeToml<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
+    limits: NativeLimits,
+    checker: NativeChecker,
+}
+
+#[derive(Serialize)]
+struct NativeLimits {
+    time_limit: f64,
+    memory: f64,
+}
+
+#[derive(Serialize)]
+struct NativeChecker {
+    kind: &'static str,
+}
+
+/// The practice folder, locked (`DIR/.lock`, an `flock`) for as long as the server runs: two
+/// servers on one folder would pick the same ids and clean up each other's files.
+#[derive(Debug, Clone)]
+pub struct Store {
+    pub dir: PathBuf,
+    _lock: std::sync::Arc<std::fs::File>,
+}
+
+/// Whether `id` can name a problem folder: not empty, at most 100 of `[A-Za-z0-9._-]`, not
+/// starting with a dot.
+pub fn valid_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 100
+        && !id.starts_with('.')
+        && id
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+}
+
+/// A folder name from a problem's name: lower-case ASCII letters and digits, runs of anything
+/// else as one `-`; `fallback` when nothing is left.
+pub fn slug(name: &str, fallback: &str) -> String {
+    let mut out = String::new();
+    for c in name.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c.to_ascii_lowercase());
+        } else if !out.ends_with('-') {
+            out.push('-');
+        }
+    }
+    let mut out: String = out.trim_matches('-').chars().take(60).collect();
+    while out.ends_with('-') {
+        out.pop();
+    }
+    if out.is_empty() {
+        fallback.to_string()
+    } else {
+        out
+    }
+}
+
+impl Store {
+    pub fn open(dir: &Path) -> Result<Store, String> {
+        let io = |e: std::io::Error| format!("{}: {e}", dir.display());
+        std::fs::create_dir_all(dir.join("problems")).map_err(io)?;
+        std::fs::create_dir_all(dir.join("submissions")).map_err(io)?;
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join(".lock"))
+            .map_err(io)?;
+        // SAFETY: flock on a descriptor we own.
+        let locked = unsafe {
+            libc::flock(
+                std::os::fd::AsRawFd::as_raw_fd(&lock),
+                libc::LOCK_EX | libc::LOCK_NB,
+            )
+        } == 0;
+        if !locked {
+            return Err(format!(
+                "{}: another `judge practice` uses this folder\n  hint: stop it, or give this one another --dir",
+                dir.display()
+            ));
+        }
+        // What a server stopped mid-way left: half-written problems, judged copies.
+        for sub in ["problems", "submissions"] {
+            if let Ok(entries) = std::fs::read_dir(dir.join(sub)) {
+                for e in entries.flatten() {
+                    let name = e.file_name().to_string_lossy().into_owned();
+                    if sub == "submissions"
+                        || name.starts_with(".new-")
+                        || name.starts_with(".old-")
+                    {
+                        let _ = std::fs::remove_dir_all(e.path());
+                    }
+                }
+            }
+        }
+        Ok(Store {
+            dir: dir.to_path_buf(),
+            _lock: std::sync::Arc::new(lock),
+        })
+    }
+
+    pub fn problems_dir(&self) -> PathBuf {
+        self.dir.join("problems")
+    }
+
+    /// The folder of problem `id` (`None` for an id that cannot be one, or no such folder).
+    pub fn problem_dir(&self, id: &str) -> Option<PathBuf> {
+        if !valid_id(id) {
+            return None;
+        }
+        let dir = self.problems_dir().join(id);
+        dir.is_dir().then_some(dir)
+    }
+
+    /// Every problem folder's id, in name order.
+    pub fn ids(&self) -> Vec<String> {
+        let mut ids: Vec<String> = std::fs::read_dir(self.problems_dir())
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter(|e| e.path().is_dir())
+                    .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                    .filter(|n| valid_id(n))
+                    .collect()
+            })
+            .unwrap_or_default();
+        ids.sort_by(|a, b| judge_core::package::natural_cmp(a, b));
+        ids
+    }
+
+    /// `practice.toml` of problem `id` (the default when it has none or it does not parse).
+    pub fn meta(&self, id: &str) -> Meta {
+        self.problem_dir(id)
+            .and_then(|d| std::fs::read_to_string(d.join("practice.toml")).ok())
+            .and_then(|t| toml::from_str(&t).ok())
+            .unwrap_or_default()
+    }
+
+    /// Loads problem `id` as the judge reads it, with the file input/output of its
+    /// `practice.toml` applied.
+    pub fn load(&self, id: &str) -> Result<Problem, String> {
+        let dir = self
+            .problem_dir(id)
+            .ok_or_else(|| format!("no problem `{id}`"))?;
+        let mut problem = Problem::load(&dir).map_err(|e| e.to_string())?;
+        let meta = self.meta(id);
+        if meta.input_file.is_some() || meta.output_file.is_some() {
+            problem.io.input = meta.input_file.or(problem.io.input);
+            problem.io.output = meta.output_file.or(problem.io.output);
+        }
+        Ok(problem)
+    }
+
+    /// Writes a received problem as a native package and returns its id. A problem received
+    /// again from the same address replaces the earlier one in place (same id).
+    pub fn save(&self, problem: &Received, now_ms: i64) -> std::io::Result<String> {
+        let fallback = format!("problem-{}", &hex_sha(problem.url.as_bytes())[..8]);
+        let base = slug(&problem.name, &fallback);
+        let id = self.free_id(&base, &problem.url);
+        let tmp = self
+            .problems_dir()
+            .join(format!(".new-{}-{}", std::process::id(), unique()));
+        let result = self.write_package(&tmp, problem, now_ms);
+        if let Err(e) = result {
+            let _ = std::fs::remove_dir_all(&tmp);
+            return Err(e);
+        }
+        let target = self.problems_dir().join(&id);
+        if target.exists() {
+            let old = self
+                .problems_dir()
+                .join(format!(".old-{}-{}", std::process::id(), unique()));
+            std::fs::rename(&target, &old)?;
+            let renamed = std::fs::rename(&tmp, &target);
+            let _ = std::fs::remove_dir_all(&old);
+            renamed?;
+        } else {
+            std::fs::rename(&tmp, &target)?;
+        }
+        Ok(id)
+    }
+
+    /// `base`, or `base-2`, `base-3`… : the first that is free or holds the problem of `url`.
+    fn free_id(&self, base: &str, url: &str) -> String {
+        for n in 1.. {
+            let id = if n == 1 {
+                base.to_string()
+            } else {
+                format!("{base}-{n}")
+            };
+            let dir = self.problems_dir().join(&id);
+            if !dir.exists() || (!url.is_empty() && self.meta(&id).url == url) {
+                return id;
+            }
+        }
+        unreachable!("an unbounded range ends only by returning")
+    }
+
+    fn write_package(&self, dir: &Path, p: &Received, now_ms: i64) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir.join("tests"))?;
+        let source = if p.url.is_empty() {
+            (!p.group.is_empty()).then_some(p.group.as_str())
+        } else {
+            Some(p.url.as_str())
+        };
+        let native = NativeToml {
+            name: &p.name,
+            source,
+            limits: NativeLimits {
+                time_limit: p.time_limit_ms as f64 / 1000.0,
+                memory: p.memory_mib as f64,
+            },
+            checker: NativeChecker { kind: "tokens" },
+        };
+        let text = toml::to_string(&native).map_err(std::io::Error::other)?;
+        std::fs::write(
+            dir.join("problem.toml"),
+            format!("# received from competitive-companion by `judge practice`\n{text}"),
+        )?;
+        let meta = Meta {
+            group: p.group.clone(),
+            url: p.url.clone(),
+            interactive: p.interactive,
+            input_file: p.input_file.clone(),
+            output_file: p.output_file.clone(),
+            received_at: now_ms,
+            batch: p.batch.as_ref().map(|b| b.id.clone()),
+        };
+        let text = toml::to_string(&meta).map_err(std::io::Error::other)?;
+        std::fs::write(dir.join("practice.toml"), text)?;
+        for (i, t) in p.tests.iter().enumerate() {
+            let name = format!("sample-{}", i + 1);
+            std::fs::write(dir.join("tests").join(format!("{name}.in")), &t.input)?;
+            std::fs::write(dir.join("tests").join(format!("{name}.ans")), &t.output)?;
+        }
+        Ok(())
+    }
+
+    /// Adds a test of the user's (`custom-N`) to problem `id`; returns its name.
+    pub fn add_test(&self, id: &str, input: &str, answer: &str) -> Result<String, String> {
+        let dir = self
+            .problem_dir(id)
+            .ok_or_else(|| format!("no problem `{id}`"))?;
+        let tests = dir.join("tests");
+        std::fs::create_dir_all(&tests).map_err(|e| format!("{}: {e}", tests.display()))?;
+        for n in 1..10_000 {
+            let name = format!("custom-{n}");
+            let input_path = tests.join(format!("{name}.in"));
+            // create_new: two requests at once never take the same name.
+            match std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&input_path)
+            {
+                Ok(mut f) => {
+                    use std::io::Write;
+                    f.write_all(input.as_bytes())
+                        .and_then(|_| std::fs::write(tests.join(format!("{name}.ans")), answer))
+                        .map_err(|e| format!("{}: {e}", input_path.display()))?;
+                    return Ok(name);
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(format!("{}: {e}", input_path.display())),
+            }
+        }
+        Err("too many tests of your own".into())
+    }
+
+    /// Removes a test of the user's (only `custom-N` ones: the samples belong to the problem).
+    pub fn remove_test(&self, id: &str, name: &str) -> Result<(), String> {
+        let dir = self
+            .problem_dir(id)
+            .ok_or_else(|| format!("no problem `{id}`"))?;
+        let Some(n) = name.strip_prefix("custom-") else {
+            return Err("only tests you added (custom-N) can be removed".into());
+        };
+        if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+            return Err("only tests you added (custom-N) can be removed".into());
+        }
+        let input = dir.join("tests").join(format!("{name}.in"));
+        if !input.is_file() {
+            return Err(format!("problem `{id}` has no test `{name}`"));
+        }
+        let _ = std::fs::remove_file(dir.join("tests").join(format!("{name}.ans")));
+        std::fs::remove_file(&input).map_err(|e| format!("{}: {e}", input.display()))
+    }
+}
+
+pub fn hex_sha(bytes: &[u8]) -> String {
+    use sha2::Digest;
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static N: AtomicU64 = AtomicU64::new(0);
+    N.fetch_add(1, Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc;
+
+    #[test]
+    fn slugs_and_ids() {
+        assert_eq!(slug("A. Theatre Square", "x"), "a-theatre-square");
+        assert_eq!(slug("黑白棋游戏", "problem-1"), "problem-1");
+        assert_eq!(slug("--Hello,  World!!", "x"), "hello-world");
+        assert!(valid_id("a-theatre-square") && valid_id("snake"));
+        for bad in ["", "..", ".hidden", "a/b", "a b", "a%2fb", &"x".repeat(101)] {
+            assert!(!valid_id(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_received_problem_becomes_a_native_package_the_judge_loads() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(tmp.path()).unwrap();
+        let second = Store::open(tmp.path()).unwrap_err();
+        assert!(second.contains("another `judge practice`"), "{second}");
+        let body = br#"{"name":"A. Sum \"quoted\"","group":"Codeforces - Round 1","url":"https://codeforces.com/contest/1/problem/A",
+            "interactive":false,"memoryLimit":256,"timeLimit":2000,"tests":[{"input":"1 2\n","output":"3\n"},{"input":"5 5\n","output":"10\n"}],
+            "testType":"single","input":{"type":"file","fileName":"sum.in"},"output":{"type":"stdout"}}"#;
+        let received = cc::parse(body).unwrap();
+        let id = store.save(&received, 1_000).unwrap();
+        assert_eq!(id, "a-sum-quoted");
+        let problem = store.load(&id).unwrap();
+        assert_eq!(problem.name, "A. Sum \"quoted\"");
+        assert_eq!(problem.limits.time, std::time::Duration::from_secs(2));
+        assert_eq!(problem.limits.memory, 256 << 20);
+        assert_eq!(problem.tests.len(), 2);
+        assert_eq!(problem.io.input.as_deref(), Some("sum.in"));
+        assert_eq!(problem.io.output, None);
+        let meta = store.meta(&id);
+        assert_eq!(meta.group, "Codeforces - Round 1");
+        assert_eq!(meta.received_at, 1_000);
+        // The same address again replaces it; another problem of the same name gets -2.
+        assert_eq!(store.save(&received, 2_000).unwrap(), id);
+        assert_eq!(store.meta(&id).received_at, 2_000);
+        let mut other = received.clone();
+        other.url = "https://codeforces.com/contest/2/problem/A".into();
+        assert_eq!(store.save(&other, 3_000).unwrap(), "a-sum-quoted-2");
+        assert_eq!(store.ids(), ["a-sum-quoted", "a-sum-quoted-2"]);
+        // Tests of the user's.
+        assert_eq!(store.add_test(&id, "7 8\n", "15\n").unwrap(), "custom-1");
+        assert_eq!(store.add_test(&id, "1 1\n", "2\n").unwrap(), "custom-2");
+        assert_eq!(store.load(&id).unwrap().tests.len(), 4);
+        assert!(store.remove_test(&id, "sample-1").is_err());
+        assert!(store.remove_test(&id, "custom-../x").is_err());
+        store.remove_test(&id, "custom-1").unwrap();
+        assert_eq!(store.load(&id).unwrap().tests.len(), 3);
+        assert!(store.load("../etc").is_err());
+    }
+}

@@ -1,0 +1,346 @@
+//! One run's cgroups ([`RunGroup`]): joining them, reading what the run used (CPU time, peak
+//! memory, OOM evidence) from files opened once, killing the tree, and removing the folders.
+
+use super::members;
+use crate::leftovers::Held;
+use std::ffi::CString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The cgroups of one run; removed on drop (after killing whatever is left), which also forgets
+/// their registration with the interrupt handler (made when they were created).
+pub struct RunGroup {
+    pub(super) kind: Kind,
+    /// The files read during and after the run, opened once (by the janitor, for a spare):
+    /// a path walk down a cgroup tree per read cost more than the read.
+    pub(super) files: Files,
+    /// Each folder of [`RunGroup::dirs`] made so far, held open and locked.
+    pub(super) held: Vec<Held>,
+    /// Registered with the interrupt handler (see [`Cgroups::create_registered`]).
+    pub(super) registered: bool,
+}
+
+/// A cgroup file opened on first use and then read from the start each time.
+pub(super) struct Cached {
+    pub(super) path: PathBuf,
+    pub(super) file: std::cell::OnceCell<Option<std::fs::File>>,
+}
+
+impl Cached {
+    fn new(path: PathBuf) -> Cached {
+        Cached {
+            path,
+            file: std::cell::OnceCell::new(),
+        }
+    }
+
+    fn open(&self) -> Option<&std::fs::File> {
+        self.file
+            .get_or_init(|| std::fs::File::open(&self.path).ok())
+            .as_ref()
+    }
+
+    /// The whole file, read from its start (cgroup files are generated afresh on each read).
+    fn read(&self) -> Option<String> {
+        use std::os::unix::fs::FileExt;
+        let file = self.open()?;
+        let mut buf = [0u8; 4096];
+        let mut len = 0;
+        loop {
+            match file.read_at(&mut buf[len..], len as u64) {
+                Ok(0) => break,
+                Ok(n) => {
+                    len += n;
+                    if len == buf.len() {
+                        break;
+                    }
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(_) => return None,
+            }
+        }
+        String::from_utf8(buf[..len].to_vec()).ok()
+    }
+
+    fn read_u64(&self) -> Option<u64> {
+        self.read()?.trim().parse().ok()
+    }
+
+    /// The value of `key` in a flat-keyed file such as cpu.stat or memory.events.
+    fn read_key(&self, key: &str) -> Option<u64> {
+        self.read()?.lines().find_map(|l| {
+            let (k, v) = l.split_once(' ')?;
+            (k == key).then(|| v.trim().parse().ok()).flatten()
+        })
+    }
+}
+
+/// The files of a run's cgroups that the judge reads.
+pub(super) struct Files {
+    /// cpuacct.usage (v1, nanoseconds) or cpu.stat (v2).
+    pub(super) cpu: Cached,
+    /// memory.max_usage_in_bytes (v1) or memory.peak (v2).
+    pub(super) peak: Cached,
+    /// memory.current (v2 before Linux 5.19, which has no memory.peak).
+    pub(super) current: Option<Cached>,
+    /// memory.oom_control (v1) or memory.events (v2).
+    pub(super) events: Cached,
+    /// memory.failcnt (v1).
+    pub(super) failcnt: Option<Cached>,
+    /// cgroup.procs of each group, opened for writing: a program joins through these.
+    pub(super) join: std::cell::OnceCell<Result<Vec<std::fs::File>, String>>,
+    pub(super) join_dirs: Vec<PathBuf>,
+}
+
+impl Files {
+    pub(super) fn of(kind: &Kind) -> Files {
+        match kind {
+            Kind::V1 {
+                memory,
+                cpuacct,
+                pids,
+            } => Files {
+                cpu: Cached::new(cpuacct.join("cpuacct.usage")),
+                peak: Cached::new(memory.join("memory.max_usage_in_bytes")),
+                current: None,
+                events: Cached::new(memory.join("memory.oom_control")),
+                failcnt: Some(Cached::new(memory.join("memory.failcnt"))),
+                join: std::cell::OnceCell::new(),
+                join_dirs: vec![memory.clone(), cpuacct.clone(), pids.clone()],
+            },
+            Kind::V2 { dir } => Files {
+                cpu: Cached::new(dir.join("cpu.stat")),
+                peak: Cached::new(dir.join("memory.peak")),
+                current: Some(Cached::new(dir.join("memory.current"))),
+                events: Cached::new(dir.join("memory.events")),
+                failcnt: None,
+                join: std::cell::OnceCell::new(),
+                join_dirs: vec![dir.clone()],
+            },
+        }
+    }
+
+    fn join(&self) -> Result<&Vec<std::fs::File>, String> {
+        self.join
+            .get_or_init(|| {
+                self.join_dirs
+                    .iter()
+                    .map(|d| {
+                        let path = d.join("cgroup.procs");
+                        std::fs::OpenOptions::new()
+                            .write(true)
+                            .open(&path)
+                            .map_err(|e| format!("open {}: {e}", path.display()))
+                    })
+                    .collect()
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+
+    /// Opens what will be read, ahead of the run.
+    pub(super) fn open_all(&self) {
+        let _ = self.join();
+        for c in [&self.cpu, &self.peak, &self.events] {
+            c.open();
+        }
+
+        if let Some(c) = &self.failcnt {
+            c.open();
+        }
+    }
+}
+
+pub(super) enum Kind {
+    V1 {
+        memory: PathBuf,
+        cpuacct: PathBuf,
+        pids: PathBuf,
+    },
+    V2 {
+        dir: PathBuf,
+    },
+}
+
+impl RunGroup {
+    pub(super) fn dirs(&self) -> Vec<&PathBuf> {
+        match &self.kind {
+            Kind::V1 {
+                memory,
+                cpuacct,
+                pids,
+            } => vec![memory, cpuacct, pids],
+            Kind::V2 { dir } => vec![dir],
+        }
+    }
+
+    /// `cgroup.procs` paths, for the child to join between fork and exec.
+    pub fn procs_files(&self) -> Vec<CString> {
+        self.dirs()
+            .iter()
+            .map(|d| {
+                CString::new(d.join("cgroup.procs").as_os_str().as_encoded_bytes())
+                    .expect("no NUL in paths")
+            })
+            .collect()
+    }
+
+    /// Descriptors of each group's `cgroup.procs`, open for writing: writing "0" to each moves
+    /// the writer into the run's cgroups.
+    pub fn join_fds(&self) -> Result<Vec<std::os::fd::RawFd>, String> {
+        use std::os::fd::AsRawFd;
+        Ok(self.files.join()?.iter().map(|f| f.as_raw_fd()).collect())
+    }
+
+    pub fn cpu_time(&self) -> Duration {
+        match &self.kind {
+            Kind::V1 { .. } => Duration::from_nanos(self.files.cpu.read_u64().unwrap_or(0)),
+            Kind::V2 { .. } => {
+                Duration::from_micros(self.files.cpu.read_key("usage_usec").unwrap_or(0))
+            }
+        }
+    }
+
+    pub fn peak_memory(&self) -> u64 {
+        // memory.peak exists since Linux 5.19; before that only the current usage is known.
+        self.files
+            .peak
+            .read_u64()
+            .or_else(|| self.files.current.as_ref()?.read_u64())
+            .unwrap_or(0)
+    }
+
+    /// The OOM killer struck, or an allocation hit the limit.
+    pub fn memory_evidence(&self) -> (bool, bool) {
+        let oom = self.files.events.read_key("oom_kill").unwrap_or(0);
+        let limit_hit = match &self.files.failcnt {
+            Some(failcnt) => failcnt.read_u64().unwrap_or(0),
+            None => self.files.events.read_key("max").unwrap_or(0),
+        };
+        (oom > 0, limit_hit > 0)
+    }
+
+    /// Pids of the run's processes (in the judge's PID namespace), read afresh (see
+    /// [`read_fresh`]) from the group that holds them (v1: pids, the last folder).
+    pub fn pids(&self) -> Vec<i32> {
+        match self.held.get(self.dirs().len() - 1) {
+            Some(dir) => members(dir.fd()),
+            None => Vec::new(),
+        }
+    }
+
+    /// Sends SIGKILL to every process of the run, without waiting for them to end.
+    pub fn kill(&self) {
+        if let Kind::V2 { dir } = &self.kind {
+            // cgroup.kill (Linux 5.14) kills the whole subtree atomically, forks included.
+            let kill = dir.join("cgroup.kill");
+            if kill.exists() && std::fs::write(kill, "1").is_ok() {
+                return;
+            }
+        }
+        for pid in self.pids() {
+            // SAFETY: SIGKILL to a process of this run's own cgroup.
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+        }
+    }
+
+    /// Kills every process of the run until none is left (at most [`KILL_LIMIT`]); whether
+    /// none is.
+    pub fn kill_all(&self) -> bool {
+        let deadline = std::time::Instant::now() + KILL_LIMIT;
+        let mut killed = false;
+        loop {
+            let pids = self.pids();
+            if pids.is_empty() {
+                return true;
+            }
+            if std::time::Instant::now() > deadline {
+                return false;
+            }
+            if !killed {
+                self.kill();
+                killed = true;
+            } else {
+                for pid in pids {
+                    // SAFETY: SIGKILL to a process of this run's own cgroup.
+                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                }
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// The longest [`RunGroup::kill_all`] waits for a run's processes to end: SIGKILLed processes
+/// end within milliseconds unless stuck in the kernel.
+pub(super) const KILL_LIMIT: Duration = Duration::from_secs(2);
+
+impl Drop for RunGroup {
+    fn drop(&mut self) {
+        self.kill_all();
+        // Only the folders this group made (and holds).
+        for held in &self.held {
+            let d = held.path();
+            for _ in 0..200 {
+                if std::fs::remove_dir(d).is_ok() || !d.exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+        }
+        if self.registered {
+            for d in self.dirs() {
+                crate::interrupt::unregister_cgroup(d);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cgroup::Cgroups;
+
+    /// The member list is read afresh: a process killed and reaped is gone from it at once, and
+    /// kill_all returns as soon as the group is empty. (A kept-open v1 `cgroup.procs` re-read
+    /// within a second returns the list of the first read.)
+    #[test]
+    fn the_member_list_is_never_stale() {
+        use std::os::unix::process::CommandExt;
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: run cgroups need root");
+            return;
+        }
+        let Ok(cgroups) = Cgroups::probe_system() else {
+            eprintln!("skipped: no usable cgroups");
+            return;
+        };
+        let group = cgroups.create(64 << 20, 8).unwrap();
+        assert!(group.pids().is_empty());
+        let procs = group.procs_files();
+        let mut cmd = std::process::Command::new("sleep");
+        cmd.arg("30");
+        // SAFETY: between fork and exec only open/write/close on prepared C strings.
+        unsafe {
+            cmd.pre_exec(move || {
+                for p in &procs {
+                    let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    libc::close(fd);
+                }
+                Ok(())
+            });
+        }
+        let mut child = cmd.spawn().unwrap();
+        assert_eq!(group.pids(), [child.id() as i32]);
+        child.kill().unwrap();
+        child.wait().unwrap();
+        assert!(group.pids().is_empty(), "a reaped process is still listed");
+        let start = std::time::Instant::now();
+        assert!(group.kill_all());
+        assert!(start.elapsed() < Duration::from_millis(100));
+    }
+}
