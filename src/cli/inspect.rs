@@ -365,10 +365,10 @@ pub fn render(problem: &Problem) -> String {
             "exchange   {} (< judge to solution, > solution to judge):",
             t.name
         ));
-        match judge_core::interactive::read_interaction(path) {
+        match judge_core::engine::interactive::read_interaction(path) {
             Ok(lines) => {
                 let shown = judge_model::transcript::TRANSCRIPT_LINES;
-                let lines = judge_core::interactive::marked_lines(&lines);
+                let lines = judge_core::engine::interactive::marked_lines(&lines);
                 for text in lines.iter().take(shown) {
                     line(format!("    {text}"));
                 }

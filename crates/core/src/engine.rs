@@ -4,7 +4,7 @@
 use crate::build::{self, Artifact, BuildError};
 use crate::checker::{self, Judgement};
 use crate::executor::Executor;
-use crate::jobs::Gate;
+use crate::executor::Gate;
 use crate::lang::Languages;
 use crate::package::{CheckerSpec, Problem, Program, Protocol, TestCase};
 use crate::verdict::classify_run;
@@ -19,11 +19,22 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
+pub mod interactive;
 mod passes;
 mod rules;
-use crate::score::Scored;
+use crate::package::Scored;
 use judge_model::result::{score_matches, SubmissionReport, TestResult};
 pub use rules::{expectation_failures, rule_failures};
+
+/// The re-judge rule: a verdict that another job's load could have changed.
+pub fn near_limit(result: &TestResult, limit: Duration) -> bool {
+    if result.verdict == Verdict::TLE {
+        return true;
+    }
+    let t = result.time.as_secs_f64();
+    let l = limit.as_secs_f64();
+    t >= l / 1.5 && t <= l * 1.5
+}
 
 /// Stderr kept from a solution (for messages) and from checkers and validators.
 const STDERR_CAP: u64 = 64 * 1024;
@@ -58,8 +69,8 @@ pub enum Checker {
     /// A built custom checker and how to talk to it.
     Custom(Artifact, Protocol),
     /// An interactive problem: its built interactor, and the checker of what it writes
-    /// (`crate::interactive`).
-    Interactive(Box<crate::interactive::Interactor>),
+    /// (`crate::engine::interactive`).
+    Interactive(Box<crate::engine::interactive::Interactor>),
 }
 
 /// Options of one judging.
@@ -145,8 +156,8 @@ pub struct Engine {
     /// takes no more work while another job can (`crate::jobs::spread`).
     pub(crate) sandbox_failed: bool,
     /// An interactive problem's second sandbox (for the interactor), made at its first test,
-    /// and whether to record the exchanges (`crate::interactive`).
-    pub partner: crate::interactive::Partner,
+    /// and whether to record the exchanges (`crate::engine::interactive`).
+    pub partner: crate::engine::interactive::Partner,
 }
 
 impl Engine {
@@ -312,7 +323,7 @@ impl Engine {
     /// Builds the problem's checker (only custom checkers need building).
     pub fn prepare_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
         let checker = self.prepare_output_checker(problem)?;
-        crate::interactive::prepare(self, problem, checker)
+        crate::engine::interactive::prepare(self, problem, checker)
     }
 
     fn prepare_output_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
@@ -648,7 +659,7 @@ impl Engine {
         let Some(gate) = self.gate.clone() else {
             return (result, None);
         };
-        if self.last_alone || !crate::jobs::near_limit(&result, problem.limits.time) || !needed() {
+        if self.last_alone || !near_limit(&result, problem.limits.time) || !needed() {
             return (result, None);
         }
         let _alone = gate.alone();
@@ -691,7 +702,9 @@ impl Engine {
             return result;
         }
         if let Checker::Interactive(interactor) = checker {
-            return crate::interactive::run_test(self, problem, interactor, artifact, test, result);
+            return crate::engine::interactive::run_test(
+                self, problem, interactor, artifact, test, result,
+            );
         }
         if let Some(passes) = problem.passes {
             return self.run_passes(problem, checker, artifact, test, passes, result);
@@ -1170,3 +1183,16 @@ pub fn read_tail(path: &Path, cap: u64) -> String {
 
 #[cfg(test)]
 mod tests;
+
+impl crate::executor::fake::FakeExecutor {
+    /// An engine over a clone of this executor with the fake language table, working in a
+    /// fresh folder inside `work` (so that engines may share one).
+    pub fn engine(&self, work: &Path) -> Engine {
+        let dir = tempfile::Builder::new()
+            .prefix("engine-")
+            .tempdir_in(work)
+            .expect("a work folder for the engine")
+            .keep();
+        Engine::new(self.clone(), crate::executor::fake::languages(), dir)
+    }
+}

@@ -13,8 +13,10 @@
 use judge_model::IsolationLevel;
 use judge_sandbox::{Layer, RunOutcome, RunSpec, Sandbox, SandboxError};
 
-#[cfg(test)]
 pub mod fake;
+mod gate;
+
+pub use gate::{Alone, Gate, Ticket};
 
 /// Runs one program at a time under limits and measures it.
 pub trait Executor: Send {

@@ -8,7 +8,7 @@
 use super::{spread, Ordered};
 use crate::engine::{Checker, Engine, EngineError, Ids, JudgeOptions};
 use crate::package::Problem;
-use crate::score::Scored;
+use crate::package::Scored;
 use judge_model::event::{Event, Reporter, RunId, TestId};
 use judge_model::result::SubmissionReport;
 use judge_model::Verdict;

@@ -6,7 +6,6 @@
 
 pub mod java;
 
-use crate::package::Format;
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -16,17 +15,8 @@ const BUILTIN: &str = include_str!("languages.toml");
 /// The syntax check of the Python entries (`{python_check}` in a command).
 const PYTHON_CHECK: &str = include_str!("python_check.py");
 
-/// The names `formats` may hold, as [`format_name`] gives them.
-const FORMAT_NAMES: [&str; 3] = ["native", "kattis", "polygon"];
-
-/// The name a language entry's `formats` uses for a package format.
-pub fn format_name(format: Format) -> &'static str {
-    match format {
-        Format::Native => "native",
-        Format::KattisLegacy | Format::Kattis2025 => "kattis",
-        Format::Polygon => "polygon",
-    }
-}
+/// The names `formats` may hold: the package formats' families (`package::Format::family`).
+pub const FORMAT_NAMES: [&str; 3] = ["native", "kattis", "polygon"];
 
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -242,7 +232,7 @@ impl LangError {
 pub struct Languages {
     languages: Vec<Language>,
     /// The format of the package whose programs are built ([`Languages::set_format`]).
-    format: Option<Format>,
+    format: Option<&'static str>,
     /// Sources the package names a language for, with the entry that builds them
     /// ([`Languages::pin`]).
     pins: Vec<(PathBuf, usize)>,
@@ -266,7 +256,7 @@ impl Languages {
             let pos = e
                 .span()
                 .map(|s| {
-                    let (l, c) = crate::package::line_column(&text, s.start);
+                    let (l, c) = crate::text::line_column(&text, s.start);
                     format!(":{l}:{c}")
                 })
                 .unwrap_or_default();
@@ -334,8 +324,8 @@ impl Languages {
 
     /// Builds from now on are for a package of `format`: entries for some formats apply (and
     /// the pins of the package before are gone).
-    pub fn set_format(&mut self, format: Format) {
-        self.format = Some(format);
+    pub fn set_format(&mut self, family: &str) {
+        self.format = FORMAT_NAMES.iter().copied().find(|n| *n == family);
         self.pins.clear();
     }
 
@@ -358,7 +348,7 @@ impl Languages {
 
     fn for_this_format(&self, l: &Language) -> bool {
         self.format
-            .is_some_and(|f| l.formats.iter().any(|n| n == format_name(f)))
+            .is_some_and(|f| l.formats.iter().any(|n| n == f))
     }
 
     /// What `run` and `verify` say when an entry meant for this package's format does not
@@ -556,10 +546,9 @@ mod tests {
         let src = Path::new("sol.py");
         assert_eq!(l.for_source(src).unwrap().name, "Plain", "no format yet");
         for (format, name) in [
-            (Format::Kattis2025, "Fast"),
-            (Format::KattisLegacy, "Fast"),
-            (Format::Native, "Plain"),
-            (Format::Polygon, "Plain"),
+            ("kattis", "Fast"),
+            ("native", "Plain"),
+            ("polygon", "Plain"),
         ] {
             l.set_format(format);
             assert_eq!(l.for_source(src).unwrap().name, name, "{format:?}");
@@ -572,7 +561,7 @@ mod tests {
             notes[0].contains("runs .py with Absent, but `/nonexistent/pypy` is not installed: Plain serves instead"),
             "{notes:?}"
         );
-        l.set_format(Format::Kattis2025);
+        l.set_format("kattis");
         assert!(l.fallback_notes([src]).is_empty());
         // A format the judge does not know is refused, naming it.
         let dir = tempfile::tempdir().unwrap();
@@ -596,7 +585,7 @@ mod tests {
             std::fs::write(&p, "").unwrap();
             p
         });
-        l.set_format(Format::Polygon);
+        l.set_format("polygon");
         l.pin(&a, "python.fast");
         l.pin(&b, "python.gone");
         assert_eq!(l.for_source(&a).unwrap().name, "Fast");
@@ -606,7 +595,7 @@ mod tests {
         assert_eq!(l.for_source(&b).unwrap().name, "Plain", "not installed");
         assert_eq!(l.for_source(&c).unwrap().name, "Plain", "not pinned");
         // The next package starts afresh.
-        l.set_format(Format::Polygon);
+        l.set_format("polygon");
         assert_eq!(l.for_source(&a).unwrap().name, "Plain");
     }
 
@@ -614,12 +603,12 @@ mod tests {
     #[test]
     fn kattis_python_is_pypy_where_installed() {
         let mut l = Languages::load(None).unwrap();
-        l.set_format(Format::Kattis2025);
+        l.set_format("kattis");
         let name = &l.for_source(Path::new("a.py")).unwrap().name;
         let pypy = resolve_program("pypy3").is_ok();
         assert_eq!(name, if pypy { "Python 3 (PyPy)" } else { "Python 3" });
         assert_eq!(l.fallback_notes([Path::new("a.py")]).is_empty(), pypy);
-        l.set_format(Format::Native);
+        l.set_format("native");
         assert_eq!(l.for_source(Path::new("a.py")).unwrap().name, "Python 3");
     }
 

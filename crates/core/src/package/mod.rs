@@ -14,8 +14,10 @@ mod native;
 pub mod polygon;
 mod raw;
 pub mod recipe;
+pub mod scored;
 mod select;
 
+pub use scored::Scored;
 pub use select::{glob_match, select_tests};
 
 use crate::checker::testlib;
@@ -65,6 +67,16 @@ impl Format {
         }
     }
 
+    /// The family a language entry's `formats` names (`lang::FORMAT_NAMES`): both Kattis
+    /// versions are `kattis`.
+    pub fn family(self) -> &'static str {
+        match self {
+            Format::Native => "native",
+            Format::KattisLegacy | Format::Kattis2025 => "kattis",
+            Format::Polygon => "polygon",
+        }
+    }
+
     /// The file that describes a package of this format.
     pub fn main_file(self) -> &'static str {
         match self {
@@ -96,7 +108,7 @@ pub struct Problem {
     pub derive_time: bool,
     pub checker: CheckerSpec,
     /// An interactive problem's interactor: the program the solution talks to through pipes
-    /// (`crate::interactive`). With the Kattis protocol it also decides the verdict; with the
+    /// (`crate::engine::interactive`). With the Kattis protocol it also decides the verdict; with the
     /// testlib one it writes `tout`, which `checker` then checks.
     pub interactor: Option<Program>,
     /// In judging order: samples first, then the rest, each group in its format's order.
@@ -135,7 +147,7 @@ impl Problem {
     /// Makes `languages` build this package's programs: its format's entries, and the
     /// languages it names for its solutions (Polygon's `type`).
     pub fn set_languages(&self, languages: &mut crate::lang::Languages) {
-        languages.set_format(self.format);
+        languages.set_format(self.format.family());
         for s in &self.solutions {
             if let Some(declared) = &s.language {
                 languages.pin(&s.path, declared);
@@ -451,14 +463,7 @@ impl fmt::Display for PackageError {
 
 impl std::error::Error for PackageError {}
 
-/// 1-based line and column (in characters) of a byte offset.
-pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let offset = offset.min(text.len());
-    let before = &text[..offset];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
-}
+pub use crate::text::line_column;
 
 /// Resolves a PROBLEM argument: a package directory (any format), or a slug under `./problems`.
 pub fn locate(arg: &str) -> Result<PathBuf, PackageError> {

@@ -259,7 +259,7 @@ pub fn verify_problem(
             .extend(run_checker_tests(engine, &problem, checker));
         // An interactive problem's sample exchanges, played against its interactor.
         check.findings.extend(
-            crate::interactive::check_samples(engine, &problem, checker)
+            crate::engine::interactive::check_samples(engine, &problem, checker)
                 .into_iter()
                 .map(Finding::failed),
         );
