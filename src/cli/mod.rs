@@ -14,11 +14,11 @@ mod verify;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use judge_core::engine::Engine;
+use judge_core::executor::LocalExecutor;
 use judge_core::lang::Languages;
 use judge_model::event::{Event, Reporter};
 use judge_report::stream::Gone;
 use judge_report::{ColourChoice, Format};
-use judge_sandbox::Sandbox;
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -304,30 +304,15 @@ impl Session {
         open_cache();
         let work = judge_sandbox::leftovers::Held::make_temp(&std::env::temp_dir(), "judge-work-")?;
         judge_sandbox::interrupt::register(work.path().to_path_buf());
-        let sandbox = Sandbox::new()?;
-        let mut session = Session {
-            engine: Engine::new(sandbox, languages.clone(), work.path().to_path_buf()),
-            helpers: Vec::new(),
+        let executor = LocalExecutor::new()?;
+        let mut engine = Engine::new(executor, languages, work.path().to_path_buf());
+        let helpers = judge_core::jobs::helpers(&mut engine, jobs, work.path())
+            .map_err(anyhow::Error::msg)?;
+        let session = Session {
+            engine,
+            helpers,
             work,
         };
-        if jobs > 1 {
-            // Started from this thread: a worker ends with the thread that started it
-            // (PR_SET_PDEATHSIG follows the thread), and the job threads are short-lived.
-            for k in 2..=jobs {
-                let dir = session.work.path().join(format!("job-{k}"));
-                std::fs::create_dir(&dir)?;
-                let sandbox = Sandbox::new().map_err(|e| {
-                    anyhow::anyhow!("job {k} of {jobs}: {e}\n  hint: try fewer --jobs")
-                })?;
-                session
-                    .helpers
-                    .push(Engine::new(sandbox, languages.clone(), dir));
-            }
-            let gate = std::sync::Arc::new(judge_core::jobs::Gate::default());
-            for engine in session.engines() {
-                engine.join(gate.clone());
-            }
-        }
         Ok(session)
     }
 

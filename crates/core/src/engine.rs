@@ -134,8 +134,8 @@ pub(crate) struct Ids {
 
 /// Owns the executor, the language table and a private work folder.
 pub struct Engine {
-    /// What runs the programs: the [`judge_sandbox::Sandbox`], or a fake in unit tests
-    /// (`crate::executor`).
+    /// What runs the programs: this machine's sandbox ([`crate::executor::LocalExecutor`]),
+    /// or a fake in unit tests (`crate::executor`).
     pub sandbox: Box<dyn Executor>,
     pub languages: Languages,
     work: PathBuf,
@@ -155,8 +155,7 @@ pub struct Engine {
     /// The sandbox failed a run (its worker may be gone): as one of several jobs, this engine
     /// takes no more work while another job can (`crate::jobs::spread`).
     pub(crate) sandbox_failed: bool,
-    /// An interactive problem's second sandbox (for the interactor), made at its first test,
-    /// and whether to record the exchanges (`crate::engine::interactive`).
+    /// Whether to record interactive exchanges (`crate::engine::interactive`).
     pub partner: crate::engine::interactive::Partner,
 }
 

@@ -1,9 +1,11 @@
 //! The seam between the engine and what runs programs. The engine (and through it `build`,
 //! `verify`, `gen` and `stress`) runs every program — compiler, solution, checker, validator,
-//! generator — through an [`Executor`]: the [`Sandbox`] in the judge, and in unit tests
+//! generator, the two sides of an interactive test — through an [`Executor`]: the
+//! [`LocalExecutor`] (this machine's sandbox) in the judge, and in unit tests
 //! [`fake::FakeExecutor`], which runs nothing and plays back scripted outcomes, so the decisions
-//! built on runs (verdicts, expectations, re-judging, shrinking) are tested in milliseconds
-//! without root.
+//! built on runs (verdicts, expectations, re-judging, shrinking, interactive precedence,
+//! passes) are tested in milliseconds without root. A remote or pooled executor implements
+//! the same trait.
 //!
 //! The contract is the sandbox's: a [`RunSpec`] in, a [`RunOutcome`] out, and the files the spec
 //! names (stdout, stderr, and the working folder when it is a host folder) hold what the program
@@ -11,32 +13,51 @@
 //! the engine and runs unchanged over either.
 
 use judge_model::IsolationLevel;
-use judge_sandbox::{Layer, RunOutcome, RunSpec, Sandbox, SandboxError};
+use judge_sandbox::{Layer, RunOutcome, RunSpec, SandboxError};
 
 pub mod fake;
 mod gate;
+mod local;
+mod pair;
+mod relay;
 
 pub use gate::{Alone, Gate, Ticket};
+pub use local::LocalExecutor;
+pub use pair::{Heard, Pair, PairOutcome};
 
-/// Runs one program at a time under limits and measures it.
+/// Runs programs under limits and measures them: one at a time ([`Executor::run`]), two that
+/// talk to each other ([`Executor::run_pair`]), or one the judge talks to
+/// ([`Executor::converse`]); [`Executor::another`] gives a second executor for a job beside
+/// this one.
 pub trait Executor: Send {
     /// Runs one program to completion (or to a limit) and reports how it ended. An `Err` is a
     /// failure of the executor itself (the engine makes it a judge error), never a verdict.
     fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError>;
 
+    /// Runs two programs side by side, connected through the judge (see [`Pair`]), until both
+    /// ended; each is measured alone.
+    fn run_pair(&mut self, pair: &Pair<'_>) -> Result<PairOutcome, SandboxError>;
+
+    /// Runs one program while the judge writes `say` to its stdin and reads its stdout (up to
+    /// `hear_cap` bytes): a sample exchange played to an interactor.
+    fn converse(
+        &mut self,
+        spec: &RunSpec,
+        say: &[u8],
+        hear_cap: u64,
+    ) -> Result<Heard, SandboxError>;
+
+    /// An executor of the same kind for another job running beside this one (its own sandbox,
+    /// uid and cgroups; for the fake, one sharing its scripts and log).
+    fn another(&self) -> Result<Box<dyn Executor>, SandboxError>;
+
     /// Whether a run asked for a scratch working folder gets a private one (nothing is written
     /// to the host folder of that name, so the engine reuses it); see
-    /// [`Sandbox::private_scratch`].
+    /// [`judge_sandbox::Sandbox::private_scratch`].
     fn private_scratch(&self) -> bool;
 
     /// Each isolation layer with its status (for the `started` event and its warning).
     fn layers(&self) -> Vec<Layer>;
-
-    /// The sandbox itself, when this executor is one: interactive problems start two runs at
-    /// once through [`Sandbox::start`], which the one-run-at-a-time seam does not offer.
-    fn as_sandbox(&mut self) -> Option<&mut Sandbox> {
-        None
-    }
 
     /// Summary of [`Executor::layers`].
     fn level(&self) -> IsolationLevel {
@@ -58,6 +79,23 @@ impl<E: Executor + ?Sized> Executor for Box<E> {
         (**self).run(spec)
     }
 
+    fn run_pair(&mut self, pair: &Pair<'_>) -> Result<PairOutcome, SandboxError> {
+        (**self).run_pair(pair)
+    }
+
+    fn converse(
+        &mut self,
+        spec: &RunSpec,
+        say: &[u8],
+        hear_cap: u64,
+    ) -> Result<Heard, SandboxError> {
+        (**self).converse(spec, say, hear_cap)
+    }
+
+    fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
+        (**self).another()
+    }
+
     fn private_scratch(&self) -> bool {
         (**self).private_scratch()
     }
@@ -68,27 +106,5 @@ impl<E: Executor + ?Sized> Executor for Box<E> {
 
     fn level(&self) -> IsolationLevel {
         (**self).level()
-    }
-
-    fn as_sandbox(&mut self) -> Option<&mut Sandbox> {
-        (**self).as_sandbox()
-    }
-}
-
-impl Executor for Sandbox {
-    fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
-        Sandbox::run(self, spec)
-    }
-
-    fn private_scratch(&self) -> bool {
-        Sandbox::private_scratch(self)
-    }
-
-    fn layers(&self) -> Vec<Layer> {
-        Sandbox::layers(self)
-    }
-
-    fn as_sandbox(&mut self) -> Option<&mut Sandbox> {
-        Some(self)
     }
 }

@@ -22,15 +22,25 @@
 //! start beside it, so the re-judge rule of `crate::jobs` can be driven without threads racing;
 //! a script tells the two apart by [`Run::alone`]. [`FakeExecutor::plain`] gives runs no private
 //! scratch folder, as the sandbox without namespaces.
+//!
+//! A pair ([`Executor::run_pair`], an interactive test) plays both scripts: the first program's
+//! stdin is empty, the second's is what the first wrote (an interactor reads the solution).
+//! Each ends at its wall time and closes its output then or at [`Act::closes_output_ms`]; when
+//! the one that ends first makes `stop_other` true, the other is killed at that moment (SIGKILL
+//! at no limit, as the sandbox kills a partner). The judge sees the first program's output
+//! close no earlier than its end, as the relay holds it. A recorded transcript holds each
+//! side's output whole. [`Executor::converse`] plays a script whose stdin is what the judge
+//! said, and hears its stdout.
 
-use super::Executor;
 use super::Gate;
+use super::{Executor, Heard, Pair, PairOutcome};
 use crate::lang::Languages;
+use judge_model::transcript::{From, Transcript};
 use judge_sandbox::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The fake compiler's first argument: tells a build from a program's run.
 const COMPILE: &str = "fake-compile";
@@ -56,6 +66,8 @@ pub struct Act {
     stderr: Vec<u8>,
     files: Vec<(PathBuf, Vec<u8>)>,
     error: Option<String>,
+    /// In a pair: when it closed its output (default: when it ended).
+    closes_output: Option<Duration>,
 }
 
 impl Act {
@@ -70,6 +82,7 @@ impl Act {
             stderr: Vec::new(),
             files: Vec::new(),
             error: None,
+            closes_output: None,
         }
     }
 
@@ -121,6 +134,13 @@ impl Act {
     /// Wall-clock time (default: the CPU time and 1 ms); over the wall limit, the run is killed.
     pub fn wall_ms(mut self, ms: u64) -> Act {
         self.wall = Some(Duration::from_millis(ms));
+        self
+    }
+
+    /// In a pair ([`Executor::run_pair`]): closes its output this long after the start, before
+    /// it ends (default: as it ends).
+    pub fn closes_output_ms(mut self, ms: u64) -> Act {
+        self.closes_output = Some(Duration::from_millis(ms));
         self
     }
 
@@ -303,11 +323,10 @@ impl FakeExecutor {
     }
 }
 
-impl Executor for FakeExecutor {
-    fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
-        if spec.args.first().is_some_and(|a| a == COMPILE) {
-            return self.compile(spec);
-        }
+impl FakeExecutor {
+    /// The act of one run of the program `spec` names, with `input` as its stdin (read from
+    /// the spec's stdin file when `None`); logged.
+    fn act(&self, spec: &RunSpec, input: Option<Vec<u8>>) -> Act {
         let name = name_in(&spec.program);
         // Another job's run starts (and ends) while this one runs, unless this one holds the
         // gate exclusively (a re-judge, or `JudgeOptions::alone`).
@@ -315,11 +334,12 @@ impl Executor for FakeExecutor {
             Some(gate) => !gate.neighbour(),
             None => true,
         };
-        let input = spec
-            .stdin
-            .as_ref()
-            .map(|p| std::fs::read(p).unwrap_or_default())
-            .unwrap_or_default();
+        let input = input.unwrap_or_else(|| {
+            spec.stdin
+                .as_ref()
+                .map(|p| std::fs::read(p).unwrap_or_default())
+                .unwrap_or_default()
+        });
         let test = spec
             .stdin
             .as_ref()
@@ -345,11 +365,97 @@ impl Executor for FakeExecutor {
             args: run.args.clone(),
             alone,
         });
-        let act = (self.lookup(&name).script)(&run);
+        (self.lookup(&name).script)(&run)
+    }
+}
+
+impl Executor for FakeExecutor {
+    fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
+        if spec.args.first().is_some_and(|a| a == COMPILE) {
+            return self.compile(spec);
+        }
+        let act = self.act(spec, None);
         if let Some(why) = act.error {
             return Err(SandboxError::Setup(why));
         }
         Ok(play(spec, act, self.private_scratch()))
+    }
+
+    fn run_pair(&mut self, pair: &Pair<'_>) -> Result<PairOutcome, SandboxError> {
+        let [first, second] = pair.specs;
+        let first_act = self.act(first, Some(Vec::new()));
+        let second_act = self.act(second, Some(first_act.stdout.clone()));
+        for act in [&first_act, &second_act] {
+            if let Some(why) = &act.error {
+                return Err(SandboxError::Setup(why.clone()));
+            }
+        }
+        let transcript = pair.record.then(|| Transcript {
+            parts: [
+                (From::Solution, &first_act.stdout),
+                (From::Judge, &second_act.stdout),
+            ]
+            .into_iter()
+            .filter(|(_, out)| !out.is_empty())
+            .map(|(who, out)| (who, String::from_utf8_lossy(out).into_owned()))
+            .collect(),
+            recorded: true,
+            ..Transcript::default()
+        });
+        let closes = |act: &Act, end: Duration| act.closes_output.unwrap_or(end).min(end);
+        let mut outcomes = [
+            play(first, first_act.clone(), self.private_scratch()),
+            play(second, second_act.clone(), self.private_scratch()),
+        ];
+        let ends = [outcomes[0].wall_time, outcomes[1].wall_time];
+        let mut closed = [ends[0], closes(&second_act, ends[1])];
+        // The one that ends first (the first program on a tie, as the relay sees it) may stop
+        // the other, which is then killed at that moment.
+        let early = usize::from(ends[1] < ends[0]);
+        let late = 1 - early;
+        if ends[late] > ends[early] && (pair.stop_other)(early, &outcomes[early]) {
+            let at = ends[early];
+            let killed = &mut outcomes[late];
+            killed.termination = Termination::Signaled(libc::SIGKILL);
+            killed.cpu_time = killed.cpu_time.min(at);
+            killed.wall_time = at;
+            killed.cpu_limit_exceeded = false;
+            killed.wall_limit_exceeded = false;
+            killed.memory_limit_exceeded = false;
+            killed.output_limit_exceeded = false;
+            closed[late] = closed[late].min(at);
+        } else {
+            (pair.stop_other)(late, &outcomes[late]);
+        }
+        let start = Instant::now();
+        let [first_outcome, second_outcome] = outcomes;
+        Ok(PairOutcome {
+            outcomes: [Ok(first_outcome), Ok(second_outcome)],
+            order: vec![early, late],
+            closed: closed.map(|d| Some(start + d)),
+            transcript,
+        })
+    }
+
+    fn converse(
+        &mut self,
+        spec: &RunSpec,
+        say: &[u8],
+        hear_cap: u64,
+    ) -> Result<Heard, SandboxError> {
+        let act = self.act(spec, Some(say.to_vec()));
+        if let Some(why) = act.error {
+            return Err(SandboxError::Setup(why));
+        }
+        let said = act.stdout[..act.stdout.len().min(hear_cap as usize)].to_vec();
+        Ok(Heard {
+            outcome: play(spec, act, self.private_scratch()),
+            said,
+        })
+    }
+
+    fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
+        Ok(Box::new(self.clone()))
     }
 
     fn private_scratch(&self) -> bool {

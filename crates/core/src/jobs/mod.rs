@@ -26,6 +26,38 @@ pub fn default_jobs() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
 }
 
+/// Makes `first` one of `jobs` engines (at least one): the others get an executor of the same
+/// kind ([`crate::executor::Executor::another`]) and a work folder `job-<k>` inside `work`, and
+/// all of them share one [`Gate`]. A failure names the job and hints at fewer jobs.
+pub fn helpers(
+    first: &mut Engine,
+    jobs: usize,
+    work: &std::path::Path,
+) -> Result<Vec<Engine>, String> {
+    let mut helpers = Vec::new();
+    if jobs <= 1 {
+        return Ok(helpers);
+    }
+    // Made from this thread: a sandbox worker ends with the thread that started it
+    // (PR_SET_PDEATHSIG follows the thread), and the job threads are short-lived.
+    for k in 2..=jobs {
+        let dir = work.join(format!("job-{k}"));
+        std::fs::create_dir(&dir)
+            .map_err(|e| format!("job {k} of {jobs}: cannot create {}: {e}", dir.display()))?;
+        let executor = first
+            .sandbox
+            .another()
+            .map_err(|e| format!("job {k} of {jobs}: {e}\n  hint: try fewer --jobs"))?;
+        helpers.push(Engine::new(executor, first.languages.clone(), dir));
+    }
+    let gate = std::sync::Arc::new(Gate::default());
+    first.join(gate.clone());
+    for engine in &mut helpers {
+        engine.join(gate.clone());
+    }
+    Ok(helpers)
+}
+
 /// Runs `work(engine, i)` for i in 0..count, spread over the engines (one thread each), taking
 /// work in order from a shared counter; returns the results in order. `stop(i)` tells a job not
 /// to start item i (it is then `None`). A job whose sandbox failed (its worker may be gone)

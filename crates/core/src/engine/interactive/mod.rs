@@ -30,25 +30,23 @@
 use crate::build::{self, Artifact};
 use crate::checker::{self, first_line, last_line, Judgement};
 use crate::engine::{solution_limits, Checker, Engine, EngineError};
+use crate::executor::{Pair, PairOutcome};
 use crate::package::{PackageError, Problem, Protocol, TestCase};
 use crate::verdict::classify_run;
 use judge_model::result::TestResult;
 use judge_model::Verdict;
 use judge_sandbox::termination_text;
-use judge_sandbox::{self, Limits, RunIo, RunOutcome, RunSpec, Sandbox, SandboxError, Termination};
+use judge_sandbox::{Limits, RunOutcome, RunSpec, SandboxError, Termination};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 mod passes;
-mod relay;
 mod sample;
 #[cfg(test)]
 mod tests;
 
 pub use judge_model::transcript::{render, From, Transcript, TRANSCRIPT_CAP, TRANSCRIPT_LINES};
-use relay::run_pair;
 use sample::attach_sample;
 pub use sample::{check_samples, marked_lines, read_interaction, ExchangeLine};
 
@@ -63,11 +61,9 @@ pub struct Interactor {
     pub checker: Checker,
 }
 
-/// The engine's part for interactive problems: the interactor's sandbox, made at the first
-/// interactive test, and whether to record the exchanges.
+/// The engine's part for interactive problems: whether to record the exchanges.
 #[derive(Default)]
 pub struct Partner {
-    sandbox: Option<Sandbox>,
     /// Relay the pipes through the judge and keep the exchange in each test's result.
     pub record: bool,
 }
@@ -438,46 +434,23 @@ fn judge_pair(
         limits: cap,
     };
 
-    if engine.partner.sandbox.is_none() {
-        let made =
-            Sandbox::new().map_err(|e| format!("could not make the interactor's sandbox: {e}"))?;
-        engine.partner.sandbox = Some(made);
-    }
     let record = engine.partner.record;
-    let pipe = || judge_sandbox::pipe().map_err(|e| e.to_string());
-    // Two pipes each way, the judge relaying between them.
-    let (solution_in, to_solution) = pipe()?;
-    let (partner_in, to_partner) = pipe()?;
-    let (from_solution, solution_out) = pipe()?;
-    let (from_partner, partner_out) = pipe()?;
-    let relays = [(from_partner, to_solution), (from_solution, to_partner)];
+    let protocol = interactor.protocol;
+    let stop_other = |i: usize, o: &RunOutcome| {
+        if i == 0 {
+            ended_badly(o)
+        } else {
+            !interactor_accepts(o, protocol)
+        }
+    };
     let gate = engine.gate.clone();
     let ticket = gate.as_deref().map(|g| g.enter(engine.exclusive));
-    let log = Arc::new(Mutex::new(Transcript::default()));
-    let protocol = interactor.protocol;
-    let Some(first) = engine.sandbox.as_sandbox() else {
-        return Err("an interactive test needs the sandbox, which starts two runs at once".into());
-    };
-    let second = engine.partner.sandbox.as_mut().expect("made above");
-    let ran = run_pair(
-        first,
-        second,
-        [&solution, &partner_spec],
-        [
-            RunIo {
-                stdin: Some(solution_in),
-                stdout: Some(solution_out),
-            },
-            RunIo {
-                stdin: Some(partner_in),
-                stdout: Some(partner_out),
-            },
-        ],
-        relays,
-        (&log, record),
-        protocol,
-    );
-    let (outcomes, order, closed) = match ran {
+    let ran = engine.sandbox.run_pair(&Pair {
+        specs: [&solution, &partner_spec],
+        record,
+        stop_other: &stop_other,
+    });
+    let ran = match ran {
         Ok(r) => r,
         Err(e) => {
             drop(ticket);
@@ -488,10 +461,12 @@ fn judge_pair(
         }
     };
     engine.last_alone = ticket.is_none_or(|t| t.alone());
-    let mut outcomes = outcomes.into_iter();
-    let (Some(solution_run), Some(partner_run)) = (outcomes.next(), outcomes.next()) else {
-        return Err("the sandbox lost a run".into());
-    };
+    let PairOutcome {
+        outcomes: [solution_run, partner_run],
+        order,
+        closed: [solution_closed, partner_closed],
+        transcript,
+    } = ran;
     let failed = |who: &'static str| move |e: SandboxError| format!("could not run the {who}: {e}");
     let (solution_run, partner_run) = match (solution_run, partner_run) {
         (Ok(s), Ok(p)) => (s, p),
@@ -504,10 +479,8 @@ fn judge_pair(
             return Err(failed("interactor")(e));
         }
     };
-    if record {
-        let mut transcript = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
-        transcript.parts.retain(|(_, t)| !t.is_empty());
-        transcript.recorded = true;
+    let closed = [partner_closed, solution_closed];
+    if let Some(transcript) = transcript {
         result.transcript = Some(Box::new(transcript));
     }
     result.time = solution_run.cpu_time;

@@ -2,7 +2,6 @@
 //! attached to a failing sample's result.
 
 use super::*;
-use std::io::{Read, Write};
 
 /// One line of a sample `.interaction` file.
 #[derive(Debug, Clone, PartialEq)]
@@ -154,37 +153,10 @@ fn replay_pass(
         readable,
         limits: interactor_limits(problem),
     };
-    let pipe = || judge_sandbox::pipe().map_err(|e| e.to_string());
-    let (partner_in, feed) = pipe()?;
-    let (heard, partner_out) = pipe()?;
-    let Some(sandbox) = engine.sandbox.as_sandbox() else {
-        return Err(
-            "an interactive sample needs the sandbox, which starts two runs at once".into(),
-        );
-    };
-    let started = sandbox.start(
-        &spec,
-        RunIo {
-            stdin: Some(partner_in),
-            stdout: Some(partner_out),
-        },
-    );
-    let outcome = started.and_then(|run| {
-        let writer = std::thread::spawn(move || {
-            let _ = std::fs::File::from(feed).write_all(said.as_bytes());
-        });
-        let reader = std::thread::spawn(move || {
-            let mut got = Vec::new();
-            let _ = std::fs::File::from(heard)
-                .take(1 << 20)
-                .read_to_end(&mut got);
-            got
-        });
-        let outcome = run.wait();
-        let _ = writer.join();
-        let got = reader.join().unwrap_or_default();
-        outcome.map(|o| (o, got))
-    });
+    let outcome = engine
+        .sandbox
+        .converse(&spec, said.as_bytes(), 1 << 20)
+        .map(|heard| (heard.outcome, heard.said));
     let message = build::read_capped(&feedback.join("judgemessage.txt"), 300);
     let stderr = build::read_capped(&work.join("interactor.err"), 300);
     let (outcome, got) =

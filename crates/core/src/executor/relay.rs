@@ -1,76 +1,17 @@
-//! The two runs side by side and the judge's relay between their pipes.
+//! The judge's relay between two programs' pipes: a thread per direction copies what one
+//! writes to the other, keeps the exchange when asked, and notes when each output ended.
 
-use super::*;
+use judge_model::transcript::{From, Transcript, TRANSCRIPT_CAP};
 use std::io::{Read, Write};
 use std::os::fd::OwnedFd;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::Instant;
-
-/// Result of [`run_pair`]: both outcomes (solution, interactor), the order the sandbox saw them
-/// end in, and when the relay saw each close its output (interactor, solution).
-type PairOutcome = (
-    Vec<Result<RunOutcome, SandboxError>>,
-    Vec<usize>,
-    [Option<Instant>; 2],
-);
-
-/// Starts the solution and the interactor, relays their pipes (recording in `log` when asked),
-/// and waits for both: one ending badly takes the other down.
-pub(super) fn run_pair(
-    first: &mut Sandbox,
-    second: &mut Sandbox,
-    specs: [&RunSpec; 2],
-    io: [RunIo; 2],
-    relays: [(OwnedFd, OwnedFd); 2],
-    (log, record): (&Arc<Mutex<Transcript>>, bool),
-    protocol: Protocol,
-) -> Result<PairOutcome, SandboxError> {
-    let [solution_io, partner_io] = io;
-    let one = first.start(specs[0], solution_io)?;
-    let two = second.start(specs[1], partner_io)?;
-    let mut runs = vec![one, two];
-    // The end of the solution's output reaches the interactor only once the solution has
-    // ended, as BAPCtools does: a solution that closes its output and then crashes or hangs
-    // gets its RE or TLE, not the WA of an interactor that read the end first.
-    let (solution_ended, hold_eof) = std::sync::mpsc::channel::<()>();
-    let mut hold_eof = Some(hold_eof);
-    let threads: Vec<_> = relays
-        .into_iter()
-        .zip([From::Judge, From::Solution])
-        .map(|((from, to), who)| {
-            let log = record.then(|| Arc::clone(log));
-            let hold = if who == From::Solution {
-                hold_eof.take()
-            } else {
-                None
-            };
-            std::thread::spawn(move || relay(from, to, who, log.as_deref(), hold))
-        })
-        .collect();
-    let mut order = Vec::new();
-    let outcomes = judge_sandbox::wait_all(&mut runs, |i, o| {
-        order.push(i);
-        if i == 0 {
-            let _ = solution_ended.send(());
-            ended_badly(o)
-        } else {
-            !interactor_accepts(o, protocol)
-        }
-    });
-    drop(solution_ended);
-    drop(runs);
-    let mut closed = [None, None];
-    for (i, t) in threads.into_iter().enumerate() {
-        closed[i] = t.join().unwrap_or(None);
-    }
-    Ok((outcomes, order, closed))
-}
 
 /// Copies `from` to `to` until the end of `from` (then closes `to`, once `hold` says so if
 /// given, and says when it passed that end on), or until `to` is closed (then reads `from` to
 /// its end, dropping it, and says when that end came), keeping up to [`TRANSCRIPT_CAP`] bytes
 /// in `log` if given.
-fn relay(
+pub(super) fn relay(
     from: OwnedFd,
     to: OwnedFd,
     who: From,
