@@ -41,6 +41,8 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+#[cfg(test)]
+mod pair_tests;
 mod passes;
 mod sample;
 #[cfg(test)]
