@@ -354,3 +354,60 @@ fn a_pass_that_fails_decides_the_test_and_names_its_pass() {
         "pass 2: interactor: forgot the word"
     );
 }
+
+/// A Kattis 2025-09 interactive package whose sample has the exchange `interaction`.
+fn with_sample(interaction: &str) -> (tempfile::TempDir, tempfile::TempDir) {
+    let pkg = tempfile::tempdir().unwrap();
+    fake::file(
+        pkg.path(),
+        "problem.yaml",
+        "problem_format_version: 2025-09\ntype: interactive\nname: Sample\n",
+    );
+    fake::file(pkg.path(), "data/sample/1.in", "5\n");
+    fake::file(pkg.path(), "data/sample/1.ans", "5\n");
+    fake::file(pkg.path(), "data/sample/1.interaction", interaction);
+    fake::source(pkg.path(), "output_validator/interactor.cpp", "interactor");
+    (pkg, tempfile::tempdir().unwrap())
+}
+
+/// Answers each guess it hears against the secret in its input, and accepts a right guess.
+fn guessing(run: &Run) -> Act {
+    let secret: i64 = run.arg_file(0).trim().parse().unwrap();
+    let mut said = String::new();
+    for guess in run.input_text().lines() {
+        let g: i64 = guess.trim().parse().unwrap_or(i64::MIN);
+        said.push_str(match g.cmp(&secret) {
+            std::cmp::Ordering::Less => "higher\n",
+            std::cmp::Ordering::Greater => "lower\n",
+            std::cmp::Ordering::Equal => return Act::exits(42).stdout(said + "correct\n"),
+        });
+    }
+    Act::exits(43).stdout(said)
+}
+
+#[test]
+fn verify_plays_a_sample_exchange_to_the_interactor_and_names_the_line_that_differs() {
+    let check = |interaction: &str| {
+        let (pkg, work) = with_sample(interaction);
+        let fake = FakeExecutor::new().program("interactor", guessing);
+        let mut engine = fake.engine(work.path());
+        let problem = Problem::load(pkg.path()).unwrap();
+        let checker = engine.prepare_checker(&problem).unwrap();
+        let found = super::check_samples(&mut engine, &problem, &checker);
+        (found, fake.runs_of("interactor").len())
+    };
+    let (found, runs) = check(">3\n<higher\n>5\n<correct\n");
+    assert_eq!((found.as_slice(), runs), (&[][..], 1), "{found:?}");
+    let (found, _) = check(">3\n<lower\n>5\n<correct\n");
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(
+        found[0].contains(":2: the interactor said `higher` where the sample says `lower`"),
+        "{found:?}"
+    );
+    // An exchange the interactor does not accept.
+    let (found, _) = check(">3\n<higher\n");
+    assert!(
+        found[0].contains("the interactor does not accept the sample exchange"),
+        "{found:?}"
+    );
+}
