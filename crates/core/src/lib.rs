@@ -7,6 +7,7 @@ pub mod checker;
 pub mod engine;
 pub mod executor;
 pub mod jobs;
+pub mod judging;
 pub mod lang;
 pub mod package;
 pub mod score;

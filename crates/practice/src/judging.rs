@@ -5,6 +5,7 @@
 
 use super::{Job, Practice};
 use judge_core::engine::{Engine, JudgeOptions};
+use judge_core::judging::{self, Prepared};
 use judge_core::setter::stress::{stress, StressOptions};
 use judge_model::event::{Event, Reporter};
 use serde_json::{json, Value};
@@ -163,12 +164,12 @@ fn judge(practice: &Practice, engine: &mut Engine, id: i64) {
         shown,
         tests: Vec::new(),
     };
-    let result = engine.prepare_checker(&problem).and_then(|checker| {
+    let result = Prepared::new(engine, problem).and_then(|prepared| {
         let options = JudgeOptions {
             all: true,
             ..Default::default()
         };
-        engine.judge(&problem, &checker, &copy, options, &mut forward)
+        judging::judge_one(&mut [engine], &prepared, &copy, options, &mut forward)
     });
     let _ = std::fs::remove_dir_all(&folder);
     match result {

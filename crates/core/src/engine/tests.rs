@@ -60,11 +60,11 @@ impl Case {
     ) -> (SubmissionReport, Vec<Event>) {
         let problem = self.problem();
         let source = fake::source(self.work.path(), &format!("src/{name}.cpp"), name);
-        let checker = engine.prepare_checker(&problem).unwrap();
+        let prepared = crate::judging::Prepared::new(engine, problem).unwrap();
         let mut events = Collect::default();
-        let report = engine
-            .judge(&problem, &checker, &source, options, &mut events)
-            .unwrap();
+        let report =
+            crate::judging::judge_one(&mut [engine], &prepared, &source, options, &mut events)
+                .unwrap();
         (report, events.0)
     }
 }

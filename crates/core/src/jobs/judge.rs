@@ -17,16 +17,28 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-/// One solution to judge.
-pub struct Entry {
+/// One submission to judge, and what is expected of it.
+pub struct Submission {
+    /// A source file, or a folder holding a multi-file program.
     pub source: PathBuf,
     pub options: JudgeOptions,
-    /// Not judged: this event is reported in its place (`verify`: a dialect the table lacks).
+    /// Not judged: this event is reported in its place (`verify`: a dialect the language table
+    /// lacks).
     pub skip: Option<Event>,
 }
 
-/// What each entry came to: `None` when it was skipped (`Entry::skip`), otherwise what
-/// [`Engine::judge`] would have returned.
+impl Submission {
+    pub fn new(source: impl Into<PathBuf>, options: JudgeOptions) -> Submission {
+        Submission {
+            source: source.into(),
+            options,
+            skip: None,
+        }
+    }
+}
+
+/// What a submission came to: `None` when it was skipped ([`Submission::skip`]); otherwise
+/// its report, or why it could not be judged (what [`Engine::judge`] would have returned).
 pub type Outcome = Option<Result<SubmissionReport, EngineError>>;
 
 /// Judges `entries` over the engines and reports their events in entry order. A solution with
@@ -36,7 +48,7 @@ pub fn judge_solutions(
     engines: &mut [&mut Engine],
     problem: &Problem,
     checker: &Checker,
-    entries: &[Entry],
+    entries: &[Submission],
     reporter: &mut dyn Reporter,
 ) -> Vec<Outcome> {
     let tests = problem.tests.len();
@@ -253,26 +265,6 @@ pub fn judge_solutions(
     spread(engines, items.len(), &|_| false, &work);
     drop(ordered);
     outcomes.into_inner().unwrap_or_else(|e| e.into_inner())
-}
-
-/// Judges one solution with its tests spread over the engines (`run`).
-pub fn judge_spread(
-    engines: &mut [&mut Engine],
-    problem: &Problem,
-    checker: &Checker,
-    source: &std::path::Path,
-    options: JudgeOptions,
-    reporter: &mut dyn Reporter,
-) -> Result<SubmissionReport, EngineError> {
-    let entry = Entry {
-        source: source.to_path_buf(),
-        options,
-        skip: None,
-    };
-    judge_solutions(engines, problem, checker, &[entry], reporter)
-        .pop()
-        .flatten()
-        .expect("an entry that is not skipped has an outcome")
 }
 
 #[cfg(test)]

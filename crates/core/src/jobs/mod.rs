@@ -14,7 +14,7 @@ mod ordered;
 
 pub use crate::engine::near_limit;
 pub use crate::executor::Gate;
-pub use judge::{judge_solutions, judge_spread, Entry, Outcome};
+pub use judge::{judge_solutions, Outcome, Submission};
 pub use ordered::{Ordered, Slot};
 
 use crate::engine::Engine;

@@ -4,6 +4,7 @@
 pub mod gen;
 pub mod jury;
 pub mod new;
+pub mod prepare;
 pub mod rebuild;
 pub mod solutions;
 pub mod stress;

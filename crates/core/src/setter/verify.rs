@@ -3,7 +3,8 @@
 //! `solutions/<slug>/<expected>/` gets its expected verdict.
 
 use crate::engine::{Checker, Engine, JudgeOptions};
-use crate::jobs::{judge_solutions, spread, Entry};
+use crate::jobs::spread;
+use crate::judging::{self, Submission};
 use crate::package::{recipe, Problem};
 use crate::setter::gen::GenOptions;
 use crate::setter::jury::{validate_input_with, NotValid, VALIDATOR_RULE};
@@ -298,9 +299,9 @@ pub fn verify_problem(
     }
     if let Some(checker) = &checker {
         // Every test of every solution is a piece of work for whichever job is free
-        // (`crate::jobs::judge_solutions`). A solution expected to run out of time runs each
+        // (`crate::judging::judge` over the jobs). A solution expected to run out of time runs each
         // test alone (`JudgeOptions::alone`), as its TLE would be judged again alone anyway.
-        let entries: Vec<Entry> = solutions
+        let entries: Vec<Submission> = solutions
             .iter()
             .map(|(path, allowed)| {
                 let expected = allowed.first().copied().unwrap_or(Verdict::AC);
@@ -320,7 +321,7 @@ pub fn verify_problem(
                     },
                     reason: why,
                 });
-                Entry {
+                Submission {
                     source: path.clone(),
                     options: JudgeOptions {
                         all: false,
@@ -343,7 +344,7 @@ pub fn verify_problem(
                 }
             })
             .collect();
-        let outcomes = judge_solutions(engines, &problem, checker, &entries, &mut *reporter);
+        let outcomes = judging::judge(engines, (&problem, checker), &entries, &mut *reporter);
         for (((path, allowed), entry), outcome) in solutions.iter().zip(&entries).zip(outcomes) {
             let expected = allowed.first().copied().unwrap_or(Verdict::AC);
             let (report, error) = match outcome {

@@ -4,6 +4,7 @@
 
 use crate::engine::{Engine, JudgeOptions};
 use crate::executor::fake::{self, Act, FakeExecutor, Run};
+use crate::judging::{self, Prepared};
 use crate::package::Problem;
 use judge_model::event::Collect;
 use judge_model::result::SubmissionReport;
@@ -49,20 +50,19 @@ impl Case {
 fn judge_in(engine: &mut Engine, pkg: &Path, work: &Path) -> SubmissionReport {
     let problem = Problem::load(pkg).unwrap();
     let source = fake::source(work, "src/sol.cpp", "sol");
-    let checker = engine.prepare_checker(&problem).unwrap();
+    let prepared = Prepared::new(engine, problem).unwrap();
     let options = JudgeOptions {
         all: true,
         ..JudgeOptions::default()
     };
-    engine
-        .judge(
-            &problem,
-            &checker,
-            &source,
-            options,
-            &mut Collect::default(),
-        )
-        .unwrap()
+    judging::judge_one(
+        &mut [engine],
+        &prepared,
+        &source,
+        options,
+        &mut Collect::default(),
+    )
+    .unwrap()
 }
 
 /// A Kattis interactor that accepts when the solution wrote twice the test's input.

@@ -126,9 +126,9 @@ fn judge_with_jobs(jobs: usize, alone_for_tle: bool) -> Judged {
     };
     let mut refs: Vec<&mut Engine> = engines.iter_mut().collect();
     let checker = refs[0].prepare_checker(&problem).unwrap();
-    let entries: Vec<Entry> = NAMES
+    let entries: Vec<Submission> = NAMES
         .iter()
-        .map(|name| Entry {
+        .map(|name| Submission {
             source: fake::source(work.path(), &format!("src/{name}.py"), name),
             options: JudgeOptions {
                 alone: alone_for_tle && *name == "slow",
@@ -286,14 +286,16 @@ fn run_with_all_spreads_one_solution_and_keeps_every_test_in_order() {
             all: true,
             ..JudgeOptions::default()
         };
-        let report = judge_spread(
+        let report = judge_solutions(
             &mut refs,
             &problem,
             &checker,
-            &source,
-            options,
+            &[Submission::new(source, options)],
             &mut Collect::default(),
         )
+        .pop()
+        .flatten()
+        .unwrap()
         .unwrap();
         let tests: Vec<(String, Verdict)> = report
             .tests
