@@ -206,6 +206,7 @@ def main():
         for url in urls:
             print(f"  {url}  ({', '.join(sorted({f for u, f in externals if u == url})[:3])})")
     sys.stdout.flush()
+    errors = list(dict.fromkeys(errors))  # mdBook writes each image twice (zoom), on one line
     for error in errors:
         print(f"broken link: {error}", file=sys.stderr)
     sys.stderr.flush()
