@@ -66,7 +66,7 @@ pub struct VerifyOptions {
 }
 
 /// Verifies one package: the package steps with the first engine, the solutions spread over
-/// all of them (`crate::jobs`), reported in their order.
+/// all of them (`crate::judging::judge` over the jobs), reported in their order.
 pub fn verify_problem(
     engines: &mut [&mut Engine],
     dir: &Path,
@@ -80,6 +80,86 @@ pub fn verify_problem(
         solutions: Vec::new(),
         advice: None,
     };
+    let (id, mut problem) = match load(engines, dir, reporter) {
+        (id, Ok(problem)) => (id, problem),
+        (id, Err((finding, problem))) => {
+            check.findings.push(finding);
+            finished(reporter, id, &check, problem.as_ref());
+            return check;
+        }
+    };
+    let (solutions_dir, solutions) = expected_verdicts(&problem, dir, &mut check);
+    let sources = solutions.iter().map(|(p, _)| p.as_path());
+    for message in engines[0].languages.fallback_notes(sources) {
+        // A language this format runs differently (Kattis' PyPy) missing here.
+        note(reporter, &id, message);
+    }
+    let marked_scores = expected_scores(&problem, &solutions, &id, &mut check, reporter);
+    let reference = solutions
+        .iter()
+        .find(|(_, v)| *v == [Verdict::AC])
+        .map(|(p, _)| p.clone());
+    if reference.is_none() {
+        check.findings.push(Finding::failed(format!(
+            "{}: no reference solution\n  hint: put at least one solution in accepted/",
+            solutions_dir.display()
+        )));
+    }
+    check.findings.extend(check_tests(
+        engines,
+        &problem,
+        reference.as_deref(),
+        options,
+        &id,
+        reporter,
+    ));
+    let checker = check_checker(engines[0], &problem, &id, &mut check, reporter);
+    if let (Some(checker), true) = (&checker, problem.derive_time) {
+        derive_time_limit(engines[0], &mut problem, checker, &id, &mut check, reporter);
+    }
+    if let Some(checker) = &checker {
+        let submissions = submissions(&problem, &solutions, &marked_scores, &id);
+        let outcomes = judging::judge(engines, (&problem, checker), &submissions, &mut *reporter);
+        check
+            .solutions
+            .extend(solutions.iter().zip(&submissions).zip(outcomes).map(
+                |(((path, allowed), submission), outcome)| {
+                    solution_check(path, allowed, submission, outcome)
+                },
+            ));
+    }
+    check.advice = Some(time_advice(&problem, &check.solutions));
+    finished(reporter, id, &check, Some(&problem));
+    check.problem = Some(problem);
+    check
+}
+
+/// An event of a step of `verify` ("Checking", "tests against the validator").
+fn step(reporter: &mut dyn Reporter, id: &str, verb: &str, what: &str) {
+    reporter.event(&Event::Step {
+        problem: id.to_string(),
+        verb: verb.to_string(),
+        what: what.to_string(),
+    })
+}
+
+fn note(reporter: &mut dyn Reporter, id: &str, message: String) {
+    reporter.event(&Event::Note {
+        problem: Some(id.to_string()),
+        message,
+    });
+}
+
+/// What stops verifying a package: the finding, and the package when it loaded.
+type Stop = (Finding, Option<Problem>);
+
+/// Loads the package (`problem_started` either way), tells its warnings and makes the tests it
+/// leaves out; the problem's id (its slug, or the folder when it does not load).
+fn load(
+    engines: &mut [&mut Engine],
+    dir: &Path,
+    reporter: &mut dyn Reporter,
+) -> (String, Result<Problem, Stop>) {
     let loaded = Problem::load(dir);
     let id = match &loaded {
         Ok(p) => p.slug.clone(),
@@ -98,11 +178,7 @@ pub fn verify_problem(
     });
     let mut problem = match loaded {
         Ok(p) => p,
-        Err(e) => {
-            check.findings.push(Finding::broken(e.to_string()));
-            finished(reporter, id, &check, None);
-            return check;
-        }
+        Err(e) => return (id, Err((Finding::broken(e.to_string()), None))),
     };
     for engine in engines.iter_mut() {
         problem.set_languages(&mut engine.languages);
@@ -114,76 +190,72 @@ pub fn verify_problem(
             message: warning.to_string(),
         });
     }
-    let step = |reporter: &mut dyn Reporter, verb: &str, what: &str| {
-        reporter.event(&Event::Step {
-            problem: id.clone(),
-            verb: verb.to_string(),
-            what: what.to_string(),
-        })
-    };
     // Tests the package leaves out (Polygon without its full files) are made first.
-    match crate::setter::rebuild::rebuild_missing(
+    let made = crate::setter::rebuild::rebuild_missing(
         &mut *engines[0],
         &mut problem,
-        &mut |verb, what| step(reporter, verb, what),
-    ) {
+        &mut |verb, what| step(reporter, &id, verb, what),
+    );
+    match made {
         Ok(notes) => {
             for message in notes {
-                reporter.event(&Event::Note {
-                    problem: Some(id.clone()),
-                    message,
-                });
+                note(reporter, &id, message);
             }
+            (id, Ok(problem))
         }
-        Err(e) => {
-            check.findings.push(Finding::broken(e.to_string()));
-            finished(reporter, id, &check, Some(&problem));
-            return check;
-        }
+        Err(e) => (id, Err((Finding::broken(e.to_string()), Some(problem)))),
     }
-    // A native package keeps its solutions in verdict folders; Kattis and Polygon packages list
-    // theirs with the verdicts they allow.
-    let solutions_dir = match problem.format {
-        crate::package::Format::Native => solutions_dir(dir, &problem.slug),
-        _ => dir.to_path_buf(),
-    };
-    let solutions: Vec<(PathBuf, Vec<Verdict>)> = match problem.format {
+}
+
+/// The package's solutions with the verdicts each may get, and the folder they are listed from.
+/// A native package keeps its solutions in verdict folders (a misplaced one is a finding);
+/// Kattis and Polygon packages list theirs with the verdicts they allow.
+fn expected_verdicts(
+    problem: &Problem,
+    dir: &Path,
+    check: &mut ProblemCheck,
+) -> (PathBuf, Vec<(PathBuf, Vec<Verdict>)>) {
+    match problem.format {
         crate::package::Format::Native => {
-            let (solutions, misplaced) = list_solutions(&solutions_dir);
+            let folder = solutions_dir(dir, &problem.slug);
+            let (solutions, misplaced) = list_solutions(&folder);
             check
                 .findings
                 .extend(misplaced.into_iter().map(Finding::broken));
-            solutions.into_iter().map(|(p, v)| (p, vec![v])).collect()
+            let solutions = solutions.into_iter().map(|(p, v)| (p, vec![v])).collect();
+            (folder, solutions)
         }
-        _ => problem
-            .solutions
-            .iter()
-            .map(|s| (s.path.clone(), s.expected.clone()))
-            .collect(),
-    };
-    // A language this format runs differently (Kattis' PyPy) missing here.
-    let sources = solutions.iter().map(|(p, _)| p.as_path());
-    for message in engines[0].languages.fallback_notes(sources) {
-        reporter.event(&Event::Note {
-            problem: Some(id.clone()),
-            message,
-        });
+        _ => {
+            let solutions = problem
+                .solutions
+                .iter()
+                .map(|s| (s.path.clone(), s.expected.clone()))
+                .collect();
+            (dir.to_path_buf(), solutions)
+        }
     }
+}
+
+/// The scores marked in the solutions' sources (DOMjudge's `@EXPECTED_SCORE@: 70`, in any
+/// format, over the package's own), with a note when the package's grader is not run.
+fn expected_scores(
+    problem: &Problem,
+    solutions: &[(PathBuf, Vec<Verdict>)],
+    id: &str,
+    check: &mut ProblemCheck,
+    reporter: &mut dyn Reporter,
+) -> Vec<(PathBuf, judge_model::score::Expected)> {
     if problem
         .scoring
         .as_ref()
         .is_some_and(crate::score::Scoring::grader_not_run)
         && problem.solutions.iter().any(|s| s.score.is_some())
     {
-        reporter.event(&Event::Note {
-            problem: Some(id.clone()),
-            message: "the package's custom grader is not run, so the scores shown are the default grader's (capped at each range) and the scores its submissions expect are not checked".into(),
-        });
+        note(reporter, id, "the package's custom grader is not run, so the scores shown are the default grader's (capped at each range) and the scores its submissions expect are not checked".into());
     }
-    // DOMjudge's `@EXPECTED_SCORE@: 70` in a source, in any format, over the package's own.
-    let mut marked_scores: Vec<(PathBuf, judge_model::score::Expected)> = Vec::new();
+    let mut marked_scores = Vec::new();
     if problem.scoring.is_some() {
-        for (path, _) in &solutions {
+        for (path, _) in solutions {
             match marked_score(path) {
                 Ok(Some(score)) => marked_scores.push((path.clone(), score)),
                 Ok(None) => {}
@@ -191,198 +263,212 @@ pub fn verify_problem(
             }
         }
     }
-    let reference = solutions
+    marked_scores
+}
+
+/// Builds every jury program at once (spread over the jobs), then checks the tests against the
+/// validator and that generated tests are up to date.
+fn check_tests(
+    engines: &mut [&mut Engine],
+    problem: &Problem,
+    reference: Option<&Path>,
+    options: &VerifyOptions,
+    id: &str,
+    reporter: &mut dyn Reporter,
+) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    // The jobs' steps, one at a time into the reporter.
+    let steps = Mutex::new(reporter);
+    let progress = |verb: &str, what: &str| {
+        let mut reporter = steps.lock().unwrap_or_else(|e| e.into_inner());
+        step(&mut **reporter, id, verb, what);
+    };
+    let builds = Builds::default();
+    let recipe = recipe::load_recipe(&problem.dir);
+    let generators = recipe
         .iter()
-        .find(|(_, v)| *v == [Verdict::AC])
-        .map(|(p, _)| p.clone());
-    if reference.is_none() {
-        check.findings.push(Finding::failed(format!(
-            "{}: no reference solution\n  hint: put at least one solution in accepted/",
-            solutions_dir.display()
-        )));
-    }
-    {
-        // The jobs' steps, one at a time into the reporter.
-        let steps = Mutex::new(&mut *reporter);
-        let progress = |verb: &str, what: &str| {
-            let mut reporter = steps.lock().unwrap_or_else(|e| e.into_inner());
-            step(&mut **reporter, verb, what);
-        };
-        // Every jury program at once, spread over the jobs.
-        let builds = Builds::default();
-        let recipe = recipe::load_recipe(&problem.dir);
-        let generators = recipe
+        .flat_map(|r| r.tests.iter().map(|t| &t.generator));
+    builds.prebuild(
+        engines,
+        problem
+            .validator
             .iter()
-            .flat_map(|r| r.tests.iter().map(|t| &t.generator));
-        builds.prebuild(
+            .chain(generators)
+            .map(PathBuf::as_path)
+            .chain(reference),
+    );
+    progress("Checking", "tests against the validator");
+    findings.extend(validate_tests(engines, &builds, problem, &progress));
+    progress("Checking", "that generated tests are up to date");
+    match recipe {
+        Ok(recipe) => findings.extend(crate::setter::gen::stale_tests(
             engines,
-            problem
-                .validator
-                .iter()
-                .chain(generators)
-                .chain(reference.as_ref())
-                .map(PathBuf::as_path),
-        );
-        progress("Checking", "tests against the validator");
-        check
-            .findings
-            .extend(validate_tests(engines, &builds, &problem, &progress));
-        progress("Checking", "that generated tests are up to date");
-        match recipe {
-            Ok(recipe) => check.findings.extend(crate::setter::gen::stale_tests(
-                engines,
-                &builds,
-                &problem,
-                &recipe,
-                reference.as_deref(),
-                &options.gen,
-                &progress,
-            )),
-            Err(e) => check.findings.push(Finding::broken(e.to_string())),
-        }
+            &builds,
+            problem,
+            &recipe,
+            reference,
+            &options.gen,
+            &progress,
+        )),
+        Err(e) => findings.push(Finding::broken(e.to_string())),
     }
-    let engine: &mut Engine = engines[0];
-    let checker = match engine.prepare_checker(&problem) {
-        Ok(c) => Some(c),
+    findings
+}
+
+/// Builds the checker (or interactor), runs `checker_tests.toml` and plays an interactive
+/// problem's sample exchanges against its interactor; `None` when the checker does not build.
+fn check_checker(
+    engine: &mut Engine,
+    problem: &Problem,
+    id: &str,
+    check: &mut ProblemCheck,
+    reporter: &mut dyn Reporter,
+) -> Option<Checker> {
+    let checker = match engine.prepare_checker(problem) {
+        Ok(c) => c,
         Err(e) => {
             check.findings.push(Finding::broken(e.to_string()));
-            None
+            return None;
         }
     };
-    if let Some(checker) = &checker {
-        step(
-            reporter,
-            "Checking",
-            "the checker against checker_tests.toml",
-        );
-        check
-            .findings
-            .extend(run_checker_tests(engine, &problem, checker));
-        // An interactive problem's sample exchanges, played against its interactor.
-        check.findings.extend(
-            crate::engine::interactive::check_samples(engine, &problem, checker)
-                .into_iter()
-                .map(Finding::failed),
-        );
-    }
-    if let (Some(checker), true) = (&checker, problem.derive_time) {
-        // No time limit in the package: the accepted solutions give it (Kattis' rule).
-        step(
-            reporter,
-            "Deriving",
-            "the time limit from the accepted solutions",
-        );
-        match crate::setter::time_limit::derive(engine, &problem, checker, false) {
-            Ok(derived) => {
-                for message in derived.notes {
-                    reporter.event(&Event::Note {
-                        problem: Some(id.clone()),
-                        message,
-                    });
-                }
-                if let Some((limit, why)) = derived.limit {
-                    problem.limits.time = limit;
-                    problem.limits.wall = limit * 3 + Duration::from_secs(1);
-                    problem.origin.time = why;
-                    reporter.event(&Event::Note {
-                        problem: Some(id.clone()),
-                        message: format!(
-                            "time limit {}: {}",
-                            judge_model::units::secs(problem.limits.time),
-                            problem.origin.time
-                        ),
-                    });
-                }
-            }
-            Err(e) => check.findings.push(Finding::broken(e.to_string())),
-        }
-    }
-    if let Some(checker) = &checker {
-        // Every test of every solution is a piece of work for whichever job is free
-        // (`crate::judging::judge` over the jobs). A solution expected to run out of time runs each
-        // test alone (`JudgeOptions::alone`), as its TLE would be judged again alone anyway.
-        let entries: Vec<Submission> = solutions
-            .iter()
-            .map(|(path, allowed)| {
-                let expected = allowed.first().copied().unwrap_or(Verdict::AC);
-                let declared = problem
-                    .solutions
-                    .iter()
-                    .find(|s| s.path == *path)
-                    .and_then(|s| s.language.as_deref());
-                let skip = other_dialect(path, declared).map(|why| Event::SolutionSkipped {
-                    problem: id.clone(),
-                    solution: path.display().to_string(),
-                    expected: Some(expected),
-                    allowed: if allowed.len() > 1 {
-                        allowed.clone()
-                    } else {
-                        Vec::new()
-                    },
-                    reason: why,
-                });
-                Submission {
-                    source: path.clone(),
-                    options: JudgeOptions {
-                        all: false,
-                        expected: allowed.clone(),
-                        skip_unavailable: true,
-                        alone: expected == Verdict::TLE,
-                        score: marked_scores
-                            .iter()
-                            .find(|(p, _)| p == path)
-                            .map(|(_, s)| *s)
-                            .or_else(|| expected_score(&problem, path)),
-                        rules: package_rules(&problem, path),
-                        permitted: problem
-                            .solutions
-                            .iter()
-                            .find(|s| s.path == *path)
-                            .and_then(|s| s.permitted.clone()),
-                    },
-                    skip,
-                }
-            })
-            .collect();
-        let outcomes = judging::judge(engines, (&problem, checker), &entries, &mut *reporter);
-        for (((path, allowed), entry), outcome) in solutions.iter().zip(&entries).zip(outcomes) {
-            let expected = allowed.first().copied().unwrap_or(Verdict::AC);
-            let (report, error) = match outcome {
-                None => (None, None),
-                Some(Ok(r)) => (Some(r), None),
-                Some(Err(e)) => (None, Some(e)),
-            };
-            // No toolchain for its language here: skipped with a note, not failed.
-            let skipped = match (&entry.skip, &error) {
-                (Some(Event::SolutionSkipped { reason, .. }), _) => Some(reason.clone()),
-                (_, Some(crate::engine::EngineError::Build(crate::build::BuildError::Lang(e)))) => {
-                    Some(e.short())
-                }
-                _ => None,
-            };
-            check.solutions.push(SolutionCheck {
-                path: path.clone(),
-                expected,
-                allowed: allowed.clone(),
-                score: entry.options.score,
-                rule_failures: report
-                    .as_ref()
-                    .map(|r| crate::engine::expectation_failures(&entry.options, r))
-                    .unwrap_or_default(),
-                skipped: skipped.clone(),
-                report,
-                error: if skipped.is_some() {
-                    None
-                } else {
-                    error.map(|e| e.to_string())
-                },
-            });
-        }
-    }
-    check.advice = Some(time_advice(&problem, &check.solutions));
-    finished(reporter, id, &check, Some(&problem));
-    check.problem = Some(problem);
+    step(
+        reporter,
+        id,
+        "Checking",
+        "the checker against checker_tests.toml",
+    );
     check
+        .findings
+        .extend(run_checker_tests(engine, problem, &checker));
+    check.findings.extend(
+        crate::engine::interactive::check_samples(engine, problem, &checker)
+            .into_iter()
+            .map(Finding::failed),
+    );
+    Some(checker)
+}
+
+/// No time limit in the package: the accepted solutions give it (Kattis' rule).
+fn derive_time_limit(
+    engine: &mut Engine,
+    problem: &mut Problem,
+    checker: &Checker,
+    id: &str,
+    check: &mut ProblemCheck,
+    reporter: &mut dyn Reporter,
+) {
+    step(
+        reporter,
+        id,
+        "Deriving",
+        "the time limit from the accepted solutions",
+    );
+    match crate::setter::time_limit::derive(engine, problem, checker, false) {
+        Ok(derived) => {
+            for message in derived.notes {
+                note(reporter, id, message);
+            }
+            if let Some((limit, why)) = derived.limit {
+                problem.limits.time = limit;
+                problem.limits.wall = limit * 3 + Duration::from_secs(1);
+                problem.origin.time = why;
+                let message = format!(
+                    "time limit {}: {}",
+                    judge_model::units::secs(problem.limits.time),
+                    problem.origin.time
+                );
+                note(reporter, id, message);
+            }
+        }
+        Err(e) => check.findings.push(Finding::broken(e.to_string())),
+    }
+}
+
+/// Each solution as a submission with what the package expects of it. Every test of every
+/// solution is a piece of work for whichever job is free; a solution expected to run out of time
+/// runs each test alone (`JudgeOptions::alone`), as its TLE would be judged again alone anyway.
+fn submissions(
+    problem: &Problem,
+    solutions: &[(PathBuf, Vec<Verdict>)],
+    marked_scores: &[(PathBuf, judge_model::score::Expected)],
+    id: &str,
+) -> Vec<Submission> {
+    solutions
+        .iter()
+        .map(|(path, allowed)| {
+            let expected = allowed.first().copied().unwrap_or(Verdict::AC);
+            let declared = problem.solutions.iter().find(|s| s.path == *path);
+            let language = declared.and_then(|s| s.language.as_deref());
+            let skip = other_dialect(path, language).map(|why| Event::SolutionSkipped {
+                problem: id.to_string(),
+                solution: path.display().to_string(),
+                expected: Some(expected),
+                allowed: if allowed.len() > 1 {
+                    allowed.clone()
+                } else {
+                    Vec::new()
+                },
+                reason: why,
+            });
+            Submission {
+                source: path.clone(),
+                options: JudgeOptions {
+                    all: false,
+                    expected: allowed.clone(),
+                    skip_unavailable: true,
+                    alone: expected == Verdict::TLE,
+                    score: marked_scores
+                        .iter()
+                        .find(|(p, _)| p == path)
+                        .map(|(_, s)| *s)
+                        .or_else(|| expected_score(problem, path)),
+                    rules: package_rules(problem, path),
+                    permitted: declared.and_then(|s| s.permitted.clone()),
+                },
+                skip,
+            }
+        })
+        .collect()
+}
+
+/// What happened to one solution, against what its package expects.
+fn solution_check(
+    path: &Path,
+    allowed: &[Verdict],
+    submission: &Submission,
+    outcome: judging::Outcome,
+) -> SolutionCheck {
+    let expected = allowed.first().copied().unwrap_or(Verdict::AC);
+    let (report, error) = match outcome {
+        None => (None, None),
+        Some(Ok(r)) => (Some(r), None),
+        Some(Err(e)) => (None, Some(e)),
+    };
+    // No toolchain for its language here: skipped with a note, not failed.
+    let skipped = match (&submission.skip, &error) {
+        (Some(Event::SolutionSkipped { reason, .. }), _) => Some(reason.clone()),
+        (_, Some(crate::engine::EngineError::Build(crate::build::BuildError::Lang(e)))) => {
+            Some(e.short())
+        }
+        _ => None,
+    };
+    SolutionCheck {
+        path: path.to_path_buf(),
+        expected,
+        allowed: allowed.to_vec(),
+        score: submission.options.score,
+        rule_failures: report
+            .as_ref()
+            .map(|r| crate::engine::expectation_failures(&submission.options, r))
+            .unwrap_or_default(),
+        skipped: skipped.clone(),
+        report,
+        error: if skipped.is_some() {
+            None
+        } else {
+            error.map(|e| e.to_string())
+        },
+    }
 }
 
 /// `@EXPECTED_SCORE@: 70` (DOMjudge's mark) in a source file: the score it must get. `Err`
