@@ -22,37 +22,7 @@ pub struct Args {
 pub fn run(args: Args) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
     let mut problem = Problem::load(&dir)?;
-    if problem.format == package::Format::Native {
-        // A native package's solutions live in verdict folders beside it.
-        let folder = judge_core::setter::solutions::solutions_dir(&problem.dir, &problem.slug);
-        let (found, misplaced) = judge_core::setter::solutions::list_solutions(&folder);
-        problem.solutions = found
-            .into_iter()
-            .map(|(path, verdict)| {
-                let parent = path
-                    .parent()
-                    .and_then(Path::file_name)
-                    .unwrap_or_default()
-                    .to_string_lossy()
-                    .into_owned();
-                package::Solution {
-                    path,
-                    expected: vec![verdict],
-                    permitted: None,
-                    rule: format!("folder {parent}/"),
-                    entrypoint: None,
-                    score: None,
-                    rules: Vec::new(),
-                    language: None,
-                }
-            })
-            .collect();
-        problem.warnings.extend(
-            misplaced
-                .into_iter()
-                .map(|m| package::PackageError::new(&folder, m)),
-        );
-    }
+    judge_core::setter::solutions::read_native(&mut problem);
     if args.json {
         judge_report::outln!("{}", document(&problem));
     } else {
@@ -180,6 +150,17 @@ pub fn render(problem: &Problem) -> String {
         s.push_str(&text);
         s.push('\n');
     };
+    render_limits(problem, &mut line);
+    render_jury(problem, &mut line);
+    render_scoring(problem, &mut line);
+    render_tests(problem, &mut line);
+    render_exchanges(problem, &mut line);
+    render_solutions(problem, &mut line);
+    s
+}
+
+/// The problem, its format, its limits with where each came from, and its input and output.
+fn render_limits(problem: &Problem, line: &mut dyn FnMut(String)) {
     let l = &problem.limits;
     line(format!("problem    {} ({})", problem.slug, problem.name));
     line(format!("path       {}", problem.dir.display()));
@@ -220,6 +201,10 @@ pub fn render(problem: &Problem) -> String {
                 "file `{f}` in the working folder"
             ))
     ));
+}
+
+/// The interactor, the checker and the validators, with their protocols.
+fn render_jury(problem: &Problem, line: &mut dyn FnMut(String)) {
     if let Some(p) = &problem.interactor {
         line(format!("interactor {}", rel(problem, &p.source)));
         line(format!(
@@ -261,6 +246,10 @@ pub fn render(problem: &Problem) -> String {
             protocol_text(v.protocol, false)
         ));
     }
+}
+
+/// The groups and the scoring tree, and the passes of a multi-pass problem.
+fn render_scoring(problem: &Problem, line: &mut dyn FnMut(String)) {
     if !problem.groups.is_empty() {
         let names: Vec<String> = problem
             .groups
@@ -313,6 +302,10 @@ pub fn render(problem: &Problem) -> String {
     if let Some(passes) = problem.passes {
         line(format!("passes     up to {passes} per test (multi-pass: the output validator's nextpass.in is the next input)"));
     }
+}
+
+/// The tests in judging order, with what is special about each.
+fn render_tests(problem: &Problem, line: &mut dyn FnMut(String)) {
     line(format!(
         "tests      {} in judging order:",
         problem.tests.len()
@@ -356,7 +349,10 @@ pub fn render(problem: &Problem) -> String {
             }
         ));
     }
-    // The sample exchanges of an interactive problem, as the statement would show them.
+}
+
+/// The sample exchanges of an interactive problem, as the statement would show them.
+fn render_exchanges(problem: &Problem, line: &mut dyn FnMut(String)) {
     for t in problem.tests.iter().filter(|t| t.sample) {
         let Some(path) = &t.interaction else {
             continue;
@@ -379,6 +375,10 @@ pub fn render(problem: &Problem) -> String {
             Err(why) => line(format!("    {why}")),
         }
     }
+}
+
+/// The package's solutions with their expected verdicts, and its warnings.
+fn render_solutions(problem: &Problem, line: &mut dyn FnMut(String)) {
     if !problem.solutions.is_empty() {
         line(format!(
             "solutions  {} with their expected verdicts:",
@@ -404,5 +404,4 @@ pub fn render(problem: &Problem) -> String {
             line(format!("  {w}"));
         }
     }
-    s
 }

@@ -1,7 +1,7 @@
 //! Where a package's solutions live and which verdict each is expected to get: the folder
 //! `solutions/<expected>/` it sits in.
 
-use crate::package::natural_cmp;
+use crate::package::{natural_cmp, Problem};
 use judge_model::Verdict;
 use std::path::{Path, PathBuf};
 
@@ -98,6 +98,44 @@ fn meant_folder(name: &str) -> Option<&'static str> {
         (Some(f), None) => Some(f),
         _ => None,
     }
+}
+
+/// A native package's solutions, read from their verdict folders beside it into
+/// `problem.solutions` (each with the folder as the rule that gives its verdict); a misplaced one
+/// becomes a warning. Other formats list their solutions themselves: nothing changes.
+pub fn read_native(problem: &mut Problem) {
+    if problem.format != crate::package::Format::Native {
+        return;
+    }
+    // A native package's solutions live in verdict folders beside it.
+    let folder = solutions_dir(&problem.dir, &problem.slug);
+    let (found, misplaced) = list_solutions(&folder);
+    problem.solutions = found
+        .into_iter()
+        .map(|(path, verdict)| {
+            let parent = path
+                .parent()
+                .and_then(Path::file_name)
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned();
+            crate::package::Solution {
+                path,
+                expected: vec![verdict],
+                permitted: None,
+                rule: format!("folder {parent}/"),
+                entrypoint: None,
+                score: None,
+                rules: Vec::new(),
+                language: None,
+            }
+        })
+        .collect();
+    problem.warnings.extend(
+        misplaced
+            .into_iter()
+            .map(|m| crate::package::PackageError::new(&folder, m)),
+    );
 }
 
 #[cfg(test)]
