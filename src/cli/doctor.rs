@@ -3,7 +3,8 @@
 
 use super::exit;
 use judge_core::lang::{self, Language, Languages, Step};
-use judge_sandbox::Sandbox;
+use judge_sandbox::worker::SystemView;
+use judge_sandbox::{Layer, LimitMechanism, Sandbox};
 use std::path::{Path, PathBuf};
 
 #[derive(Debug, clap::Args)]
@@ -35,43 +36,78 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         .collect();
     let limits = sandbox.limits();
     if args.json {
-        let visible = view.map(|v| {
-            let system: Vec<&PathBuf> = v.dirs.iter().chain(&v.files).chain(&v.devices).collect();
-            let links: serde_json::Map<String, serde_json::Value> = v
-                .links
-                .iter()
-                .map(|(l, t)| (l.display().to_string(), t.display().to_string().into()))
-                .collect();
-            let languages: Vec<serde_json::Value> = paths
-                .iter()
-                .map(|(l, [compile, run])| {
-                    let mut missing: Vec<&String> = compile.missing.iter().collect();
-                    missing.extend(run.missing.iter().filter(|m| !compile.missing.contains(m)));
-                    serde_json::json!({
-                        "name": l.name,
-                        "compile": compile.shown,
-                        "run": run.shown,
-                        "missing": missing,
-                    })
-                })
-                .collect();
-            serde_json::json!({
-                "system": system,
-                "links": links,
-                "private": ["/proc", "/tmp"],
-                "per_run": PER_RUN,
-                "languages": languages,
-            })
-        });
-        let mut doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "limits": limits, "speed": notes, "visible": visible});
-        if let Some(t) = &tuned {
-            doc["tuned"] = t.as_str().into();
-        }
-        judge_report::outln!("{}", serde_json::to_string_pretty(&doc)?);
+        print_json(
+            &sandbox,
+            &layers,
+            &notes,
+            &limits,
+            view.as_ref(),
+            &paths,
+            tuned.as_deref(),
+        )?;
         return Ok(exit::OK);
     }
+    print_layers(&sandbox, &layers, &notes, &limits, tuned.as_deref());
+    print_view(view.as_ref(), &paths);
+    Ok(exit::OK)
+}
+
+/// `--json`: one document with the layers, limits, speed notes and what programs see.
+fn print_json(
+    sandbox: &Sandbox,
+    layers: &[Layer],
+    notes: &[Layer],
+    limits: &[LimitMechanism],
+    view: Option<&SystemView>,
+    paths: &[(&Language, [Listed; 2])],
+    tuned: Option<&str>,
+) -> anyhow::Result<()> {
+    let visible = view.map(|v| {
+        let system: Vec<&PathBuf> = v.dirs.iter().chain(&v.files).chain(&v.devices).collect();
+        let links: serde_json::Map<String, serde_json::Value> = v
+            .links
+            .iter()
+            .map(|(l, t)| (l.display().to_string(), t.display().to_string().into()))
+            .collect();
+        let languages: Vec<serde_json::Value> = paths
+            .iter()
+            .map(|(l, [compile, run])| {
+                let mut missing: Vec<&String> = compile.missing.iter().collect();
+                missing.extend(run.missing.iter().filter(|m| !compile.missing.contains(m)));
+                serde_json::json!({
+                    "name": l.name,
+                    "compile": compile.shown,
+                    "run": run.shown,
+                    "missing": missing,
+                })
+            })
+            .collect();
+        serde_json::json!({
+            "system": system,
+            "links": links,
+            "private": ["/proc", "/tmp"],
+            "per_run": PER_RUN,
+            "languages": languages,
+        })
+    });
+    let mut doc = serde_json::json!({"schema": 1, "isolation": sandbox.level(), "layers": layers, "limits": limits, "speed": notes, "visible": visible});
+    if let Some(t) = &tuned {
+        doc["tuned"] = (*t).into();
+    }
+    judge_report::outln!("{}", serde_json::to_string_pretty(&doc)?);
+    Ok(())
+}
+
+/// The layers, the isolation level, the limits and the speed notes, as text.
+fn print_layers(
+    sandbox: &Sandbox,
+    layers: &[Layer],
+    notes: &[Layer],
+    limits: &[LimitMechanism],
+    tuned: Option<&str>,
+) {
     let width = layers.iter().map(|l| l.name.len()).max().unwrap_or(5);
-    for l in &layers {
+    for l in layers {
         let state = if l.active { "active " } else { "MISSING" };
         judge_report::outln!("{:<width$}  {state}  {}", l.name, l.detail);
         if let (false, Some(h)) = (l.active, &l.hint) {
@@ -85,7 +121,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
     judge_report::outln!("\nlimits:");
     let width = limits.iter().map(|l| l.limit.len()).max().unwrap_or(5);
     let how = limits.iter().map(|l| l.mechanism.len()).max().unwrap_or(5);
-    for l in &limits {
+    for l in limits {
         let exact = if l.exact { "exact" } else { "approximate" };
         judge_report::outln!(
             "{:<width$}  {:<how$}  {exact:<11}  {}",
@@ -97,7 +133,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
     if !notes.is_empty() {
         judge_report::outln!("\nspeed:");
         let width = notes.iter().map(|l| l.name.len()).max().unwrap_or(5);
-        for n in &notes {
+        for n in notes {
             let state = if n.active { "on " } else { "off" };
             judge_report::outln!("{:<width$}  {state}  {}", n.name, n.detail);
             if let (false, Some(h)) = (n.active, &n.hint) {
@@ -105,9 +141,13 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
             }
         }
     }
+}
+
+/// What programs see of the host: the system view, and each language's paths.
+fn print_view(view: Option<&SystemView>, paths: &[(&Language, [Listed; 2])]) {
     let Some(v) = view else {
         judge_report::outln!("\nvisible to programs: all the host (no mount namespace)");
-        return Ok(exit::OK);
+        return;
     };
     judge_report::outln!("\nvisible to programs (read-only; nothing else of the host):");
     let width = paths
@@ -147,7 +187,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
         show(&v.devices)
     );
     judge_report::outln!("{:<width$}  {PER_RUN}", "per run");
-    for (l, [compile, run]) in &paths {
+    for (l, [compile, run]) in paths {
         let step = |s: &Listed| {
             let mut parts: Vec<String> = s.shown.iter().map(|p| p.display().to_string()).collect();
             parts.extend(
@@ -168,7 +208,6 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
             step(run)
         );
     }
-    Ok(exit::OK)
 }
 
 /// What every run sees besides the system view and its language's paths.
