@@ -6,11 +6,13 @@
 //! result judged ahead of it is dropped with its events.
 
 use super::{spread, Ordered};
+use crate::build::Artifact;
 use crate::engine::{Checker, Engine, EngineError, Ids, JudgeOptions};
 use crate::package::Problem;
 use crate::package::Scored;
+use crate::score::{Skip, TestOutcome};
 use judge_model::event::{Event, Reporter, RunId, TestId};
-use judge_model::result::SubmissionReport;
+use judge_model::result::{CompileReport, SubmissionReport, TestResult};
 use judge_model::Verdict;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -51,55 +53,101 @@ pub fn judge_solutions(
     entries: &[Submission],
     reporter: &mut dyn Reporter,
 ) -> Vec<Outcome> {
-    let tests = problem.tests.len();
-    // Each entry's slots: its build, one per test, and its `solution_finished`.
-    let width = tests + 2;
-    let build_slot = |i: usize| i * width;
-    let test_slot = |i: usize, t: usize| i * width + 1 + t;
-    let finish_slot = |i: usize| i * width + tests + 1;
-    // Run ids in entry order, whichever job builds first.
-    let ids: Vec<Ids> = entries
-        .iter()
-        .map(|e| Ids {
-            problem: problem.slug.clone(),
-            solution: e.source.display().to_string(),
-            run: RunId::next(),
-        })
-        .collect();
-    let ordered = Ordered::new(reporter);
-    let outcomes: Mutex<Vec<Outcome>> = Mutex::new(entries.iter().map(|_| None).collect());
-    // A finished entry: its `solution_finished` and its outcome.
-    let finish = |i: usize, result: Result<SubmissionReport, EngineError>| {
-        crate::engine::solution_finished(
-            ids[i].clone(),
-            &entries[i].options,
-            &result,
-            &mut ordered.slot(finish_slot(i)),
-        );
-        ordered.done(finish_slot(i));
-        outcomes.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+    let judging = Judging {
+        problem,
+        checker,
+        entries,
+        tests: problem.tests.len(),
+        // Run ids in entry order, whichever job builds first.
+        ids: entries
+            .iter()
+            .map(|e| Ids {
+                problem: problem.slug.clone(),
+                solution: e.source.display().to_string(),
+                run: RunId::next(),
+            })
+            .collect(),
+        ordered: Ordered::new(reporter),
+        outcomes: Mutex::new(entries.iter().map(|_| None).collect()),
     };
+    let built = spread(engines, entries.len(), &|_| false, &|engine, i| {
+        judging.build(engine, i)
+    });
+    let built: Vec<_> = built.into_iter().map(Option::flatten).collect();
+    let pieces = Pieces::new(&judging, built, engines.len() > 1);
+    spread(engines, pieces.items.len(), &|_| false, &|engine, k| {
+        pieces.work(engine, k)
+    });
+    drop(pieces);
+    let Judging {
+        ordered, outcomes, ..
+    } = judging;
+    drop(ordered);
+    outcomes.into_inner().unwrap_or_else(|e| e.into_inner())
+}
 
-    // Builds.
-    let build = |engine: &mut Engine, i: usize| {
-        let entry = &entries[i];
-        let mut slot = ordered.slot(build_slot(i));
+/// What every job shares while judging the entries: their ids, the events in order (each
+/// entry's slots: its build, one per test, and its `solution_finished`) and the outcomes.
+struct Judging<'a, 'r> {
+    problem: &'a Problem,
+    checker: &'a Checker,
+    entries: &'a [Submission],
+    tests: usize,
+    ids: Vec<Ids>,
+    ordered: Ordered<'r>,
+    outcomes: Mutex<Vec<Outcome>>,
+}
+
+/// A built entry: its program and its compile report.
+type Built = Option<(Artifact, CompileReport)>;
+
+impl Judging<'_, '_> {
+    fn build_slot(&self, i: usize) -> usize {
+        i * (self.tests + 2)
+    }
+
+    fn test_slot(&self, i: usize, t: usize) -> usize {
+        self.build_slot(i) + 1 + t
+    }
+
+    fn finish_slot(&self, i: usize) -> usize {
+        self.build_slot(i) + self.tests + 1
+    }
+
+    /// A finished entry: its `solution_finished` and its outcome.
+    fn finish(&self, i: usize, result: Result<SubmissionReport, EngineError>) {
+        crate::engine::solution_finished(
+            self.ids[i].clone(),
+            &self.entries[i].options,
+            &result,
+            &mut self.ordered.slot(self.finish_slot(i)),
+        );
+        self.ordered.done(self.finish_slot(i));
+        self.outcomes.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+    }
+
+    /// Builds entry `i` (or reports it skipped); `None` when it has no test to run: then it is
+    /// finished here (a compilation error, or accepted with no test).
+    fn build(&self, engine: &mut Engine, i: usize) -> Built {
+        let entry = &self.entries[i];
+        let (build_slot, finish_slot) = (self.build_slot(i), self.finish_slot(i));
+        let mut slot = self.ordered.slot(build_slot);
         if let Some(event) = &entry.skip {
             slot.event(event);
-            ordered.drop_range(build_slot(i) + 1..finish_slot(i) + 1);
-            ordered.done(build_slot(i));
+            self.ordered.drop_range(build_slot + 1..finish_slot + 1);
+            self.ordered.done(build_slot);
             return None;
         }
-        let built = engine.compile_for(problem, &ids[i], &entry.source, &mut slot);
+        let built = engine.compile_for(self.problem, &self.ids[i], &entry.source, &mut slot);
         match built {
-            Ok((Some(artifact), compile)) if tests > 0 => {
-                ordered.done(build_slot(i));
+            Ok((Some(artifact), compile)) if self.tests > 0 => {
+                self.ordered.done(build_slot);
                 Some((artifact, compile))
             }
             other => {
-                ordered.drop_range(test_slot(i, 0)..finish_slot(i));
-                ordered.done(build_slot(i));
-                finish(
+                self.ordered.drop_range(self.test_slot(i, 0)..finish_slot);
+                self.ordered.done(build_slot);
+                self.finish(
                     i,
                     other.map(|(artifact, compile)| {
                         // Not built: a compilation error; built with no test to run: accepted.
@@ -114,68 +162,99 @@ pub fn judge_solutions(
                 None
             }
         }
-    };
-    let built = spread(engines, entries.len(), &|_| false, &build);
-
-    // Tests: every test of every built entry is a piece of work, except that the tests of an
-    // entry run alone are one piece, in order: each holds every job anyway, and in order none
-    // runs after the first failure (a TLE test run ahead would cost its whole limit). Those
-    // pieces go first.
-    let built: Vec<_> = built.into_iter().map(Option::flatten).collect();
-    let mut order: Vec<usize> = (0..entries.len()).filter(|&i| built[i].is_some()).collect();
-    if engines.len() > 1 {
-        order.sort_by_key(|&i| !entries[i].options.alone);
     }
-    let items: Vec<(usize, Range<usize>)> = order
-        .iter()
-        .flat_map(|&i| {
-            // One piece of all the tests, or one piece per test.
-            let step = if entries[i].options.alone {
-                tests.max(1)
-            } else {
-                1
-            };
-            (0..tests)
-                .step_by(step)
-                .map(move |t| (i, t..(t + step).min(tests)))
-        })
-        .collect();
-    let results: Vec<Mutex<Vec<Option<judge_model::result::TestResult>>>> = entries
-        .iter()
-        .map(|_| Mutex::new(vec![None; tests]))
-        .collect();
-    // Each entry's first failing test so far (tests after it are not started) and its tests
-    // not yet done.
-    let failed_at: Vec<AtomicUsize> = entries
-        .iter()
-        .map(|_| AtomicUsize::new(usize::MAX))
-        .collect();
-    let remaining: Vec<AtomicUsize> = entries.iter().map(|_| AtomicUsize::new(tests)).collect();
-    // A scored problem's tests found skippable so far (see `crate::score::Skip`): from what is
-    // known of the tests before them, which only grows, so the replay in order skips them too.
-    let skipped: Vec<Mutex<Vec<Option<crate::score::Skip>>>> = entries
-        .iter()
-        .map(|_| Mutex::new(vec![None; tests]))
-        .collect();
-    let skipping = |i: usize| {
-        let o = &entries[i].options;
-        problem.scoring.is_some() && !o.all && o.rules.is_empty()
-    };
-    // Marks the tests after `from` that can now be skipped, and drops their events.
-    let mark_skippable = |i: usize, from: usize| {
-        let Some(scoring) = problem.scoring.as_ref().filter(|_| skipping(i)) else {
+}
+
+/// The tests of the built entries as pieces of work: every test of every built entry is a
+/// piece, except that the tests of an entry run alone are one piece, in order: each holds every
+/// job anyway, and in order none runs after the first failure (a TLE test run ahead would cost
+/// its whole limit). Those pieces go first.
+struct Pieces<'j, 'a, 'r> {
+    judging: &'j Judging<'a, 'r>,
+    built: Vec<Built>,
+    /// (entry, its tests) per piece.
+    items: Vec<(usize, Range<usize>)>,
+    results: Vec<Mutex<Vec<Option<TestResult>>>>,
+    /// Each entry's first failing test so far (tests after it are not started).
+    failed_at: Vec<AtomicUsize>,
+    /// Each entry's tests not yet done.
+    remaining: Vec<AtomicUsize>,
+    /// A scored problem's tests found skippable so far (see `crate::score::Skip`): from what is
+    /// known of the tests before them, which only grows, so the replay in order skips them too.
+    skipped: Vec<Mutex<Vec<Option<Skip>>>>,
+}
+
+impl<'j, 'a, 'r> Pieces<'j, 'a, 'r> {
+    fn new(judging: &'j Judging<'a, 'r>, built: Vec<Built>, jobs: bool) -> Self {
+        let (entries, tests) = (judging.entries, judging.tests);
+        let mut order: Vec<usize> = (0..entries.len()).filter(|&i| built[i].is_some()).collect();
+        if jobs {
+            order.sort_by_key(|&i| !entries[i].options.alone);
+        }
+        let items = order
+            .iter()
+            .flat_map(|&i| {
+                // One piece of all the tests, or one piece per test.
+                let step = if entries[i].options.alone {
+                    tests.max(1)
+                } else {
+                    1
+                };
+                (0..tests)
+                    .step_by(step)
+                    .map(move |t| (i, t..(t + step).min(tests)))
+            })
+            .collect();
+        let per_entry =
+            |make: &dyn Fn() -> usize| entries.iter().map(|_| AtomicUsize::new(make())).collect();
+        Pieces {
+            judging,
+            built,
+            items,
+            results: entries
+                .iter()
+                .map(|_| Mutex::new(vec![None; tests]))
+                .collect(),
+            failed_at: per_entry(&|| usize::MAX),
+            remaining: per_entry(&|| tests),
+            skipped: entries
+                .iter()
+                .map(|_| Mutex::new(vec![None; tests]))
+                .collect(),
+        }
+    }
+
+    /// Whether entry `i` skips the tests that cannot change its score (a scored problem, judged
+    /// to the first failure, with no requirements on its tests).
+    fn skipping(&self, i: usize) -> bool {
+        let o = &self.judging.entries[i].options;
+        self.judging.problem.scoring.is_some() && !o.all && o.rules.is_empty()
+    }
+
+    /// Marks the tests of entry `i` after `from` that can now be skipped, and drops their events.
+    fn mark_skippable(&self, i: usize, from: usize) {
+        let Some(scoring) = self
+            .judging
+            .problem
+            .scoring
+            .as_ref()
+            .filter(|_| self.skipping(i))
+        else {
             return;
         };
-        let done = results[i].lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let mut fakes = skipped[i].lock().unwrap_or_else(|e| e.into_inner());
-        for u in from..tests {
+        let done = self.results[i]
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        let mut fakes = self.skipped[i].lock().unwrap_or_else(|e| e.into_inner());
+        for u in from..self.judging.tests {
             if fakes[u].is_some() {
                 continue;
             }
-            let known: Vec<Option<crate::score::TestOutcome>> = (0..u)
+            let known: Vec<Option<TestOutcome>> = (0..u)
                 .map(|k| match (&done[k], &fakes[k]) {
                     (_, Some(skip)) => Some(skip.outcome()),
-                    (Some(r), None) => Some(crate::score::TestOutcome {
+                    (Some(r), None) => Some(TestOutcome {
                         verdict: r.verdict,
                         reported: r.checker_score,
                     }),
@@ -184,87 +263,104 @@ pub fn judge_solutions(
                 .collect();
             if let Some(skip) = scoring.skip(u, &known) {
                 fakes[u] = Some(skip);
-                ordered.drop_range(test_slot(i, u)..test_slot(i, u) + 1);
+                let slot = self.judging.test_slot(i, u);
+                self.judging.ordered.drop_range(slot..slot + 1);
             }
         }
-    };
-    let work = |engine: &mut Engine, k: usize| {
-        let (i, range) = &items[k];
+    }
+
+    /// Piece `k`: its tests, each unless the entry failed before it or it can be skipped.
+    fn work(&self, engine: &mut Engine, k: usize) {
+        let (i, range) = &self.items[k];
         let i = *i;
-        let options = &entries[i].options;
-        // A scored problem judges every test (`Engine::judge`).
-        let all = options.all || problem.scoring.is_some() || !options.rules.is_empty();
-        let (artifact, _) = built[i].as_ref().expect("only built entries have tests");
-        let needed = |t: usize| {
-            let skip = skipped[i].lock().unwrap_or_else(|e| e.into_inner())[t].is_some();
-            !skip && (all || failed_at[i].load(Ordering::SeqCst) > t)
-        };
+        let options = &self.judging.entries[i].options;
         for t in range.clone() {
-            let test = &problem.tests[t];
-            let run = |engine: &mut Engine| {
-                // Checked again after waiting for the others (`alone`).
-                if !needed(t) {
-                    return None;
-                }
-                let id = TestId {
-                    index: t + 1,
-                    name: test.name.clone(),
-                };
-                let mut slot = ordered.slot(test_slot(i, t));
-                let r = engine.judge_test(
-                    problem,
-                    checker,
-                    artifact,
-                    test,
-                    id,
-                    tests,
-                    &ids[i],
-                    &|| needed(t),
-                    &mut slot,
-                );
-                if r.verdict != Verdict::AC && !all {
-                    failed_at[i].fetch_min(t, Ordering::SeqCst);
-                    // Before this slot is done, so none of the dropped ones is being released.
-                    ordered.drop_range(test_slot(i, t + 1)..finish_slot(i));
-                }
-                Some(r)
-            };
             let result = if options.alone {
-                engine.alone(run)
+                engine.alone(|engine| self.judge_test(engine, i, t))
             } else {
-                run(engine)
+                self.judge_test(engine, i, t)
             };
             if let Some(r) = &result {
-                results[i].lock().unwrap_or_else(|e| e.into_inner())[t] = Some(r.clone());
+                self.results[i].lock().unwrap_or_else(|e| e.into_inner())[t] = Some(r.clone());
                 // Before this slot is done, so none of the dropped ones is being released.
-                mark_skippable(i, t + 1);
+                self.mark_skippable(i, t + 1);
             }
-            ordered.done(test_slot(i, t));
-            if remaining[i].fetch_sub(1, Ordering::SeqCst) == 1 {
-                // The entry's last test: its report, as one job would have made it.
-                let (_, compile) = built[i].as_ref().expect("built");
-                let mut report = SubmissionReport::new(Verdict::AC, compile.clone());
-                let done =
-                    std::mem::take(&mut *results[i].lock().unwrap_or_else(|e| e.into_inner()));
-                for (t, r) in done.into_iter().enumerate() {
-                    // Skipped as one job would have skipped it (a result judged ahead is
-                    // dropped with its events).
-                    if skipping(i) && report.skips(problem, t) {
-                        continue;
-                    }
-                    let Some(r) = r else { break };
-                    if !report.record(r, all) {
-                        break;
-                    }
-                }
-                report.score_with(problem);
-                finish(i, Ok(report));
+            self.judging.ordered.done(self.judging.test_slot(i, t));
+            if self.remaining[i].fetch_sub(1, Ordering::SeqCst) == 1 {
+                self.judging.finish(i, Ok(self.report(i)));
             }
         }
-    };
-    spread(engines, items.len(), &|_| false, &work);
-    drop(ordered);
-    outcomes.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Every test of a scored problem is judged (`Engine::judge`); so are all with `--all`,
+    /// or with requirements on some tests.
+    fn all(&self, i: usize) -> bool {
+        let options = &self.judging.entries[i].options;
+        options.all || self.judging.problem.scoring.is_some() || !options.rules.is_empty()
+    }
+
+    /// Whether test `t` of entry `i` is still to be judged.
+    fn needed(&self, i: usize, t: usize) -> bool {
+        let skip = self.skipped[i].lock().unwrap_or_else(|e| e.into_inner())[t].is_some();
+        !skip && (self.all(i) || self.failed_at[i].load(Ordering::SeqCst) > t)
+    }
+
+    /// Judges test `t` of entry `i` (checked again after waiting for the others: `alone`).
+    fn judge_test(&self, engine: &mut Engine, i: usize, t: usize) -> Option<TestResult> {
+        if !self.needed(i, t) {
+            return None;
+        }
+        let judging = self.judging;
+        let test = &judging.problem.tests[t];
+        let id = TestId {
+            index: t + 1,
+            name: test.name.clone(),
+        };
+        let (artifact, _) = self.built[i]
+            .as_ref()
+            .expect("only built entries have tests");
+        let mut slot = judging.ordered.slot(judging.test_slot(i, t));
+        let r = engine.judge_test(
+            judging.problem,
+            judging.checker,
+            artifact,
+            test,
+            id,
+            judging.tests,
+            &judging.ids[i],
+            &|| self.needed(i, t),
+            &mut slot,
+        );
+        if r.verdict != Verdict::AC && !self.all(i) {
+            self.failed_at[i].fetch_min(t, Ordering::SeqCst);
+            // Before this slot is done, so none of the dropped ones is being released.
+            judging
+                .ordered
+                .drop_range(judging.test_slot(i, t + 1)..judging.finish_slot(i));
+        }
+        Some(r)
+    }
+
+    /// Entry `i`'s report once its last test is done, as one job would have made it.
+    fn report(&self, i: usize) -> SubmissionReport {
+        let problem = self.judging.problem;
+        let (_, compile) = self.built[i].as_ref().expect("built");
+        let mut report = SubmissionReport::new(Verdict::AC, compile.clone());
+        let done = std::mem::take(&mut *self.results[i].lock().unwrap_or_else(|e| e.into_inner()));
+        for (t, r) in done.into_iter().enumerate() {
+            // Skipped as one job would have skipped it (a result judged ahead is dropped with
+            // its events).
+            if self.skipping(i) && report.skips(problem, t) {
+                continue;
+            }
+            let Some(r) = r else { break };
+            if !report.record(r, self.all(i)) {
+                break;
+            }
+        }
+        report.score_with(problem);
+        report
+    }
 }
 
 #[cfg(test)]
