@@ -393,98 +393,23 @@ fn judge_pair(
     (work, feedback): (&Path, &Path),
     result: &mut TestResult,
 ) -> Result<(), String> {
-    let solution_dir = match &engine.scratch {
-        Some(d) => d.clone(),
-        None => {
-            let d = engine.fresh_dir("run").map_err(|e| e.to_string())?;
-            engine.scratch = Some(d.clone());
-            d
-        }
-    };
-    let limits = interactive_solution_limits(problem);
-    let memory_limit = limits.memory;
-    let solution = RunSpec {
-        program: artifact.program.clone(),
-        args: crate::engine::run_args(artifact, &limits),
-        env: build::base_env(&solution_dir),
-        workdir: solution_dir,
-        scratch_workdir: true,
-        stdin: None,
-        stdout: work.join("solution.out"),
-        stderr: work.join("solution.err"),
-        readable: artifact.readable.clone(),
-        limits,
-    };
-    let input = input.to_path_buf();
-    let answer = absolute(&test.answer);
-    let tout = feedback.join("tout");
-    let args = interactor_args(interactor, problem, test, &input, &answer, feedback);
-    let mut readable = interactor.artifact.readable.clone();
-    readable.extend([input.clone(), answer.clone()]);
-    let cap = interactor_limits(problem);
-    let wall_cap = cap.wall;
-    let partner_spec = RunSpec {
-        program: interactor.artifact.program.clone(),
-        args,
-        env: build::base_env(feedback),
-        workdir: feedback.to_path_buf(),
-        scratch_workdir: false,
-        stdin: None,
-        stdout: work.join("interactor.out"),
-        stderr: work.join("interactor.err"),
-        readable,
-        limits: cap,
-    };
-
-    let record = engine.partner.record;
-    let protocol = interactor.protocol;
-    let stop_other = |i: usize, o: &RunOutcome| {
-        if i == 0 {
-            ended_badly(o)
-        } else {
-            !interactor_accepts(o, protocol)
-        }
-    };
-    let gate = engine.gate.clone();
-    let ticket = gate.as_deref().map(|g| g.enter(engine.exclusive));
-    let ran = engine.sandbox.run_pair(&Pair {
-        specs: [&solution, &partner_spec],
-        record,
-        stop_other: &stop_other,
-    });
-    let ran = match ran {
-        Ok(r) => r,
-        Err(e) => {
-            drop(ticket);
-            engine.sandbox_failed = true;
-            return Err(format!(
-                "could not start the solution and the interactor: {e}"
-            ));
-        }
-    };
-    engine.last_alone = ticket.is_none_or(|t| t.alone());
-    let PairOutcome {
-        outcomes: [solution_run, partner_run],
-        order,
-        closed: [solution_closed, partner_closed],
-        transcript,
-    } = ran;
-    let failed = |who: &'static str| move |e: SandboxError| format!("could not run the {who}: {e}");
-    let (solution_run, partner_run) = match (solution_run, partner_run) {
-        (Ok(s), Ok(p)) => (s, p),
-        (Err(e), _) => {
-            engine.sandbox_failed = true;
-            return Err(failed("solution")(e));
-        }
-        (_, Err(e)) => {
-            engine.sandbox_failed = true;
-            return Err(failed("interactor")(e));
-        }
-    };
-    let closed = [partner_closed, solution_closed];
-    if let Some(transcript) = transcript {
+    let specs = pair_specs(
+        engine, problem, interactor, artifact, test, input, work, feedback,
+    )?;
+    let ended = run_both(engine, &specs, interactor.protocol)?;
+    if let Some(transcript) = ended.transcript {
         result.transcript = Some(Box::new(transcript));
     }
+    let (solution_run, partner_run, partner_first) =
+        (ended.solution, ended.partner, ended.partner_first);
+    let memory_limit = specs[0].limits.memory;
+    let wall_cap = specs[1].limits.wall;
+    let protocol = interactor.protocol;
+    let (input, answer, tout) = (
+        input.to_path_buf(),
+        absolute(&test.answer),
+        feedback.join("tout"),
+    );
     result.time = solution_run.cpu_time;
     result.wall = solution_run.wall_time;
     result.memory = solution_run.peak_memory;
@@ -499,7 +424,6 @@ fn judge_pair(
         Protocol::Testlib => last_line(&stderr),
     }
     .unwrap_or_default();
-    let partner_first = partner_ended_first(&solution_run, &partner_run, closed, &order);
     let mut says = interactor_says(&partner_run, protocol, &message, wall_cap);
     // An interactor that wrote to a solution that had already ended (and closed its input):
     // the solution stopped listening, not a judge failure.
@@ -566,6 +490,133 @@ fn judge_pair(
         }
     }
     Ok(())
+}
+
+/// The solution's and the interactor's runs of one exchange: the solution in the engine's
+/// scratch folder under its interactive limits, the interactor in the feedback folder with the
+/// test's input and answer readable.
+#[allow(clippy::too_many_arguments)]
+fn pair_specs(
+    engine: &mut Engine,
+    problem: &Problem,
+    interactor: &Interactor,
+    artifact: &Artifact,
+    test: &TestCase,
+    input: &Path,
+    work: &Path,
+    feedback: &Path,
+) -> Result<[RunSpec; 2], String> {
+    let solution_dir = match &engine.scratch {
+        Some(d) => d.clone(),
+        None => {
+            let d = engine.fresh_dir("run").map_err(|e| e.to_string())?;
+            engine.scratch = Some(d.clone());
+            d
+        }
+    };
+    let limits = interactive_solution_limits(problem);
+    let solution = RunSpec {
+        program: artifact.program.clone(),
+        args: crate::engine::run_args(artifact, &limits),
+        env: build::base_env(&solution_dir),
+        workdir: solution_dir,
+        scratch_workdir: true,
+        stdin: None,
+        stdout: work.join("solution.out"),
+        stderr: work.join("solution.err"),
+        readable: artifact.readable.clone(),
+        limits,
+    };
+    let answer = absolute(&test.answer);
+    let args = interactor_args(interactor, problem, test, input, &answer, feedback);
+    let mut readable = interactor.artifact.readable.clone();
+    readable.extend([input.to_path_buf(), answer]);
+    let partner = RunSpec {
+        program: interactor.artifact.program.clone(),
+        args,
+        env: build::base_env(feedback),
+        workdir: feedback.to_path_buf(),
+        scratch_workdir: false,
+        stdin: None,
+        stdout: work.join("interactor.out"),
+        stderr: work.join("interactor.err"),
+        readable,
+        limits: interactor_limits(problem),
+    };
+    Ok([solution, partner])
+}
+
+/// How both runs of an exchange ended, and which ended first.
+struct Ended {
+    solution: RunOutcome,
+    partner: RunOutcome,
+    /// The interactor ended before the solution ([`partner_ended_first`]).
+    partner_first: bool,
+    transcript: Option<Transcript>,
+}
+
+/// Runs the solution and the interactor as a pair (holding the jobs' gate like any run): a
+/// solution that ends badly, or an interactor that does not accept, ends the other.
+fn run_both(
+    engine: &mut Engine,
+    specs: &[RunSpec; 2],
+    protocol: Protocol,
+) -> Result<Ended, String> {
+    let stop_other = |i: usize, o: &RunOutcome| {
+        if i == 0 {
+            ended_badly(o)
+        } else {
+            !interactor_accepts(o, protocol)
+        }
+    };
+    let gate = engine.gate.clone();
+    let ticket = gate.as_deref().map(|g| g.enter(engine.exclusive));
+    let ran = engine.sandbox.run_pair(&Pair {
+        specs: [&specs[0], &specs[1]],
+        record: engine.partner.record,
+        stop_other: &stop_other,
+    });
+    let ran = match ran {
+        Ok(r) => r,
+        Err(e) => {
+            drop(ticket);
+            engine.sandbox_failed = true;
+            return Err(format!(
+                "could not start the solution and the interactor: {e}"
+            ));
+        }
+    };
+    engine.last_alone = ticket.is_none_or(|t| t.alone());
+    let PairOutcome {
+        outcomes: [solution, partner],
+        order,
+        closed: [solution_closed, partner_closed],
+        transcript,
+    } = ran;
+    let failed = |who: &'static str| move |e: SandboxError| format!("could not run the {who}: {e}");
+    let (solution, partner) = match (solution, partner) {
+        (Ok(s), Ok(p)) => (s, p),
+        (Err(e), _) => {
+            engine.sandbox_failed = true;
+            return Err(failed("solution")(e));
+        }
+        (_, Err(e)) => {
+            engine.sandbox_failed = true;
+            return Err(failed("interactor")(e));
+        }
+    };
+    let partner_first = partner_ended_first(
+        &solution,
+        &partner,
+        [partner_closed, solution_closed],
+        &order,
+    );
+    Ok(Ended {
+        solution,
+        partner,
+        partner_first,
+        transcript,
+    })
 }
 
 fn absolute(p: &Path) -> PathBuf {
