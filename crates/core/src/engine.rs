@@ -261,6 +261,8 @@ pub fn checker_limits() -> Limits {
 }
 
 #[cfg(test)]
+mod passes_tests;
+#[cfg(test)]
 mod tests;
 
 impl crate::executor::fake::FakeExecutor {
