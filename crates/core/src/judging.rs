@@ -76,3 +76,19 @@ pub fn judge_one(
     .flatten()
     .expect("a submission that is not skipped has an outcome")
 }
+
+/// For decision tests: judges the fake program `sol` (a source written into `work`) on the
+/// package in `pkg` with `options`, through [`judge_one`].
+#[cfg(test)]
+pub(crate) fn judge_fake(
+    engine: &mut Engine,
+    pkg: &Path,
+    work: &Path,
+    options: JudgeOptions,
+) -> SubmissionReport {
+    let problem = Problem::load(pkg).unwrap();
+    let source = crate::executor::fake::source(work, "src/sol.cpp", "sol");
+    let prepared = Prepared::new(engine, problem).unwrap();
+    let mut events = judge_model::event::Collect::default();
+    judge_one(&mut [engine], &prepared, &source, options, &mut events).unwrap()
+}

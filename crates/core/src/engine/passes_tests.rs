@@ -3,9 +3,6 @@
 
 use crate::engine::JudgeOptions;
 use crate::executor::fake::{self, Act, FakeExecutor, Run};
-use crate::judging::{self, Prepared};
-use crate::package::Problem;
-use judge_model::event::Collect;
 use judge_model::result::SubmissionReport;
 use judge_model::Verdict;
 
@@ -25,18 +22,8 @@ fn judge(passes: u32, fake: &FakeExecutor) -> SubmissionReport {
     fake::file(pkg.path(), "data/secret/1.ans", "3\n");
     fake::source(pkg.path(), "output_validator/validator.cpp", "validator");
     let mut engine = fake.engine(work.path());
-    let problem = Problem::load(pkg.path()).unwrap();
-    let source = fake::source(work.path(), "src/sol.cpp", "sol");
-    let prepared = Prepared::new(&mut engine, problem).unwrap();
     let options = JudgeOptions::default();
-    judging::judge_one(
-        &mut [&mut engine],
-        &prepared,
-        &source,
-        options,
-        &mut Collect::default(),
-    )
-    .unwrap()
+    crate::judging::judge_fake(&mut engine, pkg.path(), work.path(), options)
 }
 
 /// Prints its input plus one, taking 100 ms of CPU per unit of its input.

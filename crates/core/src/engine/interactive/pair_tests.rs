@@ -4,9 +4,7 @@
 
 use crate::engine::{Engine, JudgeOptions};
 use crate::executor::fake::{self, Act, FakeExecutor, Run};
-use crate::judging::{self, Prepared};
 use crate::package::Problem;
-use judge_model::event::Collect;
 use judge_model::result::SubmissionReport;
 use judge_model::transcript::From;
 use judge_model::Verdict;
@@ -48,21 +46,11 @@ impl Case {
 
 /// Judges the fake program `sol` on the package in `pkg`, every test.
 fn judge_in(engine: &mut Engine, pkg: &Path, work: &Path) -> SubmissionReport {
-    let problem = Problem::load(pkg).unwrap();
-    let source = fake::source(work, "src/sol.cpp", "sol");
-    let prepared = Prepared::new(engine, problem).unwrap();
     let options = JudgeOptions {
         all: true,
         ..JudgeOptions::default()
     };
-    judging::judge_one(
-        &mut [engine],
-        &prepared,
-        &source,
-        options,
-        &mut Collect::default(),
-    )
-    .unwrap()
+    crate::judging::judge_fake(engine, pkg, work, options)
 }
 
 /// A Kattis interactor that accepts when the solution wrote twice the test's input.
