@@ -1,7 +1,9 @@
 //! Problem packages: one problem model ([`Problem`]), several loaders. The format is detected from
-//! the package's files ([`Format::detect`]) and each loader lives in its own file: `native.rs`
-//! (`problem.toml`), `kattis.rs` (`problem.yaml` + `data/`), `polygon.rs` (`problem.xml`). Adding
-//! a format is one new file and one line in [`Format`]. Units are normalised at this boundary:
+//! the package's files ([`Format::detect`]) and each loader lives in its own place: `native.rs`
+//! (`problem.toml`), `kattis/` (`problem.yaml` + `data/`), `polygon.rs` (`problem.xml`). Each
+//! reads its files into their raw shape first (`raw/`: the files as written, one file per
+//! format, kept apart from the model) and validates that into the model. Adding a format is one
+//! raw shape, one loader and one line in [`Format`]. Units are normalised at this boundary:
 //! durations and bytes in the model, whatever the package wrote.
 //!
 //! Every error names the file (and line and column where the format allows) and says how to fix
@@ -9,7 +11,6 @@
 //! the judge cannot honour is an error naming it.
 
 pub mod kattis;
-mod kattis_score;
 mod native;
 pub mod polygon;
 mod raw;

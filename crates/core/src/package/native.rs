@@ -1,9 +1,10 @@
 //! The native format: `problem.toml`, `tests/NAME.in` + `NAME.ans`, an optional
 //! `validator.<ext>`.
 
+use super::raw::native as raw;
 use super::{
-    natural_cmp, raw, slug_of, testlib_names, CheckerSpec, Format, LimitOrigin, PackageError,
-    Problem, ProblemLimits, Program, Protocol, TestCase, MIB,
+    natural_cmp, slug_of, testlib_names, CheckerSpec, Format, LimitOrigin, PackageError, Problem,
+    ProblemLimits, Program, Protocol, TestCase, MIB,
 };
 use crate::checker::testlib::{self, Standard};
 use crate::checker::{kattis, Builtin};
