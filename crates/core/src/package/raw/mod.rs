@@ -14,6 +14,7 @@
 
 pub mod kattis;
 pub mod native;
+pub mod polygon;
 mod scalars;
 
 pub use scalars::{present, Args, Number, Ordered, Text, Unused};
