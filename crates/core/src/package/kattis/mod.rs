@@ -11,6 +11,9 @@ mod score;
 mod submissions;
 mod validators;
 
+#[cfg(test)]
+mod tests;
+
 pub(crate) use submissions::glob_match;
 pub use validators::default_flags;
 
