@@ -532,7 +532,8 @@ fn own_scoring(
     if let Some(Text(m)) = max_score {
         own.max_score = Some(match m.trim() {
             "unbounded" => None,
-            t => match t.parse::<f64>() {
+            // `.inf` as YAML writes it.
+            t => match t.replace(".inf", "inf").parse::<f64>() {
                 Ok(x) if x >= 0.0 => Some(x),
                 _ => {
                     return Err(bad(
