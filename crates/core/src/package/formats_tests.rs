@@ -1,5 +1,7 @@
 //! The Kattis and Polygon loaders: fixtures under tests/fixtures/packages, and broken packages
-//! written here.
+//! written here. Its length (over 700 lines) is earned: one test per behaviour of a format, each
+//! with the small package it reads written inline. The messages of the typed raw shapes (key
+//! paths, unknown keys) are tested beside them: `raw/tests.rs`, `kattis/tests.rs`.
 
 use super::*;
 use crate::checker::kattis::Flags;

@@ -1,9 +1,10 @@
 //! The native format: `problem.toml`, `tests/NAME.in` + `NAME.ans`, an optional
 //! `validator.<ext>`.
 
+use super::raw::native as raw;
 use super::{
-    natural_cmp, raw, slug_of, testlib_names, CheckerSpec, Format, LimitOrigin, PackageError,
-    Problem, ProblemLimits, Program, Protocol, TestCase, MIB,
+    natural_cmp, slug_of, testlib_names, CheckerSpec, Format, LimitOrigin, PackageError, Problem,
+    ProblemLimits, Program, Protocol, TestCase, MIB,
 };
 use crate::checker::testlib::{self, Standard};
 use crate::checker::{kattis, Builtin};
@@ -168,6 +169,69 @@ fn validate_checker(
         .as_ref()
         .map_or(raw::CheckerKind::Tokens, |k| *k.get_ref());
     let at = spanned.span().start;
+    keys_fit_kind(c, kind, err)?;
+    let tol = |v: &Option<toml::Spanned<f64>>, key: &str| -> Result<Option<f64>, PackageError> {
+        match v {
+            None => Ok(None),
+            Some(v) if v.get_ref().is_finite() && *v.get_ref() >= 0.0 && *v.get_ref() < 1e6 => {
+                Ok(Some(*v.get_ref()))
+            }
+            Some(v) => Err(err(
+                v.span().start,
+                format!("`{key}` must be a finite number >= 0"),
+            )
+            .hint("e.g. 1e-6")),
+        }
+    };
+    Ok(match kind {
+        raw::CheckerKind::Exact => CheckerSpec::Builtin(Builtin::Exact),
+        raw::CheckerKind::Lines => CheckerSpec::Builtin(Builtin::Lines),
+        raw::CheckerKind::Tokens => CheckerSpec::Builtin(Builtin::Tokens),
+        raw::CheckerKind::Float => {
+            if c.float_absolute_tolerance.is_none() && c.float_relative_tolerance.is_none() {
+                return Err(err(at, "kind = \"float\" needs a tolerance".into())
+                    .hint("add float_absolute_tolerance and/or float_relative_tolerance (accepted if within either)"));
+            }
+            CheckerSpec::Builtin(Builtin::Float {
+                absolute: tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?
+                    .unwrap_or(0.0),
+                relative: tol(&c.float_relative_tolerance, "float_relative_tolerance")?
+                    .unwrap_or(0.0),
+            })
+        }
+        raw::CheckerKind::Testlib => testlib_checker(c, at, err)?,
+        raw::CheckerKind::Kattis => {
+            let mut absolute = tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?;
+            let mut relative = tol(&c.float_relative_tolerance, "float_relative_tolerance")?;
+            if let Some(both) = &c.float_tolerance {
+                if absolute.is_some() || relative.is_some() {
+                    return Err(err(
+                        both.span().start,
+                        "`float_tolerance` together with `float_absolute_tolerance` or `float_relative_tolerance`".into(),
+                    )
+                    .hint("float_tolerance sets both; keep either it or the separate tolerances"));
+                }
+                absolute = tol(&c.float_tolerance, "float_tolerance")?;
+                relative = absolute;
+            }
+            let flag = |v: &Option<toml::Spanned<bool>>| v.as_ref().is_some_and(|b| *b.get_ref());
+            CheckerSpec::Builtin(Builtin::Kattis(kattis::Flags {
+                case_sensitive: flag(&c.case_sensitive),
+                space_change_sensitive: flag(&c.space_change_sensitive),
+                float_absolute_tolerance: absolute,
+                float_relative_tolerance: relative,
+            }))
+        }
+        raw::CheckerKind::Custom => custom_checker(dir, c, at, err)?,
+    })
+}
+
+/// Each key of `[checker]` applies to some kinds only.
+fn keys_fit_kind(
+    c: &raw::Checker,
+    kind: raw::CheckerKind,
+    err: &dyn Fn(usize, String) -> PackageError,
+) -> Result<(), PackageError> {
     use raw::CheckerKind as K;
     // Each key and the kinds it applies to.
     let keys: [(&str, Option<usize>, &[K], &str); 9] = [
@@ -236,126 +300,88 @@ fn validate_checker(
             );
         }
     }
-    let tol = |v: &Option<toml::Spanned<f64>>, key: &str| -> Result<Option<f64>, PackageError> {
-        match v {
-            None => Ok(None),
-            Some(v) if v.get_ref().is_finite() && *v.get_ref() >= 0.0 && *v.get_ref() < 1e6 => {
-                Ok(Some(*v.get_ref()))
-            }
-            Some(v) => Err(err(
-                v.span().start,
-                format!("`{key}` must be a finite number >= 0"),
-            )
-            .hint("e.g. 1e-6")),
-        }
+    Ok(())
+}
+
+/// `kind = "testlib"`: one of testlib's standard checkers, by `name`.
+fn testlib_checker(
+    c: &raw::Checker,
+    at: usize,
+    err: &dyn Fn(usize, String) -> PackageError,
+) -> Result<CheckerSpec, PackageError> {
+    let Some(name) = &c.name else {
+        return Err(
+            err(at, "kind = \"testlib\" needs `name`".into()).hint(format!(
+                "name one of testlib's standard checkers: {}",
+                testlib_names()
+            )),
+        );
     };
-    Ok(match kind {
-        raw::CheckerKind::Exact => CheckerSpec::Builtin(Builtin::Exact),
-        raw::CheckerKind::Lines => CheckerSpec::Builtin(Builtin::Lines),
-        raw::CheckerKind::Tokens => CheckerSpec::Builtin(Builtin::Tokens),
-        raw::CheckerKind::Float => {
-            if c.float_absolute_tolerance.is_none() && c.float_relative_tolerance.is_none() {
-                return Err(err(at, "kind = \"float\" needs a tolerance".into())
-                    .hint("add float_absolute_tolerance and/or float_relative_tolerance (accepted if within either)"));
-            }
-            CheckerSpec::Builtin(Builtin::Float {
-                absolute: tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?
-                    .unwrap_or(0.0),
-                relative: tol(&c.float_relative_tolerance, "float_relative_tolerance")?
-                    .unwrap_or(0.0),
-            })
+    match Standard::from_name(name.get_ref()) {
+        Some(which) => Ok(CheckerSpec::Builtin(Builtin::Testlib(which))),
+        None if testlib::SCORING.contains(&testlib::bare_name(name.get_ref())) => {
+            Err(err(
+                name.span().start,
+                format!("`{}` is a testlib checker that gives points, not a verdict; it is not built in (a custom checker may give points: testlib exit 7 in a [[group]] with policy = \"each\")", name.get_ref()),
+            )
+            .hint("use a comparing checker (e.g. \"rcmp6\"), or kind = \"custom\" with a checker that exits 0, 1 or 2"))
         }
-        raw::CheckerKind::Testlib => {
-            let Some(name) = &c.name else {
-                return Err(
-                    err(at, "kind = \"testlib\" needs `name`".into()).hint(format!(
-                        "name one of testlib's standard checkers: {}",
-                        testlib_names()
-                    )),
-                );
-            };
-            match Standard::from_name(name.get_ref()) {
-                Some(which) => CheckerSpec::Builtin(Builtin::Testlib(which)),
-                None if testlib::SCORING.contains(&testlib::bare_name(name.get_ref())) => {
-                    return Err(err(
-                        name.span().start,
-                        format!("`{}` is a testlib checker that gives points, not a verdict; it is not built in (a custom checker may give points: testlib exit 7 in a [[group]] with policy = \"each\")", name.get_ref()),
-                    )
-                    .hint("use a comparing checker (e.g. \"rcmp6\"), or kind = \"custom\" with a checker that exits 0, 1 or 2"))
-                }
-                None => {
-                    return Err(err(
-                        name.span().start,
-                        format!("`{}` is not one of testlib's standard checkers", name.get_ref()),
-                    )
-                    .hint(format!(
-                        "use one of {} (with or without `std::` and `.cpp`), or kind = \"custom\" with the checker's source",
-                        testlib_names()
-                    )))
-                }
-            }
+        None => {
+            Err(err(
+                name.span().start,
+                format!("`{}` is not one of testlib's standard checkers", name.get_ref()),
+            )
+            .hint(format!(
+                "use one of {} (with or without `std::` and `.cpp`), or kind = \"custom\" with the checker's source",
+                testlib_names()
+            )))
         }
-        raw::CheckerKind::Kattis => {
-            let mut absolute = tol(&c.float_absolute_tolerance, "float_absolute_tolerance")?;
-            let mut relative = tol(&c.float_relative_tolerance, "float_relative_tolerance")?;
-            if let Some(both) = &c.float_tolerance {
-                if absolute.is_some() || relative.is_some() {
-                    return Err(err(
-                        both.span().start,
-                        "`float_tolerance` together with `float_absolute_tolerance` or `float_relative_tolerance`".into(),
-                    )
-                    .hint("float_tolerance sets both; keep either it or the separate tolerances"));
-                }
-                absolute = tol(&c.float_tolerance, "float_tolerance")?;
-                relative = absolute;
-            }
-            let flag = |v: &Option<toml::Spanned<bool>>| v.as_ref().is_some_and(|b| *b.get_ref());
-            CheckerSpec::Builtin(Builtin::Kattis(kattis::Flags {
-                case_sensitive: flag(&c.case_sensitive),
-                space_change_sensitive: flag(&c.space_change_sensitive),
-                float_absolute_tolerance: absolute,
-                float_relative_tolerance: relative,
-            }))
+    }
+}
+
+/// `kind = "custom"`: a checker built from `source` with its helper `files`.
+fn custom_checker(
+    dir: &Path,
+    c: &raw::Checker,
+    at: usize,
+    err: &dyn Fn(usize, String) -> PackageError,
+) -> Result<CheckerSpec, PackageError> {
+    let Some(source) = &c.source else {
+        return Err(err(at, "kind = \"custom\" needs `source`".into())
+            .hint("add source = \"checker.rs\" (a file in the package)"));
+    };
+    let path = dir.join(source.get_ref());
+    if !path.is_file() {
+        return Err(err(
+            source.span().start,
+            format!("checker source `{}` does not exist", path.display()),
+        )
+        .hint("write the checker there, or fix the path (relative to the package folder)"));
+    }
+    let protocol = match c.protocol.as_ref().map(|p| *p.get_ref()) {
+        None | Some(raw::Protocol::Testlib) => Protocol::Testlib,
+        Some(raw::Protocol::Kattis) => Protocol::Kattis,
+    };
+    let mut helpers = Vec::new();
+    for file in c.files.iter().flatten() {
+        let helper = dir.join(file.get_ref());
+        if !helper.is_file() {
+            return Err(err(
+                file.span().start,
+                format!("helper file `{}` does not exist", helper.display()),
+            )
+            .hint(
+                "list files of the package (relative to its folder), e.g. files = [\"testlib.h\"]",
+            ));
         }
-        raw::CheckerKind::Custom => {
-            let Some(source) = &c.source else {
-                return Err(err(at, "kind = \"custom\" needs `source`".into())
-                    .hint("add source = \"checker.rs\" (a file in the package)"));
-            };
-            let path = dir.join(source.get_ref());
-            if !path.is_file() {
-                return Err(err(
-                    source.span().start,
-                    format!("checker source `{}` does not exist", path.display()),
-                )
-                .hint(
-                    "write the checker there, or fix the path (relative to the package folder)",
-                ));
-            }
-            let protocol = match c.protocol.as_ref().map(|p| *p.get_ref()) {
-                None | Some(raw::Protocol::Testlib) => Protocol::Testlib,
-                Some(raw::Protocol::Kattis) => Protocol::Kattis,
-            };
-            let mut helpers = Vec::new();
-            for file in c.files.iter().flatten() {
-                let helper = dir.join(file.get_ref());
-                if !helper.is_file() {
-                    return Err(err(
-                        file.span().start,
-                        format!("helper file `{}` does not exist", helper.display()),
-                    )
-                    .hint("list files of the package (relative to its folder), e.g. files = [\"testlib.h\"]"));
-                }
-                helpers.push(helper);
-            }
-            CheckerSpec::Custom(Program {
-                source: path,
-                protocol,
-                helpers,
-                args: Vec::new(),
-            })
-        }
-    })
+        helpers.push(helper);
+    }
+    Ok(CheckerSpec::Custom(Program {
+        source: path,
+        protocol,
+        helpers,
+        args: Vec::new(),
+    }))
 }
 
 /// `[interactor] source = "interactor.rs", protocol = "kattis" | "testlib"`, `files = [...]`.

@@ -4,8 +4,8 @@
 //! (`test_group.yaml`: `max_score`, `score_aggregation`, `require_pass`; the score is
 //! `secret`'s).
 
-use super::kattis::Settings;
-use super::{PackageError, TestCase};
+use super::data::Settings;
+use crate::package::{PackageError, TestCase};
 use crate::score::{Aggregate, Item, Node, Scoring, TestItem, VerdictMode};
 use std::path::{Path, PathBuf};
 

@@ -1,5 +1,8 @@
-//! The on-disk shape of `problem.toml`, exactly as serde reads it. Validation into the model lives
-//! in `mod.rs`; keeping the two apart means every default and every range check is written once.
+//! The on-disk shape of `problem.toml`, exactly as serde reads it, with spans for errors at a line
+//! and column. Validation into the model lives in `package/native.rs`; keeping the two apart means
+//! every default and every range check is written once. The native format is the judge's own, so
+//! an unknown key is an error here (`deny_unknown_fields`: a typo must not pass unnoticed), where
+//! the formats of other tools only warn.
 
 use serde::Deserialize;
 use toml::Spanned;
