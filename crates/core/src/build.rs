@@ -87,72 +87,12 @@ pub fn build(
         path: source.to_path_buf(),
         source: e,
     })?;
-    let folder_err = |e| BuildError::Folder {
-        path: dir.to_path_buf(),
-        source: e,
-    };
     // Made by the caller (`Engine::fresh_dir`); never made again here: after Ctrl-C removed the
     // work folder, a build still under way must not bring it back before the process exits.
     if !dir.is_dir() {
-        std::fs::create_dir(dir).map_err(folder_err)?;
+        std::fs::create_dir(dir).map_err(folder_error(dir))?;
     }
-    // Java: the class the program starts from names the copy and the program to run.
-    let (class, main_class) = if language.wants_main_class() {
-        let found = lang::java::main_class(&String::from_utf8_lossy(&bytes));
-        let stem = source
-            .file_stem()
-            .map(|s| s.to_string_lossy().into_owned())
-            .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
-            .unwrap_or_else(|| "Main".to_string());
-        match found {
-            Some(m) => (m.class.clone(), m.qualified()),
-            None => (stem.clone(), stem),
-        }
-    } else {
-        (String::new(), String::new())
-    };
-    let with_class = |word: &str| {
-        word.replace("{class}", &class)
-            .replace("{main_class}", &main_class)
-    };
-    let src = dir.join(with_class(&language.source_name));
-    let exe = dir.join("prog");
-    // The files beside the source in the build folder (helpers), for `{sources}`.
-    let beside: Vec<PathBuf> = {
-        let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
-            .map_err(folder_err)?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .filter(|p| {
-                *p != src
-                    && p.extension().is_some_and(|e| {
-                        let e = e.to_string_lossy().to_lowercase();
-                        language.extensions.contains(&e)
-                    })
-            })
-            .collect();
-        found.sort();
-        found
-    };
-    let expand_all = |words: &[String]| -> Result<Vec<String>, LangError> {
-        let mut out = Vec::new();
-        for w in words {
-            if w == "{sources}" {
-                // The source, then every file of its language beside it (a multi-file program).
-                out.push(src.to_string_lossy().into_owned());
-                out.extend(beside.iter().map(|p| p.to_string_lossy().into_owned()));
-            } else {
-                out.push(lang::expand(&with_class(w), &src, &exe)?);
-            }
-        }
-        Ok(out)
-    };
-    // The build folder and the language's paths for each step (compile and run see their own).
-    let readable = |step| -> Result<Vec<PathBuf>, LangError> {
-        let mut paths = vec![dir.to_path_buf()];
-        paths.extend(language.paths(step, &src, &exe)?);
-        Ok(paths)
-    };
-
+    let layout = Layout::new(language, source, &bytes, dir)?;
     let mut report = CompileReport {
         language: language.name.clone(),
         ok: true,
@@ -161,70 +101,9 @@ pub fn build(
         message: String::new(),
     };
     if language.compile.is_empty() {
-        std::fs::write(&src, bytes).map_err(folder_err)?;
+        std::fs::write(&layout.src, bytes).map_err(folder_error(dir))?;
     } else {
-        let words = expand_all(&language.compile)?;
-        let program = lang::resolve_program(&words[0])?;
-        let limits = compile_limits();
-        let env = base_env(Path::new("/tmp"));
-        let compile_readable = readable(Step::Compile)?;
-        // Helper files already in the build folder (testlib.h, a multi-file program's other
-        // files, Kattis include/) are part of the key, name and bytes; a folder holding anything
-        // else is not cached.
-        let helpers = helper_files(dir);
-        let cache = helpers.as_ref().and(cache::installed());
-        let helpers = helpers.unwrap_or_default();
-        let key = cache.as_ref().and_then(|c| {
-            // Paths inside the build folder change with every build; they are the source's.
-            let paths: Vec<PathBuf> = compile_readable
-                .iter()
-                .filter(|p| !p.starts_with(dir))
-                .cloned()
-                .collect();
-            c.key(&cache::KeyInputs {
-                source: &bytes,
-                language,
-                compiler: &program,
-                compile_paths: &paths,
-                settings: &format!("{limits:?} {env:?}"),
-                helpers: &helpers,
-            })
-        });
-        let hit = match (&cache, &key) {
-            (Some(c), Some(k)) => c.fetch(k, dir),
-            _ => None,
-        };
-        if hit.is_none() && !helpers.is_empty() {
-            // A damaged entry's restore empties the folder: the helpers go back in.
-            restore_helpers(dir, &helpers).map_err(folder_err)?;
-        }
-        let outcome = match hit {
-            Some(outcome) => {
-                report.cached = true;
-                outcome
-            }
-            None => {
-                std::fs::write(&src, &bytes).map_err(folder_err)?;
-                let spec = RunSpec {
-                    program,
-                    args: words[1..].iter().map(OsString::from).collect(),
-                    env,
-                    workdir: dir.to_path_buf(),
-                    stdin: None,
-                    stdout: dir.join(".compile.out"),
-                    stderr: dir.join(".compile.err"),
-                    readable: compile_readable,
-                    scratch_workdir: false,
-                    limits: limits.clone(),
-                };
-                let (outcome, time, deterministic) = compile(sandbox, &spec, language, &src, &exe)?;
-                report.time = time;
-                if let (Some(c), Some(k), true) = (&cache, &key, deterministic) {
-                    c.store(k, dir, &outcome, &helpers);
-                }
-                outcome
-            }
-        };
+        let outcome = compile_or_fetch(sandbox, &layout, &bytes, &mut report)?;
         let message = name_the_users_file(&outcome.message, &outcome.src, source);
         if let Some(why) = outcome.stopped {
             report.ok = false;
@@ -237,18 +116,199 @@ pub fn build(
         }
         report.message = message;
     }
-    let run = expand_all(&language.run)?;
+    let run = layout.expand_all(&language.run)?;
     let program = lang::resolve_program(&run[0])?;
     Ok((
         Some(Artifact {
             language: language.name.clone(),
             program,
             args: run[1..].iter().map(OsString::from).collect(),
-            readable: readable(Step::Run)?,
+            readable: layout.readable(Step::Run)?,
             out_of_memory: language.out_of_memory.clone(),
         }),
         report,
     ))
+}
+
+fn folder_error(dir: &Path) -> impl Fn(std::io::Error) -> BuildError + '_ {
+    |e| BuildError::Folder {
+        path: dir.to_path_buf(),
+        source: e,
+    }
+}
+
+/// The class a Java program starts from (`{class}`, the copy's name) and its qualified name
+/// (`{main_class}`, what the JVM runs); both empty for other languages.
+struct MainClass {
+    class: String,
+    qualified: String,
+}
+
+impl MainClass {
+    fn of(language: &lang::Language, source: &Path, bytes: &[u8]) -> MainClass {
+        // Java: the class the program starts from names the copy and the program to run.
+        let (class, qualified) = if language.wants_main_class() {
+            let found = lang::java::main_class(&String::from_utf8_lossy(bytes));
+            let stem = source
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .filter(|s| !s.is_empty() && s.chars().all(|c| c.is_alphanumeric() || c == '_'))
+                .unwrap_or_else(|| "Main".to_string());
+            match found {
+                Some(m) => (m.class.clone(), m.qualified()),
+                None => (stem.clone(), stem),
+            }
+        } else {
+            (String::new(), String::new())
+        };
+        MainClass { class, qualified }
+    }
+
+    fn fill(&self, word: &str) -> String {
+        word.replace("{class}", &self.class)
+            .replace("{main_class}", &self.qualified)
+    }
+}
+
+/// A build folder as a language's commands see it: the source's copy, the program, the files
+/// beside the source, and the class a Java program starts from.
+struct Layout<'a> {
+    language: &'a lang::Language,
+    dir: &'a Path,
+    src: PathBuf,
+    exe: PathBuf,
+    /// The files beside the source in the build folder (helpers), for `{sources}`.
+    beside: Vec<PathBuf>,
+    main_class: MainClass,
+}
+
+impl<'a> Layout<'a> {
+    fn new(
+        language: &'a lang::Language,
+        source: &Path,
+        bytes: &[u8],
+        dir: &'a Path,
+    ) -> Result<Layout<'a>, BuildError> {
+        let main_class = MainClass::of(language, source, bytes);
+        let src = dir.join(main_class.fill(&language.source_name));
+        let exe = dir.join("prog");
+        let mut beside: Vec<PathBuf> = std::fs::read_dir(dir)
+            .map_err(folder_error(dir))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| {
+                *p != src
+                    && p.extension().is_some_and(|e| {
+                        let e = e.to_string_lossy().to_lowercase();
+                        language.extensions.contains(&e)
+                    })
+            })
+            .collect();
+        beside.sort();
+        Ok(Layout {
+            language,
+            dir,
+            src,
+            exe,
+            beside,
+            main_class,
+        })
+    }
+
+    /// A command's words with their placeholders filled in.
+    fn expand_all(&self, words: &[String]) -> Result<Vec<String>, LangError> {
+        let mut out = Vec::new();
+        for w in words {
+            if w == "{sources}" {
+                // The source, then every file of its language beside it (a multi-file program).
+                out.push(self.src.to_string_lossy().into_owned());
+                out.extend(self.beside.iter().map(|p| p.to_string_lossy().into_owned()));
+            } else {
+                out.push(lang::expand(
+                    &self.main_class.fill(w),
+                    &self.src,
+                    &self.exe,
+                )?);
+            }
+        }
+        Ok(out)
+    }
+
+    /// The build folder and the language's paths for each step (compile and run see their own).
+    fn readable(&self, step: Step) -> Result<Vec<PathBuf>, LangError> {
+        let mut paths = vec![self.dir.to_path_buf()];
+        paths.extend(self.language.paths(step, &self.src, &self.exe)?);
+        Ok(paths)
+    }
+}
+
+/// Compiles the source in the sandbox, or restores the same build from the cache (then the
+/// report says `cached`), and stores a fresh build that may be cached.
+fn compile_or_fetch(
+    sandbox: &mut dyn Executor,
+    layout: &Layout,
+    bytes: &[u8],
+    report: &mut CompileReport,
+) -> Result<cache::Outcome, BuildError> {
+    let (language, dir) = (layout.language, layout.dir);
+    let words = layout.expand_all(&language.compile)?;
+    let program = lang::resolve_program(&words[0])?;
+    let limits = compile_limits();
+    let env = base_env(Path::new("/tmp"));
+    let compile_readable = layout.readable(Step::Compile)?;
+    // Helper files already in the build folder (testlib.h, a multi-file program's other
+    // files, Kattis include/) are part of the key, name and bytes; a folder holding anything
+    // else is not cached.
+    let helpers = helper_files(dir);
+    let cache = helpers.as_ref().and(cache::installed());
+    let helpers = helpers.unwrap_or_default();
+    let key = cache.as_ref().and_then(|c| {
+        // Paths inside the build folder change with every build; they are the source's.
+        let paths: Vec<PathBuf> = compile_readable
+            .iter()
+            .filter(|p| !p.starts_with(dir))
+            .cloned()
+            .collect();
+        c.key(&cache::KeyInputs {
+            source: bytes,
+            language,
+            compiler: &program,
+            compile_paths: &paths,
+            settings: &format!("{limits:?} {env:?}"),
+            helpers: &helpers,
+        })
+    });
+    let hit = match (&cache, &key) {
+        (Some(c), Some(k)) => c.fetch(k, dir),
+        _ => None,
+    };
+    if hit.is_none() && !helpers.is_empty() {
+        // A damaged entry's restore empties the folder: the helpers go back in.
+        restore_helpers(dir, &helpers).map_err(folder_error(dir))?;
+    }
+    if let Some(outcome) = hit {
+        report.cached = true;
+        return Ok(outcome);
+    }
+    std::fs::write(&layout.src, bytes).map_err(folder_error(dir))?;
+    let spec = RunSpec {
+        program,
+        args: words[1..].iter().map(OsString::from).collect(),
+        env,
+        workdir: dir.to_path_buf(),
+        stdin: None,
+        stdout: dir.join(".compile.out"),
+        stderr: dir.join(".compile.err"),
+        readable: compile_readable,
+        scratch_workdir: false,
+        limits: limits.clone(),
+    };
+    let (outcome, time, deterministic) =
+        compile(sandbox, &spec, language, &layout.src, &layout.exe)?;
+    report.time = time;
+    if let (Some(c), Some(k), true) = (&cache, &key, deterministic) {
+        c.store(k, dir, &outcome, &helpers);
+    }
+    Ok(outcome)
 }
 
 /// The files in the build folder before the compiler runs (the helpers copied beside the source),

@@ -8,7 +8,7 @@
 
 use super::cgroup::{Cgroups, RunGroup};
 use super::watchdog::{self, JudgeWatchdog};
-use super::{Layer, RunOutcome, RunSpec, SandboxError, Termination};
+use super::{Layer, Limits, RunOutcome, RunSpec, SandboxError, Termination};
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::unix::process::CommandExt;
@@ -75,7 +75,6 @@ impl Naive {
     }
 
     pub fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
-        let io = |action: String| move |source| SandboxError::Io { action, source };
         let stdin = match &spec.stdin {
             Some(p) => Stdio::from(File::open(p).map_err(io(format!("open {}", p.display())))?),
             None => Stdio::null(),
@@ -85,30 +84,11 @@ impl Naive {
         let stderr_file =
             File::create(&spec.stderr).map_err(io(format!("create {}", spec.stderr.display())))?;
         let limits = spec.limits.clone();
-        let mut cmd = Command::new(&spec.program);
-        cmd.args(&spec.args)
-            .env_clear()
-            .envs(spec.env.iter().map(|(k, v)| (k, v)))
-            .current_dir(&spec.workdir)
-            .stdin(stdin)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0);
-        let cpu_secs = limits.cpu.as_secs() + 1;
-        let stack = limits.stack;
+        let mut cmd = command(spec, stdin);
         // SAFETY: getuid has no preconditions.
         let uid = unsafe { libc::getuid() };
         let judge = std::process::id() as i32;
-        let proc = std::path::Path::new("/proc");
-        // Without a cgroup: an address-space backstop, and a process rlimit that leaves the run
-        // `processes` more than the user has now (RLIMIT_NPROC counts all of the user's).
-        let backstops = self.cgroups.is_err().then(|| {
-            let user_tasks = watchdog::descendants(proc, judge, uid).user_tasks;
-            (
-                watchdog::address_space_backstop(limits.memory, limits.stack),
-                user_tasks + u64::from(limits.processes),
-            )
-        });
+        let backstops = self.backstops(&limits, judge, uid);
         let group = match &self.cgroups {
             Ok(cgroups) => Some(
                 cgroups
@@ -121,37 +101,7 @@ impl Naive {
             .as_ref()
             .map(RunGroup::procs_files)
             .unwrap_or_default();
-        // SAFETY: only async-signal-safe calls (open, write, close, setrlimit) between fork and exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                for p in &procs {
-                    let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                    if fd < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    let r = libc::write(fd, b"0".as_ptr().cast(), 1);
-                    libc::close(fd);
-                    if r < 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-                set_rlimit(libc::RLIMIT_CPU, cpu_secs, cpu_secs + 1)?;
-                set_rlimit(libc::RLIMIT_STACK, stack, stack)?;
-                set_rlimit(libc::RLIMIT_CORE, 0, 0)?;
-                if let Some((address_space, nproc)) = backstops {
-                    set_rlimit(libc::RLIMIT_AS, address_space, address_space)?;
-                    let mut lim = libc::rlimit {
-                        rlim_cur: 0,
-                        rlim_max: 0,
-                    };
-                    if libc::getrlimit(libc::RLIMIT_NPROC, &mut lim) == 0 {
-                        let n = nproc.min(lim.rlim_max);
-                        set_rlimit(libc::RLIMIT_NPROC, n, n)?;
-                    }
-                }
-                Ok(())
-            });
-        }
+        confine_child(&mut cmd, procs, &limits, backstops);
         let start = Instant::now();
         let mut child = cmd
             .spawn()
@@ -166,101 +116,238 @@ impl Naive {
             .stderr
             .take()
             .map(|p| drain(p, stderr_file, limits.stderr, None));
-        let mut wall_killed = false;
-        let mut cpu_killed = false;
-        let mut polls = 0u64;
         let mut watchdog = (group.is_none()).then(|| JudgeWatchdog::new(judge, pid, uid, &limits));
-        let (status, usage) = loop {
-            let mut status = 0;
-            // SAFETY: rusage is plain old data; wait4 fills it.
-            let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-            // SAFETY: pid is our own child; pointers are valid for the call.
-            let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-            if r == pid {
-                break (status, usage);
-            }
-            if r < 0 {
-                return Err(SandboxError::Io {
-                    action: "wait for the program".into(),
-                    source: std::io::Error::last_os_error(),
-                });
-            }
-            if !wall_killed && start.elapsed() > limits.wall {
-                wall_killed = true;
-                kill(pid, group.as_ref());
-            }
-            if over.load(Ordering::SeqCst) {
-                kill(pid, group.as_ref());
-            }
-            if let Some(w) = &mut watchdog {
-                if !wall_killed && !over.load(Ordering::SeqCst) {
-                    w.poll();
-                }
-            }
-            polls += 1;
-            if let (Some(g), false) = (&group, cpu_killed) {
-                if polls % 4 == 0 && g.cpu_time() > limits.cpu {
-                    cpu_killed = true;
-                    kill(pid, Some(g));
-                }
-            }
-            let pause = watchdog
-                .as_ref()
-                .map_or(watchdog::POLL, JudgeWatchdog::pause);
-            std::thread::sleep(pause);
-        };
-        let wall_time = start.elapsed();
+        let waited = wait(pid, start, &limits, group.as_ref(), &mut watchdog, &over)?;
         // Daemons and setsid children die with the run.
         kill(pid, group.as_ref());
         if let Some(w) = &mut watchdog {
             w.kill_tree(false);
         }
+        let status = waited.status;
         let termination = if libc::WIFSIGNALED(status) {
             Termination::Signaled(libc::WTERMSIG(status))
         } else {
             Termination::Exited(libc::WEXITSTATUS(status))
         };
-        let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
-        let (cpu_time, peak_memory, memory_evidence) = match &group {
-            Some(g) => {
-                let (oom, failcnt) = g.memory_evidence();
-                let clean = termination == Termination::Exited(0);
-                (g.cpu_time(), g.peak_memory(), oom || (failcnt && !clean))
-            }
-            None => {
-                let own = tv(usage.ru_utime) + tv(usage.ru_stime);
-                match &watchdog {
-                    // The program and the orphans the judge reaped: the whole tree.
-                    Some(w) => {
-                        cpu_killed |= w.watched().cpu_killed;
-                        let peak = w.watched().peak_memory;
-                        (
-                            own + w.reaped(),
-                            peak,
-                            w.watched().memory_killed || peak > limits.memory,
-                        )
-                    }
-                    None => {
-                        let peak = usage.ru_maxrss as u64 * 1024;
-                        (own, peak, peak > limits.memory)
-                    }
-                }
-            }
-        };
+        let measured = measure(
+            group.as_ref(),
+            watchdog.as_ref(),
+            &waited.usage,
+            termination,
+            &limits,
+        );
         drop(group);
         let stdout_bytes = out_drain.and_then(|d| d.join().ok()).unwrap_or(0);
         let _ = err_drain.map(|d| d.join());
+        let cpu_time = measured.cpu_time;
         Ok(RunOutcome {
             termination,
             cpu_time,
-            wall_time,
-            peak_memory,
-            cpu_limit_exceeded: cpu_killed || cpu_time > limits.cpu,
-            wall_limit_exceeded: wall_killed,
-            memory_limit_exceeded: memory_evidence,
+            wall_time: waited.wall_time,
+            peak_memory: measured.peak_memory,
+            cpu_limit_exceeded: waited.cpu_killed || measured.cpu_killed || cpu_time > limits.cpu,
+            wall_limit_exceeded: waited.wall_killed,
+            memory_limit_exceeded: measured.memory_evidence,
             output_limit_exceeded: over.load(Ordering::SeqCst),
             stdout_bytes,
         })
+    }
+
+    /// Without a cgroup: an address-space backstop, and a process rlimit that leaves the run
+    /// `processes` more than the user has now (RLIMIT_NPROC counts all of the user's).
+    fn backstops(&self, limits: &Limits, judge: i32, uid: u32) -> Option<(u64, u64)> {
+        let proc = std::path::Path::new("/proc");
+        self.cgroups.is_err().then(|| {
+            let user_tasks = watchdog::descendants(proc, judge, uid).user_tasks;
+            (
+                watchdog::address_space_backstop(limits.memory, limits.stack),
+                user_tasks + u64::from(limits.processes),
+            )
+        })
+    }
+}
+
+/// The program with the spec's arguments, environment and working folder, in a process group
+/// of its own, its output piped to the judge.
+fn command(spec: &RunSpec, stdin: Stdio) -> Command {
+    let mut cmd = Command::new(&spec.program);
+    cmd.args(&spec.args)
+        .env_clear()
+        .envs(spec.env.iter().map(|(k, v)| (k, v)))
+        .current_dir(&spec.workdir)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0);
+    cmd
+}
+
+/// Between fork and exec, the child joins the run's cgroup (writing to its `procs` files) and
+/// sets its rlimits: the CPU-time backstop, the stack, no core, and the `backstops` (address
+/// space, processes) when there is no cgroup.
+fn confine_child(
+    cmd: &mut Command,
+    procs: Vec<std::ffi::CString>,
+    limits: &Limits,
+    backstops: Option<(u64, u64)>,
+) {
+    let cpu_secs = limits.cpu.as_secs() + 1;
+    let stack = limits.stack;
+    // SAFETY: only async-signal-safe calls (open, write, close, setrlimit) between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            for p in &procs {
+                let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                if fd < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                let r = libc::write(fd, b"0".as_ptr().cast(), 1);
+                libc::close(fd);
+                if r < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            set_rlimit(libc::RLIMIT_CPU, cpu_secs, cpu_secs + 1)?;
+            set_rlimit(libc::RLIMIT_STACK, stack, stack)?;
+            set_rlimit(libc::RLIMIT_CORE, 0, 0)?;
+            if let Some((address_space, nproc)) = backstops {
+                set_rlimit(libc::RLIMIT_AS, address_space, address_space)?;
+                let mut lim = libc::rlimit {
+                    rlim_cur: 0,
+                    rlim_max: 0,
+                };
+                if libc::getrlimit(libc::RLIMIT_NPROC, &mut lim) == 0 {
+                    let n = nproc.min(lim.rlim_max);
+                    set_rlimit(libc::RLIMIT_NPROC, n, n)?;
+                }
+            }
+            Ok(())
+        });
+    }
+}
+
+/// How a run ended: its wait status and rusage, its wall time, and whether the judge killed it
+/// at the wall-clock or (through its cgroup) the CPU-time limit.
+struct Waited {
+    status: i32,
+    usage: libc::rusage,
+    wall_time: Duration,
+    wall_killed: bool,
+    cpu_killed: bool,
+}
+
+/// Polls the run until it ends, killing it at the wall-clock limit, when its output is over
+/// the limit, and at the CPU-time limit of its cgroup; the watchdog (no cgroup) polls the rest.
+fn wait(
+    pid: libc::pid_t,
+    start: Instant,
+    limits: &Limits,
+    group: Option<&RunGroup>,
+    watchdog: &mut Option<JudgeWatchdog>,
+    over: &AtomicBool,
+) -> Result<Waited, SandboxError> {
+    let mut wall_killed = false;
+    let mut cpu_killed = false;
+    let mut polls = 0u64;
+    let (status, usage) = loop {
+        let mut status = 0;
+        // SAFETY: rusage is plain old data; wait4 fills it.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: pid is our own child; pointers are valid for the call.
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break (status, usage);
+        }
+        if r < 0 {
+            return Err(SandboxError::Io {
+                action: "wait for the program".into(),
+                source: std::io::Error::last_os_error(),
+            });
+        }
+        if !wall_killed && start.elapsed() > limits.wall {
+            wall_killed = true;
+            kill(pid, group);
+        }
+        if over.load(Ordering::SeqCst) {
+            kill(pid, group);
+        }
+        if let Some(w) = watchdog {
+            if !wall_killed && !over.load(Ordering::SeqCst) {
+                w.poll();
+            }
+        }
+        polls += 1;
+        if let (Some(g), false) = (group, cpu_killed) {
+            if polls % 4 == 0 && g.cpu_time() > limits.cpu {
+                cpu_killed = true;
+                kill(pid, Some(g));
+            }
+        }
+        let pause = watchdog
+            .as_ref()
+            .map_or(watchdog::POLL, JudgeWatchdog::pause);
+        std::thread::sleep(pause);
+    };
+    Ok(Waited {
+        status,
+        usage,
+        wall_time: start.elapsed(),
+        wall_killed,
+        cpu_killed,
+    })
+}
+
+/// What an ended run used: CPU time, peak memory, whether it ran out of memory, and whether the
+/// watchdog killed it at the CPU-time limit.
+struct Measured {
+    cpu_time: Duration,
+    peak_memory: u64,
+    memory_evidence: bool,
+    cpu_killed: bool,
+}
+
+/// Reads what the run used from its cgroup, else from the watchdog (the whole tree), else from
+/// its rusage.
+fn measure(
+    group: Option<&RunGroup>,
+    watchdog: Option<&JudgeWatchdog>,
+    usage: &libc::rusage,
+    termination: Termination,
+    limits: &Limits,
+) -> Measured {
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    let mut cpu_killed = false;
+    let (cpu_time, peak_memory, memory_evidence) = match group {
+        Some(g) => {
+            let (oom, failcnt) = g.memory_evidence();
+            let clean = termination == Termination::Exited(0);
+            (g.cpu_time(), g.peak_memory(), oom || (failcnt && !clean))
+        }
+        None => {
+            let own = tv(usage.ru_utime) + tv(usage.ru_stime);
+            match watchdog {
+                // The program and the orphans the judge reaped: the whole tree.
+                Some(w) => {
+                    cpu_killed = w.watched().cpu_killed;
+                    let peak = w.watched().peak_memory;
+                    (
+                        own + w.reaped(),
+                        peak,
+                        w.watched().memory_killed || peak > limits.memory,
+                    )
+                }
+                None => {
+                    let peak = usage.ru_maxrss as u64 * 1024;
+                    (own, peak, peak > limits.memory)
+                }
+            }
+        }
+    };
+    Measured {
+        cpu_time,
+        peak_memory,
+        memory_evidence,
+        cpu_killed,
     }
 }
 
@@ -329,6 +416,10 @@ pub fn drain<R: Read + Send + 'static>(
         }
         kept
     })
+}
+
+fn io(action: String) -> impl FnOnce(std::io::Error) -> SandboxError {
+    move |source| SandboxError::Io { action, source }
 }
 
 fn set_rlimit(resource: libc::__rlimit_resource_t, soft: u64, hard: u64) -> std::io::Result<()> {

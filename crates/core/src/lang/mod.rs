@@ -3,17 +3,22 @@
 //! The table is embedded (`languages.toml`) and can be replaced by a file of the same format.
 //! Each entry also names the paths its toolchain needs besides the system folders (the sandbox
 //! shows nothing else of the host): for both steps, or for the compile or the run step alone.
+//!
+//! `table.rs` loads and checks the table; `paths.rs` the paths each step may read (`*`
+//! patterns); `placeholders.rs` fills in a command's words and finds its program; this file
+//! holds the entry and picks the one that builds a source (by name, extension, the package's
+//! format and its pins).
 
 pub mod java;
+mod paths;
+mod placeholders;
+mod table;
+
+pub use paths::existing;
+pub use placeholders::{expand, expand_for_run, resolve_program, RUN_PLACEHOLDERS};
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
-use std::sync::OnceLock;
-
-const BUILTIN: &str = include_str!("languages.toml");
-
-/// The syntax check of the Python entries (`{python_check}` in a command).
-const PYTHON_CHECK: &str = include_str!("python_check.py");
 
 /// The names `formats` may hold: the package formats' families (`package::Format::family`).
 pub const FORMAT_NAMES: [&str; 3] = ["native", "kattis", "polygon"];
@@ -64,23 +69,7 @@ pub enum Step {
     Run,
 }
 
-/// Placeholders a run command may hold that are filled in when the program runs, from the
-/// limits of that run: the memory limit and the stack limit in MiB (the stack at most 1024 MiB,
-/// the largest a JVM thread may have).
-pub const RUN_PLACEHOLDERS: [&str; 2] = ["{memory_mib}", "{stack_mib}"];
-
-/// Fills in [`RUN_PLACEHOLDERS`] in one word of a run command.
-pub fn expand_for_run(word: &str, memory: u64, stack: u64) -> String {
-    if !word.contains('{') {
-        return word.to_string();
-    }
-    word.replace("{memory_mib}", &(memory >> 20).max(1).to_string())
-        .replace("{stack_mib}", &(stack >> 20).clamp(1, 1024).to_string())
-}
-
 impl Language {
-    /// Whether the entry names the class a Java source starts from (`{class}`, `{main_class}`):
-    /// the build then reads it from the source ([`java::main_class`]).
     /// Whether `source`'s extension (in any case) is one of this entry's.
     fn has_extension_of(&self, source: &Path) -> bool {
         source.extension().is_some_and(|e| {
@@ -104,93 +93,14 @@ impl Language {
         self.missing_program().is_none()
     }
 
+    /// Whether the entry names the class a Java source starts from (`{class}`, `{main_class}`):
+    /// the build then reads it from the source ([`java::main_class`]).
     pub fn wants_main_class(&self) -> bool {
         std::iter::once(&self.source_name)
             .chain(&self.compile)
             .chain(&self.run)
             .any(|w| w.contains("{class}") || w.contains("{main_class}"))
     }
-
-    /// The paths listed for `step`, placeholders expanded, as written (before `*` expansion).
-    pub fn listed_paths(
-        &self,
-        step: Step,
-        src: &Path,
-        exe: &Path,
-    ) -> Result<Vec<String>, LangError> {
-        let own = match step {
-            Step::Compile => &self.compile_readable,
-            Step::Run => &self.run_readable,
-        };
-        self.readable
-            .iter()
-            .chain(own)
-            .map(|p| expand(p, src, exe))
-            .collect()
-    }
-
-    /// The host paths `step` may read: the listed paths with `*` expanded, those missing on
-    /// this machine left out.
-    pub fn paths(&self, step: Step, src: &Path, exe: &Path) -> Result<Vec<PathBuf>, LangError> {
-        Ok(self
-            .listed_paths(step, src, exe)?
-            .iter()
-            .flat_map(|p| existing(p))
-            .collect())
-    }
-}
-
-/// The existing paths a listed path names: itself, or for a pattern, every match in name order.
-pub fn existing(pattern: &str) -> Vec<PathBuf> {
-    let mut found = vec![PathBuf::from("/")];
-    for part in Path::new(pattern).components().skip(1) {
-        let part = part.as_os_str().to_string_lossy();
-        found = found
-            .into_iter()
-            .flat_map(|dir| {
-                if !part.contains('*') {
-                    return vec![dir.join(&*part)];
-                }
-                let mut matches: Vec<PathBuf> = std::fs::read_dir(&dir)
-                    .into_iter()
-                    .flatten()
-                    .flatten()
-                    .filter(|e| wildcard_match(&part, &e.file_name().to_string_lossy()))
-                    .map(|e| e.path())
-                    .collect();
-                matches.sort();
-                matches
-            })
-            .collect();
-    }
-    found.retain(|p| Path::new(pattern).is_absolute() && p.exists());
-    found
-}
-
-/// Whether `name` matches `pattern`, where `*` stands for any run of characters.
-fn wildcard_match(pattern: &str, name: &str) -> bool {
-    let mut parts = pattern.split('*');
-    let first = parts.next().unwrap_or_default();
-    let Some(mut rest) = name.strip_prefix(first) else {
-        return false;
-    };
-    let mut parts: Vec<&str> = parts.collect();
-    let Some(last) = parts.pop() else {
-        return rest.is_empty();
-    };
-    for part in parts {
-        match rest.find(part) {
-            Some(i) => rest = &rest[i + part.len()..],
-            None => return false,
-        }
-    }
-    rest.len() >= last.len() && rest.ends_with(last)
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Table {
-    language: Vec<Language>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -239,78 +149,6 @@ pub struct Languages {
 }
 
 impl Languages {
-    /// The built-in table, or the file named by `path` (or by JUDGE_LANGUAGES) instead.
-    pub fn load(path: Option<&Path>) -> Result<Languages, LangError> {
-        let env = std::env::var_os("JUDGE_LANGUAGES").map(PathBuf::from);
-        let (file, text) = match path.map(Path::to_path_buf).or(env) {
-            Some(p) => {
-                let text = std::fs::read_to_string(&p).map_err(|e| LangError::Table {
-                    file: p.display().to_string(),
-                    message: format!("cannot read the language table: {e}"),
-                })?;
-                (p.display().to_string(), text)
-            }
-            None => ("<built-in languages.toml>".to_string(), BUILTIN.to_string()),
-        };
-        let table: Table = toml::from_str(&text).map_err(|e| {
-            let pos = e
-                .span()
-                .map(|s| {
-                    let (l, c) = crate::text::line_column(&text, s.start);
-                    format!(":{l}:{c}")
-                })
-                .unwrap_or_default();
-            LangError::Table {
-                file: format!("{file}{pos}"),
-                message: e.message().to_string(),
-            }
-        })?;
-        for l in &table.language {
-            if l.run.is_empty() {
-                return Err(LangError::Table {
-                    file,
-                    message: format!("language `{}` has an empty `run` command", l.name),
-                });
-            }
-            let paths = l
-                .readable
-                .iter()
-                .chain(&l.compile_readable)
-                .chain(&l.run_readable);
-            if let Some(f) = l
-                .formats
-                .iter()
-                .find(|f| !FORMAT_NAMES.contains(&f.as_str()))
-            {
-                return Err(LangError::Table {
-                    file,
-                    message: format!(
-                        "language `{}`: unknown package format `{f}` in `formats` (known: {})",
-                        l.name,
-                        FORMAT_NAMES.join(", ")
-                    ),
-                });
-            }
-            if let Some(p) = paths
-                .into_iter()
-                .find(|p| !p.starts_with('/') && !p.starts_with('{'))
-            {
-                return Err(LangError::Table {
-                    file,
-                    message: format!(
-                        "language `{}`: the readable path `{p}` is not absolute (the sandbox shows host paths at the same place)",
-                        l.name
-                    ),
-                });
-            }
-        }
-        Ok(Languages {
-            languages: table.language,
-            format: None,
-            pins: Vec::new(),
-        })
-    }
-
     /// Every language of the table, in its order.
     pub fn all(&self) -> &[Language] {
         &self.languages
@@ -411,58 +249,6 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Expands placeholders in one word of a command.
-pub fn expand(word: &str, src: &Path, exe: &Path) -> Result<String, LangError> {
-    let mut out = word
-        .replace("{src}", &src.to_string_lossy())
-        .replace("{exe}", &exe.to_string_lossy());
-    if out.contains("{python_check}") {
-        out = out.replace("{python_check}", PYTHON_CHECK);
-    }
-    if out.contains("{rust_sysroot}") {
-        out = out.replace("{rust_sysroot}", &rust_sysroot()?.to_string_lossy());
-    }
-    Ok(out)
-}
-
-/// Turns a command's first word into an absolute path (PATH lookup).
-pub fn resolve_program(word: &str) -> Result<PathBuf, LangError> {
-    let p = Path::new(word);
-    if p.is_absolute() {
-        return if p.is_file() {
-            Ok(p.to_path_buf())
-        } else {
-            Err(LangError::NotFound(word.to_string()))
-        };
-    }
-    if word.contains('/') {
-        return std::fs::canonicalize(p).map_err(|_| LangError::NotFound(word.to_string()));
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path)
-        .map(|d| d.join(word))
-        .find(|c| c.is_file())
-        .ok_or_else(|| LangError::NotFound(word.to_string()))
-}
-
-fn rust_sysroot() -> Result<PathBuf, LangError> {
-    static SYSROOT: OnceLock<Result<PathBuf, String>> = OnceLock::new();
-    SYSROOT
-        .get_or_init(|| {
-            let out = std::process::Command::new("rustc")
-                .args(["--print", "sysroot"])
-                .output()
-                .map_err(|e| e.to_string())?;
-            if !out.status.success() {
-                return Err(String::from_utf8_lossy(&out.stderr).trim().to_string());
-            }
-            let s = String::from_utf8_lossy(&out.stdout).trim().to_string();
-            Ok(PathBuf::from(s))
-        })
-        .clone()
-        .map_err(LangError::RustSysroot)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -510,16 +296,6 @@ mod tests {
         assert_eq!(expand_for_run("-Xss{stack_mib}m", 0, 4 * gib), "-Xss1024m");
         assert_eq!(expand_for_run("{stack_mib}/{memory_mib}", 1, 1), "1/1");
         assert_eq!(expand_for_run("plain", 1, 1), "plain");
-    }
-
-    #[test]
-    fn a_broken_override_names_the_file_and_line() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("langs.toml");
-        std::fs::write(&f, "[[language]]\nname = \"X\"\nextensions = [\"x\"]\nrun = [\"x\"]\nsource_name = \"a\"\nbogus = 1\n").unwrap();
-        let err = Languages::load(Some(&f)).unwrap_err().to_string();
-        assert!(err.contains("langs.toml:6:1"), "{err}");
-        assert!(err.contains("unknown field `bogus`"), "{err}");
     }
 
     fn table(text: &str) -> Languages {
@@ -610,103 +386,5 @@ mod tests {
         assert_eq!(l.fallback_notes([Path::new("a.py")]).is_empty(), pypy);
         l.set_format("native");
         assert_eq!(l.for_source(Path::new("a.py")).unwrap().name, "Python 3");
-    }
-
-    fn language(toml_entry: &str) -> Language {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("langs.toml");
-        let text = format!("[[language]]\nname = \"X\"\nextensions = [\"x\"]\nsource_name = \"a.x\"\nrun = [\"{{exe}}\"]\n{toml_entry}");
-        std::fs::write(&f, text).unwrap();
-        let l = Languages::load(Some(&f)).unwrap();
-        l.all()[0].clone()
-    }
-
-    /// The compiler sees `readable` and `compile_readable`, the program `readable` and
-    /// `run_readable`; a path missing here is skipped.
-    #[test]
-    fn compile_and_run_see_their_own_paths() {
-        let tmp = tempfile::tempdir().unwrap();
-        let t = tmp.path().display().to_string();
-        for d in ["both", "compiler", "program"] {
-            std::fs::create_dir(tmp.path().join(d)).unwrap();
-        }
-        let l = language(&format!(
-            "readable = [\"{t}/both\", \"{t}/missing\"]\ncompile_readable = [\"{t}/compiler\"]\nrun_readable = [\"{t}/program\"]\n"
-        ));
-        let (src, exe) = (Path::new("/b/a.x"), Path::new("/b/prog"));
-        assert_eq!(
-            l.paths(Step::Compile, src, exe).unwrap(),
-            vec![tmp.path().join("both"), tmp.path().join("compiler")]
-        );
-        assert_eq!(
-            l.paths(Step::Run, src, exe).unwrap(),
-            vec![tmp.path().join("both"), tmp.path().join("program")]
-        );
-        assert_eq!(
-            l.listed_paths(Step::Run, src, exe).unwrap(),
-            vec![
-                format!("{t}/both"),
-                format!("{t}/missing"),
-                format!("{t}/program")
-            ]
-        );
-    }
-
-    /// The built-in Rust entry lets only the compiler see the toolchain.
-    #[test]
-    fn the_rust_toolchain_is_for_the_compiler_only() {
-        let l = Languages::load(None).unwrap();
-        let rust = l.for_source(Path::new("a.rs")).unwrap();
-        assert_eq!(rust.compile_readable, vec!["{rust_sysroot}".to_string()]);
-        assert!(rust.readable.is_empty() && rust.run_readable.is_empty());
-    }
-
-    /// `*` matches within one folder level, in name order; a pattern matching nothing is
-    /// nothing.
-    #[test]
-    fn patterns_match_within_one_folder_level() {
-        let tmp = tempfile::tempdir().unwrap();
-        for d in [
-            "java-17-openjdk",
-            "java-21-openjdk",
-            "java-21-openjdk/security",
-            "javascript",
-        ] {
-            std::fs::create_dir(tmp.path().join(d)).unwrap();
-        }
-        let t = tmp.path().display().to_string();
-        assert_eq!(
-            existing(&format!("{t}/java-*-openjdk")),
-            vec![
-                tmp.path().join("java-17-openjdk"),
-                tmp.path().join("java-21-openjdk")
-            ]
-        );
-        assert_eq!(
-            existing(&format!("{t}/*/security")),
-            vec![tmp.path().join("java-21-openjdk/security")]
-        );
-        assert_eq!(
-            existing(&format!("{t}/j*t")),
-            vec![tmp.path().join("javascript")]
-        );
-        assert!(existing(&format!("{t}/python-*")).is_empty());
-        assert!(existing(&format!("{t}/missing")).is_empty());
-        assert!(wildcard_match("a*b*c", "aXbYc") && !wildcard_match("a*b*c", "aXc"));
-        assert!(wildcard_match("*", "") && !wildcard_match("ab*ba", "aba"));
-    }
-
-    /// A relative readable path is an error naming the file and the language.
-    #[test]
-    fn a_relative_readable_path_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let f = dir.path().join("langs.toml");
-        std::fs::write(&f, "[[language]]\nname = \"X\"\nextensions = [\"x\"]\nrun = [\"x\"]\nsource_name = \"a\"\nrun_readable = [\"etc/x\"]\n").unwrap();
-        let err = Languages::load(Some(&f)).unwrap_err().to_string();
-        assert!(err.contains("langs.toml"), "{err}");
-        assert!(
-            err.contains("language `X`: the readable path `etc/x` is not absolute"),
-            "{err}"
-        );
     }
 }

@@ -8,6 +8,7 @@ use super::{
     fingerprint, generator_limits, generator_time_hint, generator_time_limit, reference_solution,
     run_for_output, Builds, SetterError,
 };
+use crate::build::Artifact;
 use crate::engine::{solution_limits, Engine};
 use crate::package::{recipe, Problem};
 use judge_model::finding::Finding;
@@ -77,58 +78,84 @@ pub fn generate(
     let tests_dir = dir.join("tests");
     std::fs::create_dir_all(&tests_dir)
         .map_err(|e| SetterError::Other(format!("{}: {e}", tests_dir.display())))?;
-    let count = recipe.tests.len();
+    let jury = Jury {
+        dir,
+        tests_dir: &tests_dir,
+        limit,
+        builds: &builds,
+        validator: validator.as_ref(),
+        shared: &shared,
+        progress,
+    };
+    write_inputs(engines, &jury, &recipe, &mut cache, &mut summary)?;
+
+    // Answers for every test, generated or hand-made, from the reference solution.
+    let problem = Problem::load_inputs(dir)?;
+    write_answers(engines, &jury, &recipe, &problem, &mut cache, &mut summary)?;
+    let names: Vec<&String> = problem.tests.iter().map(|t| &t.name).collect();
+    cache.answers.retain(|k, _| names.contains(&k));
+    cache
+        .inputs
+        .retain(|k, _| recipe.tests.iter().any(|t| &t.name == k));
+    let json = serde_json::to_vec_pretty(&cache).expect("cache serializes");
+    std::fs::write(&cache_path, json)
+        .map_err(|e| SetterError::Other(format!("{}: {e}", cache_path.display())))?;
+    Ok(summary)
+}
+
+/// What each test's part of `gen` needs besides its engine: the package and its tests folder,
+/// the generators' time limit, the jury's builds, the validator (its source and build), the key
+/// of what shapes every test, and the progress callback.
+struct Jury<'a> {
+    dir: &'a Path,
+    tests_dir: &'a Path,
+    limit: Duration,
+    builds: &'a Builds,
+    validator: Option<&'a (PathBuf, Artifact)>,
+    shared: &'a str,
+    progress: &'a (dyn Fn(&str, &str) + Sync),
+}
+
+/// Runs `make(engine, i)` for i in 0..count spread over the engines; after the first failure
+/// no later item starts (what one engine would have done).
+fn spread_until_failure(
+    engines: &mut [&mut Engine],
+    count: usize,
+    make: &(dyn Fn(&mut Engine, usize) -> Result<Made, SetterError> + Sync),
+) -> Vec<Option<Result<Made, SetterError>>> {
     let failed_at = AtomicUsize::new(usize::MAX);
     let stop = |i: usize| i > failed_at.load(Ordering::SeqCst);
-    let make_input = |engine: &mut Engine, i: usize| -> Result<Made, SetterError> {
-        let t = &recipe.tests[i];
-        let path = tests_dir.join(format!("{}.in", t.name));
-        let key = recipe_key(engine, dir, t, &shared)?;
-        let current = std::fs::read(&path).ok().map(|b| fingerprint(&[&b]));
-        if let (Some((k, written)), Some(cur)) = (cache.inputs.get(&t.name), &current) {
-            if *k == key && written == cur {
-                return Ok(Made::Cached);
-            }
-        }
-        progress(
-            "Generating",
-            &format!("{} ({}/{count}): {}", t.name, i + 1, describe(dir, t)),
-        );
-        let bytes = generate_input(engine, &builds, dir, t, limit)?;
-        if let Some((source, v)) = &validator {
-            let tmp = engine.fresh_dir("gen")?.join("input");
-            std::fs::write(&tmp, &bytes)
-                .map_err(|e| SetterError::Other(format!("{}: {e}", tmp.display())))?;
-            let verdict = crate::setter::jury::validate_input(engine, v, source, &tmp);
-            let _ = std::fs::remove_dir_all(tmp.parent().unwrap_or(&tmp));
-            verdict.map_err(|why| {
-                SetterError::Other(format!(
-                    "test `{}` ({}): {}",
-                    t.name,
-                    describe(dir, t),
-                    not_valid(
-                        &why,
-                        source,
-                        "fix the generator or its arguments in tests.toml"
-                    )
-                ))
-            })?;
-        }
-        Ok(Made::Bytes(bytes, key))
-    };
-    let made = crate::jobs::spread(engines, count, &stop, &|engine, i| {
-        let r = make_input(engine, i);
+    crate::jobs::spread(engines, count, &stop, &|engine, i| {
+        let r = make(engine, i);
         if r.is_err() {
             failed_at.fetch_min(i, Ordering::SeqCst);
         }
         r
-    });
+    })
+}
+
+/// The generated inputs of `tests.toml`, validated, spread over the engines; then, in test
+/// order, those whose bytes changed are written.
+fn write_inputs(
+    engines: &mut [&mut Engine],
+    jury: &Jury,
+    recipe: &recipe::Recipe,
+    cache: &mut Cache,
+    summary: &mut GenSummary,
+) -> Result<(), SetterError> {
+    let count = recipe.tests.len();
+    let made = {
+        let cache = &*cache;
+        spread_until_failure(engines, count, &|engine, i| {
+            make_input(engine, jury, recipe, cache, i)
+        })
+    };
     for (t, made) in recipe.tests.iter().zip(made) {
         let Some(made) = made else { break };
         match made? {
             Made::Cached => summary.cached += 1,
             Made::Bytes(bytes, key) => {
-                let path = tests_dir.join(format!("{}.in", t.name));
+                let path = jury.tests_dir.join(format!("{}.in", t.name));
                 write_if_changed(
                     &path,
                     &bytes,
@@ -142,65 +169,81 @@ pub fn generate(
             }
         }
     }
+    Ok(())
+}
 
-    // Answers for every test, generated or hand-made, from the reference solution.
-    let problem = Problem::load_inputs(dir)?;
-    let reference = reference_solution(dir, &problem.slug)?;
-    let ref_key = source_key(engines[0], dir, &reference)?;
-    let count = problem.tests.len();
-    let failed_at = AtomicUsize::new(usize::MAX);
-    let stop = |i: usize| i > failed_at.load(Ordering::SeqCst);
-    let make_answer = |engine: &mut Engine, i: usize| -> Result<Made, SetterError> {
-        let test = &problem.tests[i];
-        let input = std::fs::read(&test.input)
-            .map_err(|e| SetterError::Other(format!("{}: {e}", test.input.display())))?;
-        let key = fingerprint(&[shared.as_bytes(), ref_key.as_bytes(), &input]);
-        let current = std::fs::read(&test.answer).ok().map(|b| fingerprint(&[&b]));
-        if let (Some((k, written)), Some(cur)) = (cache.answers.get(&test.name), &current) {
-            if *k == key && written == cur {
-                return Ok(Made::Cached);
-            }
+/// The `i`-th generated input: cached when neither its recipe nor the file changed, else
+/// generated and validated.
+fn make_input(
+    engine: &mut Engine,
+    jury: &Jury,
+    recipe: &recipe::Recipe,
+    cache: &Cache,
+    i: usize,
+) -> Result<Made, SetterError> {
+    let (dir, count) = (jury.dir, recipe.tests.len());
+    let t = &recipe.tests[i];
+    let path = jury.tests_dir.join(format!("{}.in", t.name));
+    let key = recipe_key(engine, dir, t, jury.shared)?;
+    let current = std::fs::read(&path).ok().map(|b| fingerprint(&[&b]));
+    if let (Some((k, written)), Some(cur)) = (cache.inputs.get(&t.name), &current) {
+        if *k == key && written == cur {
+            return Ok(Made::Cached);
         }
-        let hand_made = !recipe.tests.iter().any(|t| t.name == test.name);
-        if let (true, Some((source, v))) = (hand_made, &validator) {
-            // Generated inputs were validated above; a hand-made one is checked before the
-            // reference sees it, so a broken file is named instead of crashing the reference.
-            crate::setter::jury::validate_input(engine, v, source, &test.input).map_err(|why| {
-                SetterError::Other(format!(
-                    "hand-made test `{}` ({}): {}",
-                    test.name,
-                    test.input.display(),
-                    not_valid(&why, source, "fix the file")
-                ))
-            })?;
-        }
-        progress("Answering", &format!("{} ({}/{count})", test.name, i + 1));
-        let artifact = builds.get(engine, &reference, "reference solution")?;
-        let bytes = run_for_output(
-            engine,
-            &artifact,
-            &reference,
-            &[],
-            Some(&test.input),
-            solution_limits(&problem),
-        )
-        .map_err(|f| {
+    }
+    (jury.progress)(
+        "Generating",
+        &format!("{} ({}/{count}): {}", t.name, i + 1, describe(dir, t)),
+    );
+    let bytes = generate_input(engine, jury.builds, dir, t, jury.limit)?;
+    if let Some((source, v)) = jury.validator {
+        let tmp = engine.fresh_dir("gen")?.join("input");
+        std::fs::write(&tmp, &bytes)
+            .map_err(|e| SetterError::Other(format!("{}: {e}", tmp.display())))?;
+        let verdict = crate::setter::jury::validate_input(engine, v, source, &tmp);
+        let _ = std::fs::remove_dir_all(tmp.parent().unwrap_or(&tmp));
+        verdict.map_err(|why| {
             SetterError::Other(format!(
-                "{}: on test {}: {}\n  hint: the reference solution must pass every test within the problem's limits",
-                reference.display(),
-                test.name,
-                f.render("the reference solution")
+                "test `{}` ({}): {}",
+                t.name,
+                describe(dir, t),
+                not_valid(
+                    &why,
+                    source,
+                    "fix the generator or its arguments in tests.toml"
+                )
             ))
         })?;
-        Ok(Made::Bytes(bytes, key))
+    }
+    Ok(Made::Bytes(bytes, key))
+}
+
+/// Every test's answer from the reference solution, spread over the engines; then, in test
+/// order, those whose bytes changed are written.
+fn write_answers(
+    engines: &mut [&mut Engine],
+    jury: &Jury,
+    recipe: &recipe::Recipe,
+    problem: &Problem,
+    cache: &mut Cache,
+    summary: &mut GenSummary,
+) -> Result<(), SetterError> {
+    let reference = reference_solution(jury.dir, &problem.slug)?;
+    let ref_key = source_key(engines[0], jury.dir, &reference)?;
+    let answering = Answering {
+        jury,
+        recipe,
+        problem,
+        reference: &reference,
+        ref_key: &ref_key,
     };
-    let made = crate::jobs::spread(engines, count, &stop, &|engine, i| {
-        let r = make_answer(engine, i);
-        if r.is_err() {
-            failed_at.fetch_min(i, Ordering::SeqCst);
-        }
-        r
-    });
+    let count = problem.tests.len();
+    let made = {
+        let cache = &*cache;
+        spread_until_failure(engines, count, &|engine, i| {
+            answering.make(engine, cache, i)
+        })
+    };
     for (test, made) in problem.tests.iter().zip(made) {
         let Some(made) = made else { break };
         match made? {
@@ -219,15 +262,68 @@ pub fn generate(
             }
         }
     }
-    let names: Vec<&String> = problem.tests.iter().map(|t| &t.name).collect();
-    cache.answers.retain(|k, _| names.contains(&k));
-    cache
-        .inputs
-        .retain(|k, _| recipe.tests.iter().any(|t| &t.name == k));
-    let json = serde_json::to_vec_pretty(&cache).expect("cache serializes");
-    std::fs::write(&cache_path, json)
-        .map_err(|e| SetterError::Other(format!("{}: {e}", cache_path.display())))?;
-    Ok(summary)
+    Ok(())
+}
+
+/// What answering a test needs: the jury, the recipe (which tests are generated), the problem
+/// (its tests and limits), and the reference solution with its key.
+struct Answering<'a> {
+    jury: &'a Jury<'a>,
+    recipe: &'a recipe::Recipe,
+    problem: &'a Problem,
+    reference: &'a Path,
+    ref_key: &'a str,
+}
+
+impl Answering<'_> {
+    /// The `i`-th test's answer: cached when neither the input, the reference nor the file
+    /// changed, else the reference's output (a hand-made input validated first).
+    fn make(&self, engine: &mut Engine, cache: &Cache, i: usize) -> Result<Made, SetterError> {
+        let (jury, problem, reference) = (self.jury, self.problem, self.reference);
+        let count = problem.tests.len();
+        let test = &problem.tests[i];
+        let input = std::fs::read(&test.input)
+            .map_err(|e| SetterError::Other(format!("{}: {e}", test.input.display())))?;
+        let key = fingerprint(&[jury.shared.as_bytes(), self.ref_key.as_bytes(), &input]);
+        let current = std::fs::read(&test.answer).ok().map(|b| fingerprint(&[&b]));
+        if let (Some((k, written)), Some(cur)) = (cache.answers.get(&test.name), &current) {
+            if *k == key && written == cur {
+                return Ok(Made::Cached);
+            }
+        }
+        let hand_made = !self.recipe.tests.iter().any(|t| t.name == test.name);
+        if let (true, Some((source, v))) = (hand_made, jury.validator) {
+            // Generated inputs were validated above; a hand-made one is checked before the
+            // reference sees it, so a broken file is named instead of crashing the reference.
+            crate::setter::jury::validate_input(engine, v, source, &test.input).map_err(|why| {
+                SetterError::Other(format!(
+                    "hand-made test `{}` ({}): {}",
+                    test.name,
+                    test.input.display(),
+                    not_valid(&why, source, "fix the file")
+                ))
+            })?;
+        }
+        (jury.progress)("Answering", &format!("{} ({}/{count})", test.name, i + 1));
+        let artifact = jury.builds.get(engine, reference, "reference solution")?;
+        let bytes = run_for_output(
+            engine,
+            &artifact,
+            reference,
+            &[],
+            Some(&test.input),
+            solution_limits(problem),
+        )
+        .map_err(|f| {
+            SetterError::Other(format!(
+                "{}: on test {}: {}\n  hint: the reference solution must pass every test within the problem's limits",
+                reference.display(),
+                test.name,
+                f.render("the reference solution")
+            ))
+        })?;
+        Ok(Made::Bytes(bytes, key))
+    }
 }
 
 /// "invalid: reason" or "validator.py crashed …", with a hint.

@@ -44,6 +44,9 @@ enum Trial {
     },
 }
 
+/// A failing input the search found, with the seed and the size that generated it.
+type Failing = (Vec<u8>, u64, u64);
+
 struct Stress<'a> {
     problem: &'a Problem,
     checker: Checker,
@@ -75,101 +78,12 @@ pub fn stress(
             problem.slug
         )));
     }
-    let engine: &mut Engine = engines[0];
-    let (generator_path, template) = resolve_generator(engine, problem, &options.gen)?;
-    let recipe = recipe::load_recipe(&problem.dir)?;
-    let generator_limit = generator_time_limit(options.generator_time_limit, &recipe);
-    let builds = Builds::default();
-    let reference_path = match &options.against {
-        Some(p) => p.clone(),
-        None => super::reference_of(problem)?,
-    };
-    progress(&format!("building {}", generator_path.display()));
-    let generator = builds.get(engine, &generator_path, "generator")?;
-    let validator = match &problem.validator {
-        Some(v) => Some((v.clone(), builds.get(engine, v, "validator")?)),
-        None => None,
-    };
-    progress(&format!(
-        "building the reference {}",
-        reference_path.display()
-    ));
-    let reference = builds.get(engine, &reference_path, "reference solution")?;
-    progress(&format!("building {}", source.display()));
-    let solution = match engine.build(source)? {
-        (Some(a), _) => a,
-        (None, report) => {
-            return Ok(Some(Counterexample {
-                input: Vec::new(),
-                answer: Vec::new(),
-                output: Vec::new(),
-                verdict: Verdict::CE,
-                message: report.message,
-                tries: 0,
-                shrink_steps: 0,
-            }))
-        }
-    };
-    let checker = engine.prepare_checker(problem)?;
-    let mut s = Stress {
-        problem,
-        checker,
-        validator,
-        reference_path,
-        reference,
-        solution,
-        generator_path,
-        generator,
-        generator_limit,
-        template,
-        shrinking: false,
+    let mut s = match Stress::prepare(engines[0], problem, source, options, progress)? {
+        Ok(s) => s,
+        Err(not_built) => return Ok(Some(not_built)),
     };
     let uses_size = s.template.iter().any(|w| w.contains("{size}"));
-    let start = Instant::now();
-    let mut tries = 0u64;
-    let mut found = None;
-    // With several jobs, seeds go out in batches; the first failing seed in order wins, so the
-    // counterexample is the one a single job would find.
-    let batch = if engines.len() > 1 {
-        engines.len() as u64 * 2
-    } else {
-        1
-    };
-    while found.is_none() && start.elapsed() < options.time_budget {
-        let first = tries;
-        if (first + 1..=first + batch).any(|t| t % 10 == 1) {
-            progress(&format!(
-                "tried {first} input(s), size {}",
-                1 + first / TRIES_PER_SIZE
-            ));
-        }
-        let failed_at = AtomicUsize::new(usize::MAX);
-        let s_ref = &s;
-        let results = spread(
-            engines,
-            batch as usize,
-            &|i| i > failed_at.load(Ordering::SeqCst),
-            &|engine: &mut Engine, i: usize| {
-                let n = first + i as u64;
-                let (seed, size) = (n + 1, 1 + n / TRIES_PER_SIZE);
-                let r = s_ref
-                    .generate(engine, seed, size)
-                    .and_then(|input| Ok((s_ref.trial(engine, &input)?, input, seed, size)));
-                if !matches!(r, Ok((Trial::Pass | Trial::Invalid, ..))) {
-                    failed_at.fetch_min(i, Ordering::SeqCst);
-                }
-                r
-            },
-        );
-        for r in results {
-            let Some(r) = r else { break };
-            tries += 1;
-            if let (Trial::Fail { .. }, input, seed, size) = r? {
-                found = Some((input, seed, size));
-                break;
-            }
-        }
-    }
+    let (found, tries) = s.search(engines, options.time_budget, progress)?;
     let Some((mut input, seed, size)) = found else {
         progress(&format!("no failure in {tries} input(s)"));
         return Ok(None);
@@ -181,19 +95,7 @@ pub fn stress(
     let engine: &mut Engine = engines[0];
     let mut steps = 0;
     if uses_size {
-        'sizes: for smaller in 1..size {
-            for seed in 1..=SEEDS_PER_SIZE {
-                let candidate = s.generate(engine, seed, smaller)?;
-                if candidate.len() < input.len() || smaller < size {
-                    if let Trial::Fail { .. } = s.trial(engine, &candidate)? {
-                        progress(&format!("size {smaller}, seed {seed} fails too"));
-                        input = candidate;
-                        steps += 1;
-                        break 'sizes;
-                    }
-                }
-            }
-        }
+        steps += s.shrink_by_size(engine, &mut input, size, progress)?;
     }
     steps += s.shrink_by(engine, &mut input, Unit::Line, progress)?;
     steps += s.shrink_by(engine, &mut input, Unit::Token, progress)?;
@@ -217,6 +119,146 @@ pub fn stress(
         tries,
         shrink_steps: steps,
     }))
+}
+
+impl<'a> Stress<'a> {
+    /// Builds the generator, the validator, the reference and the solution, and prepares the
+    /// checker. A solution that does not compile is its own counterexample (`Ok(Err(CE))`).
+    fn prepare(
+        engine: &mut Engine,
+        problem: &'a Problem,
+        source: &Path,
+        options: &StressOptions,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<Result<Stress<'a>, Counterexample>, SetterError> {
+        let (generator_path, template) = resolve_generator(engine, problem, &options.gen)?;
+        let recipe = recipe::load_recipe(&problem.dir)?;
+        let generator_limit = generator_time_limit(options.generator_time_limit, &recipe);
+        let builds = Builds::default();
+        let reference_path = match &options.against {
+            Some(p) => p.clone(),
+            None => super::reference_of(problem)?,
+        };
+        progress(&format!("building {}", generator_path.display()));
+        let generator = builds.get(engine, &generator_path, "generator")?;
+        let validator = match &problem.validator {
+            Some(v) => Some((v.clone(), builds.get(engine, v, "validator")?)),
+            None => None,
+        };
+        progress(&format!(
+            "building the reference {}",
+            reference_path.display()
+        ));
+        let reference = builds.get(engine, &reference_path, "reference solution")?;
+        progress(&format!("building {}", source.display()));
+        let solution = match engine.build(source)? {
+            (Some(a), _) => a,
+            (None, report) => {
+                return Ok(Err(Counterexample {
+                    input: Vec::new(),
+                    answer: Vec::new(),
+                    output: Vec::new(),
+                    verdict: Verdict::CE,
+                    message: report.message,
+                    tries: 0,
+                    shrink_steps: 0,
+                }))
+            }
+        };
+        let checker = engine.prepare_checker(problem)?;
+        Ok(Ok(Stress {
+            problem,
+            checker,
+            validator,
+            reference_path,
+            reference,
+            solution,
+            generator_path,
+            generator,
+            generator_limit,
+            template,
+            shrinking: false,
+        }))
+    }
+
+    /// Tries seeds 1, 2, … (sizes growing every `TRIES_PER_SIZE`) until one fails or the time
+    /// budget is spent: the failing input with its seed and size, if any, and the inputs tried.
+    fn search(
+        &self,
+        engines: &mut [&mut Engine],
+        time_budget: Duration,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<(Option<Failing>, u64), SetterError> {
+        let start = Instant::now();
+        let mut tries = 0u64;
+        let mut found = None;
+        // With several jobs, seeds go out in batches; the first failing seed in order wins, so
+        // the counterexample is the one a single job would find.
+        let batch = if engines.len() > 1 {
+            engines.len() as u64 * 2
+        } else {
+            1
+        };
+        while found.is_none() && start.elapsed() < time_budget {
+            let first = tries;
+            if (first + 1..=first + batch).any(|t| t % 10 == 1) {
+                progress(&format!(
+                    "tried {first} input(s), size {}",
+                    1 + first / TRIES_PER_SIZE
+                ));
+            }
+            let failed_at = AtomicUsize::new(usize::MAX);
+            let results = spread(
+                engines,
+                batch as usize,
+                &|i| i > failed_at.load(Ordering::SeqCst),
+                &|engine: &mut Engine, i: usize| {
+                    let n = first + i as u64;
+                    let (seed, size) = (n + 1, 1 + n / TRIES_PER_SIZE);
+                    let r = self
+                        .generate(engine, seed, size)
+                        .and_then(|input| Ok((self.trial(engine, &input)?, input, seed, size)));
+                    if !matches!(r, Ok((Trial::Pass | Trial::Invalid, ..))) {
+                        failed_at.fetch_min(i, Ordering::SeqCst);
+                    }
+                    r
+                },
+            );
+            for r in results {
+                let Some(r) = r else { break };
+                tries += 1;
+                if let (Trial::Fail { .. }, input, seed, size) = r? {
+                    found = Some((input, seed, size));
+                    break;
+                }
+            }
+        }
+        Ok((found, tries))
+    }
+
+    /// Tries the smaller sizes (from 1, `SEEDS_PER_SIZE` seeds each) of a failure found at
+    /// `size`: the first that fails too replaces `input`. Returns the steps taken (0 or 1).
+    fn shrink_by_size(
+        &self,
+        engine: &mut Engine,
+        input: &mut Vec<u8>,
+        size: u64,
+        progress: &mut dyn FnMut(&str),
+    ) -> Result<u64, SetterError> {
+        for smaller in 1..size {
+            for seed in 1..=SEEDS_PER_SIZE {
+                let candidate = self.generate(engine, seed, smaller)?;
+                if candidate.len() < input.len() || smaller < size {
+                    if let Trial::Fail { .. } = self.trial(engine, &candidate)? {
+                        progress(&format!("size {smaller}, seed {seed} fails too"));
+                        *input = candidate;
+                        return Ok(1);
+                    }
+                }
+            }
+        }
+        Ok(0)
+    }
 }
 
 #[derive(Clone, Copy, PartialEq)]

@@ -7,8 +7,9 @@ use super::sink::Sink;
 use super::{Isolated, FILE_SIZE, TMPFS_INODES};
 use crate::cgroup::{self, RunGroup};
 use crate::sys;
+use crate::watchdog::Watch;
 use crate::wire::{self, Request};
-use crate::{RunOutcome, RunSpec, SandboxError};
+use crate::{Limits, RunOutcome, RunSpec, SandboxError};
 use std::fs::File;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -58,95 +59,18 @@ impl Isolated {
                 "a run given up earlier never reported its end: this sandbox cannot tell the next run's report from it (start another sandbox)".into(),
             ));
         }
-        let io = |action: String| move |source| SandboxError::Io { action, source };
         let limits = spec.limits.clone();
-        let stdin: OwnedFd = match (stdio.stdin, &spec.stdin) {
-            (Some(fd), _) => fd,
-            (None, Some(p)) => File::open(p)
-                .map_err(io(format!("open {}", p.display())))?
-                .into(),
-            (None, None) => File::open("/dev/null")
-                .map_err(io("open /dev/null".into()))?
-                .into(),
-        };
-        // Reused output files are overwritten from the start and cut to length at the end, never
-        // truncated to zero first: on ext4, a file truncated to zero is flushed to disk when it
-        // is closed, which cost more than the rest of the run's bookkeeping.
-        let overwrite = |p: &Path| {
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create(true)
-                .truncate(false)
-                .open(p)
-                .map_err(io(format!("create {}", p.display())))
-        };
-        // stdout goes to the judge through a pipe (counted and kept in the file), unless the
-        // caller gave a descriptor (a pipe to another run).
-        let (stdout, out_w) = match stdio.stdout {
-            Some(fd) => (None, fd),
-            None => {
-                let file = overwrite(&spec.stdout)?;
-                let (out_r, out_w) = sys::pipe().map_err(io("create a pipe".into()))?;
-                (Some((out_r, file)), out_w)
-            }
-        };
-        let stderr_file = overwrite(&spec.stderr)?;
-        let (err_r, err_w) = sys::pipe().map_err(io("create a pipe".into()))?;
-        // Outer folders first, so a path inside another one is attached on top of it.
-        let mut readable: Vec<&PathBuf> = spec.readable.iter().filter(|p| p.exists()).collect();
-        readable.sort_by_key(|p| p.as_os_str().len());
-        readable.dedup();
-        let bytes = |p: &Path| p.as_os_str().as_bytes().to_vec();
+        let stdio = open_stdio(spec, stdio)?;
+        let readable = readable_paths(spec);
         let key = MountsKey {
             readable: readable.iter().map(|p| bytes(p)).collect(),
             workdir: bytes(&spec.workdir),
             scratch_workdir: spec.scratch_workdir,
             tmpfs_bytes: limits.memory,
         };
-        // The worker keeps inits with the mounts of recent runs ready (root only): with one for
-        // these mounts it needs one set of mounts, for the next standby; otherwise one more, for
-        // this run. The worker itself checks that the mounts are the same folders.
-        let mut joined = None;
-        let mount_sets = if self.userns {
-            0
-        } else if let Some(i) = self.standbys.iter().position(|s| s.key == key) {
-            joined = self.standbys.remove(i).group;
-            1
-        } else {
-            2
-        };
-        let processes = limits.processes;
-        // A cgroup the standby init joined is used when it has the run's limits; otherwise the
-        // init moves out of it into the run's, and it goes when the run is over.
-        let mut stale = RetireLater(None);
-        let group = match (&self.cgroups, joined) {
-            (Ok(_), Some((m, p, g))) if m == limits.memory && p == processes => Some(g),
-            (Ok(cgroups), joined) => {
-                stale.0 = joined.map(|(_, _, g)| g);
-                Some(
-                    cgroups
-                        .create(limits.memory, processes)
-                        .map_err(SandboxError::Setup)?,
-                )
-            }
-            (Err(_), _) => None,
-        };
-        // The cgroup of the next run like this one, for the standby init this run leaves to
-        // join ahead of time: a spare the janitor made (never one made here, which would cost
-        // this run what it saves the next). The janitor then makes the spares up again.
-        let repeats = self.recent.contains(&key);
-        self.recent.retain(|k| *k != key);
-        self.recent.push(key.clone());
-        if self.recent.len() > crate::worker::RECENT {
-            self.recent.remove(0);
-        }
-        let mut next = RetireLater(None);
-        if let (Ok(cgroups), false) = (&self.cgroups, self.userns) {
-            if repeats {
-                next.0 = cgroup::take_spare(limits.memory, processes);
-            }
-            cgroups.prepare(limits.memory, processes);
-        }
+        let (mount_sets, joined) = self.claim_standby(&key);
+        let (group, stale) = self.run_group(joined, &limits)?;
+        let next = self.next_standby_group(&key, &limits);
         // The groups' cgroup.procs files, already open (sent along; the groups keep their own).
         let procs = match &group {
             Some(g) => g.join_fds().map_err(SandboxError::Setup)?,
@@ -161,44 +85,17 @@ impl Isolated {
                 format!("give {} to the sandbox user", spec.workdir.display()),
             ))?;
         }
-        let expose = |p: &Path, writable: bool| {
-            sys::detached_bind(p, writable).map_err(|e| {
-                SandboxError::Setup(format!("cannot expose {} to the sandbox: {e}", p.display()))
-            })
-        };
-        let mut mounts = Vec::new();
-        for _ in 0..mount_sets {
-            for p in &readable {
-                mounts.push(expose(p, false)?);
-            }
-            if !spec.scratch_workdir {
-                mounts.push(expose(&spec.workdir, true)?);
-            }
-        }
-        let request = Request {
-            program: bytes(&spec.program),
-            args: spec.args.iter().map(|a| a.as_bytes().to_vec()).collect(),
-            env: spec
-                .env
-                .iter()
-                .map(|(k, v)| [k.as_bytes(), b"=", v.as_bytes()].concat())
-                .collect(),
-            workdir: bytes(&spec.workdir),
-            scratch_workdir: spec.scratch_workdir,
-            readable: readable.iter().map(|p| bytes(p)).collect(),
-            cgroup_fds: procs.len(),
-            next_cgroup_fds: next_procs.len(),
-            mount_sets,
-            uid: if self.userns { 0 } else { self.uid },
-            gid: if self.userns { 0 } else { self.uid },
-            cpu_backstop_secs: limits.cpu.as_secs() + 1,
-            stack: limits.stack,
-            file_size: limits.output.max(FILE_SIZE),
-            tmpfs_bytes: limits.memory,
-            tmpfs_inodes: TMPFS_INODES,
-            processes: limits.processes as u64,
-            watch: group.is_none().then(|| self.watch(&limits)),
-        };
+        let mounts = expose_mounts(spec, &readable, mount_sets)?;
+        let watch = group.is_none().then(|| self.watch(&limits));
+        let cgroup_fds = (procs.len(), next_procs.len());
+        let request = self.request(spec, &readable, cgroup_fds, mount_sets, watch);
+        let Stdio {
+            stdin,
+            stdout,
+            out_w,
+            stderr: (err_r, stderr_file),
+            err_w,
+        } = stdio;
         let mut fds: Vec<RawFd> = vec![stdin.as_raw_fd(), out_w.as_raw_fd(), err_w.as_raw_fd()];
         fds.extend(&procs);
         fds.extend(&next_procs);
@@ -243,6 +140,200 @@ impl Isolated {
             done: false,
         })
     }
+
+    /// What the worker is asked to run: the program, its mounts and limits; `cgroup_fds` counts
+    /// the descriptors of the run's and the next standby's cgroups sent along.
+    fn request(
+        &self,
+        spec: &RunSpec,
+        readable: &[&PathBuf],
+        cgroup_fds: (usize, usize),
+        mount_sets: usize,
+        watch: Option<Watch>,
+    ) -> Request {
+        let limits = &spec.limits;
+        Request {
+            program: bytes(&spec.program),
+            args: spec.args.iter().map(|a| a.as_bytes().to_vec()).collect(),
+            env: spec
+                .env
+                .iter()
+                .map(|(k, v)| [k.as_bytes(), b"=", v.as_bytes()].concat())
+                .collect(),
+            workdir: bytes(&spec.workdir),
+            scratch_workdir: spec.scratch_workdir,
+            readable: readable.iter().map(|p| bytes(p)).collect(),
+            cgroup_fds: cgroup_fds.0,
+            next_cgroup_fds: cgroup_fds.1,
+            mount_sets,
+            uid: if self.userns { 0 } else { self.uid },
+            gid: if self.userns { 0 } else { self.uid },
+            cpu_backstop_secs: limits.cpu.as_secs() + 1,
+            stack: limits.stack,
+            file_size: limits.output.max(FILE_SIZE),
+            tmpfs_bytes: limits.memory,
+            tmpfs_inodes: TMPFS_INODES,
+            processes: limits.processes as u64,
+            watch,
+        }
+    }
+
+    /// How many sets of mounts the worker needs for a run with these mounts, and the cgroup of
+    /// the standby init it uses, if any.
+    fn claim_standby(&mut self, key: &MountsKey) -> (usize, Option<(u64, u32, RunGroup)>) {
+        // The worker keeps inits with the mounts of recent runs ready (root only): with one for
+        // these mounts it needs one set of mounts, for the next standby; otherwise one more, for
+        // this run. The worker itself checks that the mounts are the same folders.
+        if self.userns {
+            (0, None)
+        } else if let Some(i) = self.standbys.iter().position(|s| s.key == *key) {
+            (1, self.standbys.remove(i).group)
+        } else {
+            (2, None)
+        }
+    }
+
+    /// The run's cgroup (none without cgroups), and the standby's if the run cannot use it.
+    fn run_group(
+        &self,
+        joined: Option<(u64, u32, RunGroup)>,
+        limits: &Limits,
+    ) -> Result<(Option<RunGroup>, RetireLater), SandboxError> {
+        let processes = limits.processes;
+        // A cgroup the standby init joined is used when it has the run's limits; otherwise the
+        // init moves out of it into the run's, and it goes when the run is over.
+        let mut stale = RetireLater(None);
+        let group = match (&self.cgroups, joined) {
+            (Ok(_), Some((m, p, g))) if m == limits.memory && p == processes => Some(g),
+            (Ok(cgroups), joined) => {
+                stale.0 = joined.map(|(_, _, g)| g);
+                Some(
+                    cgroups
+                        .create(limits.memory, processes)
+                        .map_err(SandboxError::Setup)?,
+                )
+            }
+            (Err(_), _) => None,
+        };
+        Ok((group, stale))
+    }
+
+    /// Notes the run's mounts as recent, and takes the cgroup of the standby init this run
+    /// leaves, if the janitor has one ready.
+    fn next_standby_group(&mut self, key: &MountsKey, limits: &Limits) -> RetireLater {
+        let processes = limits.processes;
+        // The cgroup of the next run like this one, for the standby init this run leaves to
+        // join ahead of time: a spare the janitor made (never one made here, which would cost
+        // this run what it saves the next). The janitor then makes the spares up again.
+        let repeats = self.recent.contains(key);
+        self.recent.retain(|k| k != key);
+        self.recent.push(key.clone());
+        if self.recent.len() > crate::worker::RECENT {
+            self.recent.remove(0);
+        }
+        let mut next = RetireLater(None);
+        if let (Ok(cgroups), false) = (&self.cgroups, self.userns) {
+            if repeats {
+                next.0 = cgroup::take_spare(limits.memory, processes);
+            }
+            cgroups.prepare(limits.memory, processes);
+        }
+        next
+    }
+}
+
+/// The run's ends of its stdio, and the judge's ends of its output pipes with the files they
+/// are kept in.
+struct Stdio {
+    stdin: OwnedFd,
+    /// The judge's end of the stdout pipe and its file; none when the caller gave a descriptor.
+    stdout: Option<(OwnedFd, File)>,
+    out_w: OwnedFd,
+    stderr: (OwnedFd, File),
+    err_w: OwnedFd,
+}
+
+/// Opens the run's stdin and output files and makes its output pipes.
+fn open_stdio(spec: &RunSpec, stdio: RunIo) -> Result<Stdio, SandboxError> {
+    let stdin: OwnedFd = match (stdio.stdin, &spec.stdin) {
+        (Some(fd), _) => fd,
+        (None, Some(p)) => File::open(p)
+            .map_err(io(format!("open {}", p.display())))?
+            .into(),
+        (None, None) => File::open("/dev/null")
+            .map_err(io("open /dev/null".into()))?
+            .into(),
+    };
+    // Reused output files are overwritten from the start and cut to length at the end, never
+    // truncated to zero first: on ext4, a file truncated to zero is flushed to disk when it
+    // is closed, which cost more than the rest of the run's bookkeeping.
+    let overwrite = |p: &Path| {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(p)
+            .map_err(io(format!("create {}", p.display())))
+    };
+    // stdout goes to the judge through a pipe (counted and kept in the file), unless the
+    // caller gave a descriptor (a pipe to another run).
+    let (stdout, out_w) = match stdio.stdout {
+        Some(fd) => (None, fd),
+        None => {
+            let file = overwrite(&spec.stdout)?;
+            let (out_r, out_w) = sys::pipe().map_err(io("create a pipe".into()))?;
+            (Some((out_r, file)), out_w)
+        }
+    };
+    let stderr_file = overwrite(&spec.stderr)?;
+    let (err_r, err_w) = sys::pipe().map_err(io("create a pipe".into()))?;
+    Ok(Stdio {
+        stdin,
+        stdout,
+        out_w,
+        stderr: (err_r, stderr_file),
+        err_w,
+    })
+}
+
+/// The spec's readable paths that exist, outer folders first, so a path inside another one is
+/// attached on top of it.
+fn readable_paths(spec: &RunSpec) -> Vec<&PathBuf> {
+    let mut readable: Vec<&PathBuf> = spec.readable.iter().filter(|p| p.exists()).collect();
+    readable.sort_by_key(|p| p.as_os_str().len());
+    readable.dedup();
+    readable
+}
+
+/// Detached binds of the readable paths (read-only) and the working folder, once per mount set.
+fn expose_mounts(
+    spec: &RunSpec,
+    readable: &[&PathBuf],
+    mount_sets: usize,
+) -> Result<Vec<OwnedFd>, SandboxError> {
+    let expose = |p: &Path, writable: bool| {
+        sys::detached_bind(p, writable).map_err(|e| {
+            SandboxError::Setup(format!("cannot expose {} to the sandbox: {e}", p.display()))
+        })
+    };
+    let mut mounts = Vec::new();
+    for _ in 0..mount_sets {
+        for p in readable {
+            mounts.push(expose(p, false)?);
+        }
+        if !spec.scratch_workdir {
+            mounts.push(expose(&spec.workdir, true)?);
+        }
+    }
+    Ok(mounts)
+}
+
+fn bytes(p: &Path) -> Vec<u8> {
+    p.as_os_str().as_bytes().to_vec()
+}
+
+fn io(action: String) -> impl FnOnce(std::io::Error) -> SandboxError {
+    move |source| SandboxError::Io { action, source }
 }
 
 /// The descriptors a run's stdio comes from instead of the spec's files.

@@ -44,7 +44,77 @@ impl Flags {
 pub fn check(flags: &Flags, output: &Path, answer: &Path) -> std::io::Result<Outcome> {
     let mut o = Scanner::new(FileBytes::open(output)?);
     let mut a = Scanner::new(FileBytes::open(answer)?);
-    let wrong = |line: u64, column: u64, answer_line: u64, message: String, expected, found| {
+    let difference = loop {
+        if flags.space_change_sensitive {
+            if let Some(d) = spaces_differ(&mut o, &mut a)? {
+                break d;
+            }
+        } else {
+            a.skip_space()?;
+            o.skip_space()?;
+        }
+        match (o.peek()?, a.peek()?) {
+            (None, None) => return Ok(Outcome::accepted()),
+            (Some(_), None) => {
+                let extra = super::scan::read_token(&mut o)?;
+                let message = format!("extra output `{}` after the answer ended", show(&extra));
+                break Difference {
+                    line: extra.line,
+                    column: extra.column,
+                    answer_line: a.line,
+                    message,
+                    expected: "(end of the answer)".into(),
+                    found: show(&extra),
+                };
+            }
+            (None, Some(_)) => {
+                let (line, column) = (o.line, o.column);
+                let missing = super::scan::read_token(&mut a)?;
+                let message = format!(
+                    "the output ends, but the answer continues with `{}`",
+                    show(&missing)
+                );
+                break Difference {
+                    line,
+                    column,
+                    answer_line: missing.line,
+                    message,
+                    expected: show(&missing),
+                    found: "(end of the output)".into(),
+                };
+            }
+            (Some(_), Some(_)) => {
+                if let Some(d) = tokens_differ(flags, &mut o, &mut a)? {
+                    break d;
+                }
+            }
+        }
+    };
+    difference.outcome(output, answer)
+}
+
+/// Where the output first differs from the answer, and how.
+struct Difference {
+    line: u64,
+    column: u64,
+    /// The answer's line at that point (where its side of the window is).
+    answer_line: u64,
+    message: String,
+    expected: String,
+    found: String,
+}
+
+impl Difference {
+    /// The wrong answer, with the window of both files around the difference.
+    fn outcome(self, output: &Path, answer: &Path) -> std::io::Result<Outcome> {
+        let Difference {
+            line,
+            column,
+            answer_line,
+            message,
+            expected,
+            found,
+        } = self;
         Ok(Outcome {
             judgement: Judgement::WrongAnswer,
             score: None,
@@ -62,151 +132,122 @@ pub fn check(flags: &Flags, output: &Path, answer: &Path) -> std::io::Result<Out
                 )?,
             }),
         })
-    };
-    loop {
-        if flags.space_change_sensitive {
-            while let Some(x) = a.peek()?.filter(|&b| is_space(b)) {
-                let y = o.peek()?;
-                if y != Some(x) {
-                    let (line, column, answer_line) = (o.line, o.column, a.line);
-                    let (found, shown) = match y {
-                        Some(b) if is_space(b) => (space_name(b).to_string(), space_name(b).into()),
-                        Some(_) => {
-                            let t = show(&super::scan::read_token(&mut o)?);
-                            (t.clone(), format!("`{t}`"))
-                        }
-                        None => (
-                            "(end of the output)".to_string(),
-                            "(end of the output)".into(),
-                        ),
-                    };
-                    let message = format!(
-                        "the white space differs (space_change_sensitive): expected {}, found {shown}",
-                        space_name(x)
-                    );
-                    return wrong(
-                        line,
-                        column,
-                        answer_line,
-                        message,
-                        space_name(x).into(),
-                        found,
-                    );
-                }
-                a.bump()?;
-                o.bump()?;
-            }
-            if let Some(y) = o.peek()?.filter(|&b| is_space(b)) {
-                let (expected, shown) = match a.peek()? {
-                    Some(_) => {
-                        let t = show(&super::scan::read_token(&mut a)?);
-                        (t.clone(), format!("`{t}`"))
-                    }
-                    None => (
-                        "(end of the answer)".to_string(),
-                        "(end of the answer)".into(),
-                    ),
-                };
-                let message = format!(
-                    "the white space differs (space_change_sensitive): expected {shown}, found {}",
-                    space_name(y)
-                );
-                return wrong(
-                    o.line,
-                    o.column,
-                    a.line,
-                    message,
-                    expected,
-                    space_name(y).into(),
-                );
-            }
-        } else {
-            a.skip_space()?;
-            o.skip_space()?;
-        }
-        match (o.peek()?, a.peek()?) {
-            (None, None) => return Ok(Outcome::accepted()),
-            (Some(_), None) => {
-                let extra = super::scan::read_token(&mut o)?;
-                let message = format!("extra output `{}` after the answer ended", show(&extra));
-                return wrong(
-                    extra.line,
-                    extra.column,
-                    a.line,
-                    message,
-                    "(end of the answer)".into(),
-                    show(&extra),
-                );
-            }
-            (None, Some(_)) => {
-                let (line, column) = (o.line, o.column);
-                let missing = super::scan::read_token(&mut a)?;
-                let message = format!(
-                    "the output ends, but the answer continues with `{}`",
-                    show(&missing)
-                );
-                return wrong(
-                    line,
-                    column,
-                    missing.line,
-                    message,
-                    show(&missing),
-                    "(end of the output)".into(),
-                );
-            }
-            (Some(_), Some(_)) => {
-                let (ot, at, exact, folded) = token_pair(&mut o, &mut a)?;
-                let expected_number = if flags.floats() { number(&at) } else { None };
-                if let Some(x) = expected_number {
-                    match number(&ot) {
-                        Some(y) if flags.within(x, y) => continue,
-                        Some(y) => {
-                            let message = format!(
-                                "expected `{}`, found `{}` (difference {:.3e}; {})",
-                                show(&at),
-                                show(&ot),
-                                (y - x).abs(),
-                                tolerances(flags)
-                            );
-                            return wrong(
-                                ot.line,
-                                ot.column,
-                                at.line,
-                                message,
-                                show(&at),
-                                show(&ot),
-                            );
-                        }
-                        None => {
-                            let message = format!(
-                                "expected the number `{}`, found `{}`, which is not a number",
-                                show(&at),
-                                show(&ot)
-                            );
-                            return wrong(
-                                ot.line,
-                                ot.column,
-                                at.line,
-                                message,
-                                show(&at),
-                                show(&ot),
-                            );
-                        }
-                    }
-                }
-                if exact || (folded && !flags.case_sensitive) {
-                    continue;
-                }
-                let note = if folded {
-                    " (letter case counts: case_sensitive)"
-                } else {
-                    ""
-                };
-                let message = format!("expected `{}`, found `{}`{note}", show(&at), show(&ot));
-                return wrong(ot.line, ot.column, at.line, message, show(&at), show(&ot));
-            }
-        }
     }
+}
+
+/// `space_change_sensitive`: the answer's white space before its next token must be the
+/// output's byte for byte, and the output may have no more.
+fn spaces_differ(
+    o: &mut Scanner<FileBytes>,
+    a: &mut Scanner<FileBytes>,
+) -> std::io::Result<Option<Difference>> {
+    while let Some(x) = a.peek()?.filter(|&b| is_space(b)) {
+        let y = o.peek()?;
+        if y != Some(x) {
+            let (line, column, answer_line) = (o.line, o.column, a.line);
+            let (found, shown) = match y {
+                Some(b) if is_space(b) => (space_name(b).to_string(), space_name(b).into()),
+                Some(_) => {
+                    let t = show(&super::scan::read_token(o)?);
+                    (t.clone(), format!("`{t}`"))
+                }
+                None => (
+                    "(end of the output)".to_string(),
+                    "(end of the output)".into(),
+                ),
+            };
+            let message = format!(
+                "the white space differs (space_change_sensitive): expected {}, found {shown}",
+                space_name(x)
+            );
+            return Ok(Some(Difference {
+                line,
+                column,
+                answer_line,
+                message,
+                expected: space_name(x).into(),
+                found,
+            }));
+        }
+        a.bump()?;
+        o.bump()?;
+    }
+    if let Some(y) = o.peek()?.filter(|&b| is_space(b)) {
+        let (expected, shown) = match a.peek()? {
+            Some(_) => {
+                let t = show(&super::scan::read_token(a)?);
+                (t.clone(), format!("`{t}`"))
+            }
+            None => (
+                "(end of the answer)".to_string(),
+                "(end of the answer)".into(),
+            ),
+        };
+        let message = format!(
+            "the white space differs (space_change_sensitive): expected {shown}, found {}",
+            space_name(y)
+        );
+        return Ok(Some(Difference {
+            line: o.line,
+            column: o.column,
+            answer_line: a.line,
+            message,
+            expected,
+            found: space_name(y).into(),
+        }));
+    }
+    Ok(None)
+}
+
+/// Compares the next token of both files: as numbers within the tolerances when the answer's is
+/// one and floats are compared, else as words (letter case aside unless `case_sensitive`).
+fn tokens_differ(
+    flags: &Flags,
+    o: &mut Scanner<FileBytes>,
+    a: &mut Scanner<FileBytes>,
+) -> std::io::Result<Option<Difference>> {
+    let (ot, at, exact, folded) = token_pair(o, a)?;
+    let differs = |message| {
+        Some(Difference {
+            line: ot.line,
+            column: ot.column,
+            answer_line: at.line,
+            message,
+            expected: show(&at),
+            found: show(&ot),
+        })
+    };
+    let expected_number = if flags.floats() { number(&at) } else { None };
+    if let Some(x) = expected_number {
+        return Ok(match number(&ot) {
+            Some(y) if flags.within(x, y) => None,
+            Some(y) => differs(format!(
+                "expected `{}`, found `{}` (difference {:.3e}; {})",
+                show(&at),
+                show(&ot),
+                (y - x).abs(),
+                tolerances(flags)
+            )),
+            None => differs(format!(
+                "expected the number `{}`, found `{}`, which is not a number",
+                show(&at),
+                show(&ot)
+            )),
+        });
+    }
+    if exact || (folded && !flags.case_sensitive) {
+        return Ok(None);
+    }
+    let note = if folded {
+        " (letter case counts: case_sensitive)"
+    } else {
+        ""
+    };
+    Ok(differs(format!(
+        "expected `{}`, found `{}`{note}",
+        show(&at),
+        show(&ot)
+    )))
 }
 
 /// Reads the next token of both files in lockstep (constant memory for tokens of any length).
