@@ -360,6 +360,21 @@ fn long_real_numbers_round_like_glibc() {
     assert_eq!(p.finish(), Some(9007199254740994.0));
 }
 
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+    /// Words longer than [`stream::SHORT`] are reduced to their significant digits on the fly;
+    /// what they read as is still the correctly rounded double, as Rust's parser gives (glibc's
+    /// rounding): long mantissas, leading zeros and exponents of any length.
+    #[test]
+    fn long_real_words_read_as_rust_reads_them(
+        text in "[+-]?0{0,40}[0-9]{0,30}(\\.0{0,400}[0-9]{0,900})?([eE][+-]?0{0,30}[0-9]{1,25})?"
+    ) {
+        let mut p = stream::RealParser::default();
+        text.bytes().for_each(|b| p.push(b));
+        proptest::prop_assert_eq!(p.finish(), text.parse::<f64>().ok(), "{}", text);
+    }
+}
+
 #[test]
 fn yesno_and_nyesno() {
     assert_eq!(v("yesno", "yes", "YES"), A);
