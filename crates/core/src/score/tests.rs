@@ -3,6 +3,7 @@ use judge_model::Verdict::{AC, JE, RE, TLE, WA};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::TestRunner;
+use test_case::test_case;
 
 fn ok(verdict: Verdict) -> Option<TestOutcome> {
     Some(TestOutcome {
@@ -238,11 +239,11 @@ fn a_test_without_a_result_makes_its_group_a_judge_error() {
     assert_eq!((score.score, score.verdict), (0.0, JE));
 }
 
-#[test]
-fn scores_show_with_two_decimals_at_most() {
-    assert_eq!(show(100.0 / 3.0), "33.33");
-    assert_eq!(show(40.0), "40");
-    assert_eq!(show(2.5), "2.5");
+#[test_case(100.0 / 3.0 => "33.33" ; "a third of a hundred")]
+#[test_case(40.0 => "40" ; "a whole number")]
+#[test_case(2.5 => "2.5" ; "one decimal")]
+fn scores_show_with_two_decimals_at_most(score: f64) -> String {
+    show(score)
 }
 
 /// One group of a random scoring, before its tests are known: how many it takes and its rules.

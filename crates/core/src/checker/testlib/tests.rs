@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::checker::Judgement::{Accepted as AC, PresentationError as PE, WrongAnswer as WA};
+use test_case::test_case;
 
 /// The verdict, or "FAIL" when the answer is malformed (a judge error).
 #[derive(Debug, PartialEq)]
@@ -56,19 +57,20 @@ fn names_with_or_without_std_and_cpp() {
     }
 }
 
-#[test]
-fn ordinals() {
-    let got: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111, 112]
-        .into_iter()
-        .map(ordinal)
-        .collect();
-    assert_eq!(
-        got,
-        [
-            "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st", "111th",
-            "112th"
-        ]
-    );
+#[test_case(1 => "1st")]
+#[test_case(2 => "2nd")]
+#[test_case(3 => "3rd")]
+#[test_case(4 => "4th")]
+#[test_case(11 => "11th")]
+#[test_case(12 => "12th")]
+#[test_case(13 => "13th")]
+#[test_case(21 => "21st")]
+#[test_case(22 => "22nd")]
+#[test_case(101 => "101st")]
+#[test_case(111 => "111th")]
+#[test_case(112 => "112th")]
+fn ordinals(n: u64) -> String {
+    ordinal(n)
 }
 
 #[test]
