@@ -1,7 +1,11 @@
 //! Built-in checkers of the world's formats, end to end: the Kattis default validator with its
-//! flags, and testlib's standard checkers named in problem.toml.
+//! flags, and testlib's standard checkers named in problem.toml. Also every built-in checker on
+//! 16 MB of output in constant memory (through `judge_core::checker`: too slow for the unit suite
+//! in a debug build).
 
 use crate::harness::judge;
+use judge_core::checker::{self, kattis, testlib, Builtin, Judgement};
+use std::path::Path;
 
 /// The message of the first test that was not accepted.
 fn first_failure(doc: &serde_json::Value) -> String {
@@ -81,4 +85,126 @@ fn an_answer_the_testlib_checker_cannot_read_is_a_judge_error() {
         ) && message.contains("testlib's ncmp would FAIL"),
         "{doc}"
     );
+}
+
+/// Set in the child process that measures one constant-memory test.
+const MEMORY_CHILD: &str = "JUDGE_CONSTANT_MEMORY_CHILD";
+
+/// How much this process's peak memory (VmHWM) grew while `check` compared 16 MB of output (8-byte
+/// tokens, 1000 a line) with the same bytes as the answer. Other tests allocate in parallel
+/// threads of this process and VmHWM is the whole process's, so the measurement runs in a child
+/// of its own (this test binary again, `test` alone), which prints it: `None` there, the growth
+/// in the parent. The files are written a line at a time: a 16 MB body built in memory first
+/// would raise the peak itself and hide as much growth of the checker's.
+fn peak_growth_kib(test: &str, check: impl Fn(&Path, &Path)) -> Option<u64> {
+    if std::env::var_os(MEMORY_CHILD).is_some() {
+        let dir = tempfile::tempdir().unwrap();
+        let (o, a) = (dir.path().join("out"), dir.path().join("ans"));
+        let line = "1234567 ".repeat(1000) + "\n";
+        for path in [&o, &a] {
+            let mut file = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+            for _ in 0..2000 {
+                std::io::Write::write_all(&mut file, line.as_bytes()).unwrap();
+            }
+        }
+        let before = vm_hwm_kib();
+        check(&o, &a);
+        let grew = vm_hwm_kib().saturating_sub(before);
+        std::io::Write::write_all(
+            &mut std::io::stderr(),
+            format!("peak-growth-kib={grew}\n").as_bytes(),
+        )
+        .unwrap();
+        return None;
+    }
+    let child = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            &format!("checkers::{test}"),
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(MEMORY_CHILD, "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&child.stderr);
+    assert!(child.status.success(), "{text}");
+    let grew = text
+        .lines()
+        .find_map(|l| l.strip_prefix("peak-growth-kib="))
+        .unwrap_or_else(|| panic!("no measurement from the child: {text}"))
+        .parse()
+        .unwrap();
+    Some(grew)
+}
+
+fn vm_hwm_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+#[test]
+fn big_outputs_are_checked_in_constant_memory() {
+    let Some(grew) = peak_growth_kib("big_outputs_are_checked_in_constant_memory", |o, a| {
+        for kind in [Builtin::Tokens, Builtin::Exact, Builtin::Lines] {
+            assert_eq!(
+                checker::check(&kind, o, a).unwrap().judgement,
+                Judgement::Accepted
+            );
+        }
+    }) else {
+        return;
+    };
+    assert!(
+        grew < 4 * 1024,
+        "peak memory grew by {grew} KiB while checking 16 MB"
+    );
+}
+
+#[test]
+fn the_kattis_validator_checks_big_outputs_in_constant_memory() {
+    let Some(grew) = peak_growth_kib(
+        "the_kattis_validator_checks_big_outputs_in_constant_memory",
+        |o, a| {
+            let flags = kattis::Flags {
+                space_change_sensitive: true,
+                float_absolute_tolerance: Some(1e-9),
+                ..kattis::Flags::default()
+            };
+            assert_eq!(
+                kattis::check(&flags, o, a).unwrap().judgement,
+                Judgement::Accepted
+            );
+        },
+    ) else {
+        return;
+    };
+    assert!(grew < 16 * 1024, "peak memory grew by {grew} KiB");
+}
+
+#[test]
+fn testlib_checkers_check_big_outputs_in_constant_memory() {
+    // 16 MB of numbers; reading them must not hold them.
+    let Some(grew) = peak_growth_kib(
+        "testlib_checkers_check_big_outputs_in_constant_memory",
+        |o, a| {
+            for which in [
+                testlib::Standard::Wcmp,
+                testlib::Standard::Ncmp,
+                testlib::Standard::Lcmp,
+                testlib::Standard::Fcmp,
+                testlib::Standard::Rcmp6,
+            ] {
+                assert_eq!(
+                    testlib::check(which, o, a).unwrap().judgement,
+                    Judgement::Accepted,
+                    "{which:?}"
+                );
+            }
+        },
+    ) else {
+        return;
+    };
+    assert!(grew < 16 * 1024, "peak memory grew by {grew} KiB");
 }

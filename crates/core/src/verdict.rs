@@ -49,25 +49,19 @@ pub fn classify_run(run: &RunOutcome, memory_limit: u64) -> Option<(Verdict, Str
 #[cfg(test)]
 mod tests {
     use super::*;
+    use test_case::test_case;
 
     fn run(termination: Termination) -> RunOutcome {
         RunOutcome::ended(termination)
     }
 
-    #[test]
-    fn clean_exit_goes_to_the_checker() {
-        assert_eq!(classify_run(&run(Termination::Exited(0)), 1 << 30), None);
-    }
-
-    #[test]
-    fn crashes_are_runtime_errors_with_signal_names() {
-        let (v, m) = classify_run(&run(Termination::Signaled(11)), 1 << 30).unwrap();
-        assert_eq!(
-            (v, m.as_str()),
-            (Verdict::RE, "killed by signal 11 (SIGSEGV)")
-        );
-        let (v, m) = classify_run(&run(Termination::Exited(101)), 1 << 30).unwrap();
-        assert_eq!((v, m.as_str()), (Verdict::RE, "exit code 101"));
+    #[test_case(Termination::Exited(0) => None ; "a clean exit goes to the checker")]
+    #[test_case(Termination::Signaled(11) => Some((Verdict::RE, "killed by signal 11 (SIGSEGV)".into()))
+        ; "a crash is a runtime error named by its signal")]
+    #[test_case(Termination::Exited(101) => Some((Verdict::RE, "exit code 101".into()))
+        ; "a failing exit code is a runtime error")]
+    fn a_run_within_its_limits(termination: Termination) -> Option<(Verdict, String)> {
+        classify_run(&run(termination), 1 << 30)
     }
 
     #[test]

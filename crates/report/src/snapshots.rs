@@ -1,7 +1,9 @@
-//! Snapshot tests of every reporter: a fixed stream of events for `run` and for `verify` goes
-//! through each format, and the output (times and the judge's own memory redacted) must equal
-//! the file under `tests/snapshots/`. `UPDATE_SNAPSHOTS=1 cargo test --lib snapshots` rewrites
-//! the files; review the diff before committing it.
+//! Snapshot tests of every reporter: a fixed stream of events for `run`, for `verify` and for the
+//! setter's `gen` and `stress` goes through each format, and the output (times and the judge's own
+//! memory redacted) must equal its insta snapshot under `src/snapshots/`. A changed rendering
+//! fails and leaves `<name>.snap.new` beside the snapshot: review it with `cargo insta review`
+//! (or rerun with `INSTA_UPDATE=always` and read the diff) before committing it. Under CI
+//! (`CI=true`) insta writes nothing and fails, so a new rendering is never accepted silently.
 
 use super::human::{Out, RunTable};
 use super::json::{RunJson, VerifyJson};
@@ -15,7 +17,7 @@ use judge_model::result::CompileReport;
 use judge_model::result::{SubmissionReport, TestResult};
 use judge_model::IsolationLevel;
 use judge_model::Verdict;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -271,77 +273,42 @@ fn verify_events() -> Vec<Event> {
     events
 }
 
-/// Times (`0.003 s`, `"time_ms": 4.0`) and the judge's own memory vary between machines.
-fn redact(text: &str) -> String {
-    let mut out = String::new();
-    let mut rest = text;
-    while !rest.is_empty() {
-        // `<digits>.<digits> s`
-        let bytes = rest.as_bytes();
-        let digits = bytes.iter().take_while(|b| b.is_ascii_digit()).count();
-        if digits > 0 && bytes.get(digits) == Some(&b'.') {
-            let frac = bytes[digits + 1..]
-                .iter()
-                .take_while(|b| b.is_ascii_digit())
-                .count();
-            let end = digits + 1 + frac;
-            if frac > 0 && rest[end..].starts_with(" s") {
-                out.push_str("<t> s");
-                rest = &rest[end + 2..];
-                continue;
-            }
-        }
-        let mut matched = false;
-        for key in [
-            "\"time_ms\":",
-            "\"wall_ms\":",
-            "\"judge_memory_kib\":",
-            "time=\"",
-        ] {
-            if let Some(after) = rest.strip_prefix(key) {
-                let spaces = after.len() - after.trim_start().len();
-                let value = after[spaces..]
-                    .bytes()
-                    .take_while(|b| b.is_ascii_digit() || *b == b'.')
-                    .count();
-                out.push_str(key);
-                out.push_str(&after[..spaces]);
-                out.push_str("<n>");
-                rest = &after[spaces + value..];
-                matched = true;
-                break;
-            }
-        }
-        if !matched {
-            let c = rest.chars().next().unwrap();
-            out.push(c);
-            rest = &rest[c.len_utf8()..];
-        }
+/// Times (`0.003 s`, `"time_ms": 4.0`, JUnit's `time="0.010"`) and the judge's own memory vary
+/// between machines: each is replaced by `<t>` or `<n>`, and nothing else is.
+const REDACTIONS: [(&str, &str); 5] = [
+    (r#"("time_ms":\s*)[0-9.]*"#, "$1<n>"),
+    (r#"("wall_ms":\s*)[0-9.]*"#, "$1<n>"),
+    (r#"("judge_memory_kib":\s*)[0-9.]*"#, "$1<n>"),
+    (r#"(time=")[0-9.]*"#, "$1<n>"),
+    (r"[0-9]+\.[0-9]+ s", "<t> s"),
+];
+
+/// The settings of every snapshot here: redacted, stored as `src/snapshots/<name>.snap`.
+fn settings() -> insta::Settings {
+    let mut s = insta::Settings::clone_current();
+    // Absolute, so the snapshots are found even where `cargo metadata` cannot run (the unit
+    // suite run as `nobody` in CI).
+    s.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/src/snapshots"));
+    s.set_prepend_module_to_snapshot(false);
+    s.set_omit_expression(true);
+    for (pattern, with) in REDACTIONS {
+        s.add_filter(pattern, with);
     }
-    out
+    s
 }
 
+/// Checks a report that ends with one newline, as all but the terminal's progress do.
 fn check(name: &str, got: &str) {
-    let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
-        .join("tests/snapshots")
-        .join(name);
-    let got = redact(got);
-    if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, &got).unwrap();
-        return;
-    }
-    let want = std::fs::read_to_string(&path).unwrap_or_else(|e| {
-        panic!(
-            "{}: {e}\n  hint: UPDATE_SNAPSHOTS=1 cargo test --lib snapshots",
-            path.display()
-        )
-    });
-    assert!(
-        got == want,
-        "{name} differs from {}:\n--- got\n{got}\n--- want\n{want}",
-        path.display()
-    );
+    check_ending(name, got, "\n");
+}
+
+/// Checks `got` against the snapshot `name`. insta compares text without its trailing white
+/// space and reads CR LF as LF, so the ending is asserted here and CR LF must not occur (no
+/// report writes one): together they pin every byte.
+fn check_ending(name: &str, got: &str, ending: &str) {
+    assert_eq!(&got[got.trim_end().len()..], ending, "how {name} ends");
+    assert!(!got.contains("\r\n"), "{name} has a CR LF: {got:?}");
+    settings().bind(|| insta::assert_snapshot!(name, got));
 }
 
 /// Feeds `events` to a reporter built over stdout and stderr buffers; returns (stdout, stderr).
@@ -369,7 +336,9 @@ fn run_human_on_a_terminal_draws_and_wipes_a_progress_line() {
         Box::new(RunTable::new(o, e, true, true, true))
     });
     check("run-human-terminal.stdout", &out);
-    check("run-human-terminal.stderr", &err);
+    // The last progress line is wiped: blanked and the cursor back at its start.
+    let wipe = format!("\r{}\r", " ".repeat(40));
+    check_ending("run-human-terminal.stderr", &err, &wipe);
 }
 
 #[test]
@@ -490,10 +459,12 @@ fn gen_and_stress_jsonl() {
 
 #[test]
 fn redaction_hides_times_and_nothing_else() {
-    assert_eq!(
-        redact("sample-1  AC  0.003 s  3.0 MiB {\"time_ms\":4.5,\"x\":1} time=\"0.010\""),
-        "sample-1  AC  <t> s  3.0 MiB {\"time_ms\":<n>,\"x\":1} time=\"<n>\""
-    );
+    settings().bind(|| {
+        insta::assert_snapshot!(
+            "sample-1  AC  0.003 s  3.0 MiB {\"time_ms\":4.5,\"x\":1} time=\"0.010\"",
+            @r#"sample-1  AC  <t> s  3.0 MiB {"time_ms":<n>,"x":1} time="<n>""#
+        )
+    });
 }
 
 #[test]

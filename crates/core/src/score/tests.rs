@@ -1,5 +1,9 @@
 use super::*;
 use judge_model::Verdict::{AC, JE, RE, TLE, WA};
+use proptest::prelude::*;
+use proptest::sample::Index;
+use proptest::test_runner::TestRunner;
+use test_case::test_case;
 
 fn ok(verdict: Verdict) -> Option<TestOutcome> {
     Some(TestOutcome {
@@ -235,78 +239,127 @@ fn a_test_without_a_result_makes_its_group_a_judge_error() {
     assert_eq!((score.score, score.verdict), (0.0, JE));
 }
 
-#[test]
-fn scores_show_with_two_decimals_at_most() {
-    assert_eq!(show(100.0 / 3.0), "33.33");
-    assert_eq!(show(40.0), "40");
-    assert_eq!(show(2.5), "2.5");
+#[test_case(100.0 / 3.0 => "33.33" ; "a third of a hundred")]
+#[test_case(40.0 => "40" ; "a whole number")]
+#[test_case(2.5 => "2.5" ; "one decimal")]
+fn scores_show_with_two_decimals_at_most(score: f64) -> String {
+    show(score)
 }
 
-/// A small deterministic generator for the property test below.
-struct Lcg(u64);
-
-impl Lcg {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
+/// One group of a random scoring, before its tests are known: how many it takes and its rules.
+#[derive(Debug, Clone)]
+struct GroupSpec {
+    size: usize,
+    aggregate: Aggregate,
+    max: f64,
+    /// Kattis legacy `reject_score` of each test, where set.
+    rejects: [Option<f64>; 4],
+    on_reject_break: bool,
+    verdicts: VerdictMode,
+    accept_if_any: bool,
+    /// Requires an earlier top-level group (picked among those made so far).
+    requires: Option<Index>,
+    /// Goes inside the group before it.
+    nested: bool,
 }
 
-/// A random scoring: groups of every rule (some nested, some stopping at their first
-/// rejection, some requiring earlier groups, other verdict modes), over `tests` tests in order.
-fn random_scoring(rng: &mut Lcg, tests: usize) -> Scoring {
-    let aggregates = [
+fn group_spec() -> impl Strategy<Value = GroupSpec> {
+    let aggregate = prop::sample::select(vec![
         Aggregate::PassFail,
         Aggregate::Sum,
         Aggregate::Min,
         Aggregate::Max,
         Aggregate::Avg,
+    ]);
+    let reject = prop::option::weighted(0.2, (0..3u8).prop_map(f64::from));
+    let verdicts = prop_oneof![
+        1 => Just(VerdictMode::WorstError),
+        1 => Just(VerdictMode::AlwaysAccept),
+        4 => Just(VerdictMode::FirstError),
     ];
+    (
+        (
+            1..=4usize,
+            aggregate,
+            (1..=5u8).prop_map(|m| 10.0 * f64::from(m)),
+        ),
+        [reject.clone(), reject.clone(), reject.clone(), reject],
+        (
+            prop::bool::weighted(0.25),
+            verdicts,
+            prop::bool::weighted(0.125),
+        ),
+        (
+            prop::option::weighted(1.0 / 3.0, any::<Index>()),
+            prop::bool::weighted(0.25),
+        ),
+    )
+        .prop_map(
+            |(
+                (size, aggregate, max),
+                rejects,
+                (on_reject_break, verdicts, accept_if_any),
+                (requires, nested),
+            )| GroupSpec {
+                size,
+                aggregate,
+                max,
+                rejects,
+                on_reject_break,
+                verdicts,
+                accept_if_any,
+                requires,
+                nested,
+            },
+        )
+}
+
+/// A random scoring: groups of every rule (some nested, some stopping at their first
+/// rejection, some requiring earlier groups, other verdict modes), over `tests` tests in order,
+/// from as many of `specs` as they take (there are enough: a group takes one test or more).
+fn random_scoring(
+    tests: usize,
+    specs: &[GroupSpec],
+    root_on_reject_break: bool,
+    graded_verdict: bool,
+) -> Scoring {
     let mut groups: Vec<Node> = Vec::new();
-    let (mut next, mut made) = (0, 0);
-    while next < tests {
-        let size = (1 + rng.next(4) as usize).min(tests - next);
+    let mut next = 0;
+    for (made, spec) in specs.iter().enumerate() {
+        if next == tests {
+            break;
+        }
+        let size = spec.size.min(tests - next);
         let ids: Vec<usize> = (next..next + size).collect();
         next += size;
-        let aggregate = aggregates[rng.next(5) as usize];
-        made += 1;
         let mut g = group(
-            &format!("g{made}"),
-            aggregate,
-            Some(10.0 * (1 + rng.next(5)) as f64),
+            &format!("g{}", made + 1),
+            spec.aggregate,
+            Some(spec.max),
             &ids,
         );
-        for item in &mut g.items {
+        for (item, reject) in g.items.iter_mut().zip(spec.rejects) {
             if let Item::Test(t) = item {
-                if aggregate == Aggregate::PassFail {
+                if spec.aggregate == Aggregate::PassFail {
                     t.accept = Some(0.0);
                 }
-                // Kattis legacy reject_score.
-                if rng.next(5) == 0 {
-                    t.reject = rng.next(3) as f64;
+                if let Some(r) = reject {
+                    t.reject = r;
                 }
             }
         }
-        g.on_reject_break = rng.next(4) == 0;
-        g.verdicts = match rng.next(6) {
-            0 => VerdictMode::WorstError,
-            1 => VerdictMode::AlwaysAccept,
-            _ => VerdictMode::FirstError,
-        };
-        g.accept_if_any = rng.next(8) == 0;
-        if !groups.is_empty() && rng.next(3) == 0 {
-            let earlier = rng.next(groups.len() as u64) as usize;
-            g.requires = vec![groups[earlier].name.clone()];
+        g.on_reject_break = spec.on_reject_break;
+        g.verdicts = spec.verdicts;
+        g.accept_if_any = spec.accept_if_any;
+        if let Some(earlier) = spec.requires.filter(|_| !groups.is_empty()) {
+            g.requires = vec![groups[earlier.index(groups.len())].name.clone()];
         }
-        // Now and then a group goes inside the one before it.
         match groups.last_mut() {
-            Some(last) if rng.next(4) == 0 => last.items.push(Item::Node(g)),
+            Some(last) if spec.nested => last.items.push(Item::Node(g)),
             _ => groups.push(g),
         }
     }
+    assert_eq!(next, tests, "enough specs for every test");
     let mut s = scoring(groups);
     let mut named = Vec::new();
     fn collect(node: &Node, out: &mut Vec<(String, Vec<usize>)>) {
@@ -319,10 +372,26 @@ fn random_scoring(rng: &mut Lcg, tests: usize) -> Scoring {
     }
     collect(&s.root, &mut named);
     s.named = named;
-    s.root.on_reject_break = rng.next(3) == 0;
-    s.graded_verdict = rng.next(2) == 0;
+    s.root.on_reject_break = root_on_reject_break;
+    s.graded_verdict = graded_verdict;
     s
 }
+
+/// A test's real outcome: mostly accepted, some accepted with a checker's score (at most their
+/// share, or more: a judge error of the scoring), the rest each kind of failure.
+fn real_outcome() -> impl Strategy<Value = Option<TestOutcome>> {
+    prop_oneof![
+        2 => Just(ok(AC)),
+        1 => (0..12u8).prop_map(|s| scored(f64::from(s))),
+        1 => Just(ok(WA)),
+        1 => Just(ok(TLE)),
+        1 => Just(ok(RE)),
+        1 => Just(ok(JE)),
+    ]
+}
+
+/// The most tests a random scoring has.
+const MOST_TESTS: usize = 12;
 
 /// Whether test `i` is a judge error: its verdict, or its checker's score its group cannot take.
 fn judge_error(s: &Scoring, i: usize, real: &[Option<TestOutcome>]) -> bool {
@@ -338,87 +407,116 @@ fn judge_error(s: &Scoring, i: usize, real: &[Option<TestOutcome>]) -> bool {
     find(s, &s.root, i, real).unwrap_or(false)
 }
 
+/// Random cases tried per run (proptest's own seed each run; a failure prints the smallest case
+/// it shrank to).
+const SKIP_CASES: u32 = 2000;
+
 #[test]
 fn skipped_tests_never_change_the_score_the_groups_or_the_verdict() {
-    let mut rng = Lcg(7);
-    let verdicts = [AC, AC, AC, WA, TLE, RE, JE];
-    let mut skipped_some = 0;
-    for _ in 0..20000 {
-        let tests = 1 + rng.next(12) as usize;
-        let s = random_scoring(&mut rng, tests);
-        // Some accepted tests carry a checker's score (at most their share, or more: a judge
-        // error of the scoring).
-        let real: Vec<Option<TestOutcome>> = (0..tests)
-            .map(
-                |_| match verdicts[rng.next(verdicts.len() as u64) as usize] {
-                    AC if rng.next(3) == 0 => scored(rng.next(12) as f64),
-                    v => ok(v),
-                },
-            )
-            .collect();
-        // Judged in order, each test skipped when the ones before it allow.
-        let mut known: Vec<Option<TestOutcome>> = vec![None; tests];
-        let mut first_skipped = None;
-        for i in 0..tests {
-            known[i] = match s.skip(i, &known) {
-                Some(skip) => {
-                    first_skipped.get_or_insert(i);
-                    Some(skip.outcome())
+    let case = (1..=MOST_TESTS).prop_flat_map(|tests| {
+        (
+            Just(tests),
+            // At most one group a test.
+            prop::collection::vec(group_spec(), tests),
+            (prop::bool::weighted(1.0 / 3.0), any::<bool>()),
+            prop::collection::vec(real_outcome(), tests),
+            // Which results are known yet, per test about to start (bit j: test j's).
+            prop::collection::vec(any::<u16>(), tests),
+        )
+    });
+    // `PROPTEST_CASES=100000 cargo test --lib score::` tries more.
+    let cases = match std::env::var_os("PROPTEST_CASES") {
+        Some(_) => ProptestConfig::default().cases,
+        None => SKIP_CASES,
+    };
+    let mut runner = TestRunner::new(ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    });
+    let skipped_some = std::cell::Cell::new(0u32);
+    let result = runner.run(
+        &case,
+        |(tests, specs, (root_break, graded), outcomes, known_yet)| {
+            let s = random_scoring(tests, &specs, root_break, graded);
+            let real = &outcomes[..];
+            // Judged in order, each test skipped when the ones before it allow.
+            let mut known: Vec<Option<TestOutcome>> = vec![None; tests];
+            let mut first_skipped = None;
+            for i in 0..tests {
+                known[i] = match s.skip(i, &known) {
+                    Some(skip) => {
+                        first_skipped.get_or_insert(i);
+                        Some(skip.outcome())
+                    }
+                    None => real[i],
+                };
+            }
+            // A judge error on a test not judged cannot be known: equal whenever none of the
+            // skipped tests would have been one.
+            let hidden_je = (0..tests).any(|i| known[i] != real[i] && judge_error(&s, i, real));
+            let (all, some) = (s.evaluate(real), s.evaluate(&known));
+            if !hidden_je {
+                prop_assert_eq!(&all, &some, "{:#?}\nreal {:?}\nknown {:?}", s, real, known);
+            }
+            if first_skipped.is_some() {
+                skipped_some.set(skipped_some.get() + 1);
+            }
+            // Judged in parallel, less is known when a test is about to start: what is skipped
+            // then is skipped in order too (the replay agrees).
+            for (i, mask) in known_yet.iter().enumerate() {
+                let partial: Vec<Option<TestOutcome>> = known
+                    .iter()
+                    .enumerate()
+                    .map(|(j, o)| o.filter(|_| mask & (1 << j) != 0))
+                    .collect();
+                if s.skip(i, &partial).is_some() {
+                    prop_assert!(
+                        s.skip(i, &known).is_some(),
+                        "{:#?}\n{:?}\n{:?}",
+                        s,
+                        partial,
+                        known
+                    );
                 }
-                None => real[i],
+            }
+            // The submission's verdict as the engine makes it: the graded one, a judge error
+            // of the scoring, or the first failing test judged.
+            let verdict = |score: &Score, judged: &[Option<TestOutcome>]| {
+                if s.graded_verdict || score.verdict == JE {
+                    return score.verdict;
+                }
+                judged
+                    .iter()
+                    .flatten()
+                    .map(|o| o.verdict)
+                    .find(|v| *v != AC)
+                    .unwrap_or(AC)
             };
-        }
-        // A judge error on a test not judged cannot be known: equal whenever none of the
-        // skipped tests would have been one.
-        let hidden_je = (0..tests).any(|i| known[i] != real[i] && judge_error(&s, i, &real));
-        let (all, some) = (s.evaluate(&real), s.evaluate(&known));
-        if !hidden_je {
-            assert_eq!(all, some, "{s:#?}\nreal {real:?}\nknown {known:?}");
-        }
-        if first_skipped.is_some() {
-            skipped_some += 1;
-        }
-        // Judged in parallel, less is known when a test is about to start: what is skipped
-        // then is skipped in order too (the replay agrees).
-        for i in 0..tests {
-            let partial: Vec<Option<TestOutcome>> = known
-                .iter()
-                .map(|o| o.filter(|_| rng.next(2) == 0))
+            let judged: Vec<Option<TestOutcome>> = (0..tests)
+                .map(|i| real[i].filter(|_| known[i] == real[i]))
                 .collect();
-            if s.skip(i, &partial).is_some() {
-                assert!(
-                    s.skip(i, &known).is_some(),
-                    "{s:#?}\n{partial:?}\n{known:?}"
+            if !hidden_je {
+                prop_assert_eq!(
+                    verdict(&all, real),
+                    verdict(&some, &judged),
+                    "{:#?}\nreal {:?}\nknown {:?}",
+                    s,
+                    real,
+                    known
                 );
             }
-        }
-        // The submission's verdict as the engine makes it: the graded one, a judge error of
-        // the scoring, or the first failing test judged.
-        let verdict = |score: &Score, judged: &[Option<TestOutcome>]| {
-            if s.graded_verdict || score.verdict == JE {
-                return score.verdict;
-            }
-            judged
-                .iter()
-                .flatten()
-                .map(|o| o.verdict)
-                .find(|v| *v != AC)
-                .unwrap_or(AC)
-        };
-        let judged: Vec<Option<TestOutcome>> = (0..tests)
-            .map(|i| real[i].filter(|_| known[i] == real[i]))
-            .collect();
-        if !hidden_je {
-            assert_eq!(
-                verdict(&all, &real),
-                verdict(&some, &judged),
-                "{s:#?}\nreal {real:?}\nknown {known:?}"
-            );
-        }
+            Ok(())
+        },
+    );
+    if let Err(e) = result {
+        panic!("{e}\n{runner}");
     }
+    // As many cases skip something as with the hand-rolled generator this replaced: more than
+    // 300 in 20000.
     assert!(
-        skipped_some > 300,
-        "the rules skip something: {skipped_some}"
+        skipped_some.get() > cases * 300 / 20000,
+        "the rules skip something: {} of {cases}",
+        skipped_some.get()
     );
 }
 

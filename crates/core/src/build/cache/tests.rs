@@ -4,6 +4,7 @@ use super::*;
 use crate::lang::{Language, Languages};
 use std::os::unix::fs::MetadataExt;
 use std::time::{Duration, SystemTime};
+use test_case::test_case;
 
 fn cache(max_bytes: u64) -> (tempfile::TempDir, Cache) {
     let dir = tempfile::tempdir().unwrap();
@@ -342,23 +343,19 @@ fn folders_others_may_write_are_refused() {
     }
 }
 
-#[test]
-fn sizes() {
-    for (text, want) in [
-        ("1048576", Some(1 << 20)),
-        ("512K", Some(512 << 10)),
-        ("500M", Some(500 << 20)),
-        ("2G", Some(2 << 30)),
-        ("1GiB", Some(1 << 30)),
-        ("1.5g", Some(3 << 29)),
-        ("0", Some(0)),
-        (" 10 mb ", Some(10 << 20)),
-        ("", None),
-        ("G", None),
-        ("-1G", None),
-        ("1X", None),
-        ("1e9", None),
-    ] {
-        assert_eq!(parse_size(text), want, "{text:?}");
-    }
+#[test_case("1048576" => Some(1 << 20) ; "bytes")]
+#[test_case("512K" => Some(512 << 10) ; "kibibytes")]
+#[test_case("500M" => Some(500 << 20) ; "mebibytes")]
+#[test_case("2G" => Some(2 << 30) ; "gibibytes")]
+#[test_case("1GiB" => Some(1 << 30) ; "with iB")]
+#[test_case("1.5g" => Some(3 << 29) ; "a fraction in lower case")]
+#[test_case("0" => Some(0) ; "zero")]
+#[test_case(" 10 mb " => Some(10 << 20) ; "spaces around and b")]
+#[test_case("" => None ; "empty")]
+#[test_case("G" => None ; "a unit alone")]
+#[test_case("-1G" => None ; "negative")]
+#[test_case("1X" => None ; "an unknown unit")]
+#[test_case("1e9" => None ; "an exponent")]
+fn sizes(text: &str) -> Option<u64> {
+    parse_size(text)
 }
