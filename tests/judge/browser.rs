@@ -1,6 +1,6 @@
 //! The practice page in a real browser: Debian's `chromium`, headless, driven over the DevTools
 //! protocol (`browser/cdp.rs`). A missing Chromium fails these tests with the command that
-//! installs it; they are never skipped.
+//! installs it; they are never skipped. Its length is one test per user action on the page.
 //!
 //! `JUDGE_SCREENSHOTS=docs/screenshots cargo test --test judge browser` also writes the
 //! README's screenshots (otherwise they go to a temporary folder and are only checked to be

@@ -11,6 +11,9 @@
 //!
 //! The judge never gets `JUDGE_CGROUP_FAVORDYNMODS` (not from the test's environment, not from
 //! [`Judge::env`]): that mode is kernel-wide until reboot.
+//!
+//! Its length is earned: the containment (PID namespace, cgroup caps), the fixtures and the
+//! assertions every integration test shares live here once.
 
 use std::ffi::{CString, OsString};
 use std::os::unix::process::CommandExt;

@@ -1,5 +1,5 @@
 //! Kattis and Polygon packages judged unchanged: `judge run` and `judge inspect` on the packages
-//! under tests/fixtures/packages (each trap of FORMATS.md has one).
+//! under tests/fixtures/packages (each trap of FORMATS.md has one). Its length is one test per trap.
 
 use crate::harness::{judge, program, root};
 use std::path::{Path, PathBuf};

@@ -1,6 +1,7 @@
 //! `judge practice`: the server as a real process on free loopback ports (contained by the
 //! harness, in the host's network namespace), real judging in the sandbox, a tiny HTTP client
-//! over `TcpStream`.
+//! over `TcpStream`. Its length is the server's routes and their refusals, one test each, over one
+//! shared start-up.
 
 use crate::harness::{judge, Serving};
 use serde_json::{json, Value};

@@ -1,4 +1,4 @@
-//! The HTTP API (README "Practice" lists every route) and the competitive-companion receiver.
+//! The HTTP API (the book's "Its HTTP API" lists every route) and the competitive-companion receiver.
 //! Every route of the page's port passes `access::gate` first; a POST must carry JSON
 //! (`Content-Type: application/json`), which a web page of another site cannot send without a
 //! CORS preflight that is never answered.

@@ -1,6 +1,6 @@
 //! `--format jsonl`: every event as one JSON object on its own line, written and flushed as it
 //! happens, so a reader sees the first test's result while later tests still run. Each line
-//! carries `"schema": 1` and `"event": "<name>"`; the fields of each event are in the README.
+//! carries `"schema": 1` and `"event": "<name>"`; the fields of each event are in the book (`docs/book/src/organisers/json.md`).
 
 use super::human::Out;
 use judge_model::event::{Event, Reporter, SCHEMA};

@@ -17,7 +17,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
     let toml_path = dir.join("problem.toml");
     let text = std::fs::read_to_string(&toml_path).map_err(|e| {
         PackageError::new(&toml_path, format!("cannot read: {e}"))
-            .hint("every package needs a problem.toml (see README.md, \"Problem packages\")")
+            .hint("every package needs a problem.toml (see the book: docs/book/src/setters/problem-toml.md)")
     })?;
     let raw: raw::Problem = toml::from_str(&text).map_err(|e| toml_error(&toml_path, &text, &e))?;
     let err = |offset: usize, msg: String| PackageError::new(&toml_path, msg).at(&text, offset);
@@ -84,7 +84,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
 fn toml_error(path: &Path, text: &str, e: &toml::de::Error) -> PackageError {
     let mut message = e.message().to_string();
     if message.starts_with("unknown field") {
-        message.push_str(" (check the spelling; README.md lists every key)");
+        message.push_str(" (check the spelling; the book lists every key: docs/book/src/setters/problem-toml.md)");
     }
     let mut err = PackageError::new(path, message);
     if let Some(span) = e.span() {

@@ -1,7 +1,9 @@
 // The practice page: plain JavaScript, no build step, nothing loaded from elsewhere.
-// Everything comes from the judge's HTTP API (README "judge practice"), authorised by the
+// Everything comes from the judge's HTTP API (the book's "The practice page"), authorised by the
 // cookie the server set when this page was opened with ?token=…; live updates arrive as
 // Server-Sent Events from /api/events and trigger a re-read of what they concern.
+// One file because the page has no build step (no bundler, no modules to serve); its sections
+// follow the page's panels.
 "use strict";
 
 // ---------- small helpers ----------
@@ -950,7 +952,7 @@ function scheduleRefresh(what) {
   }, 150);
 }
 
-// One Server-Sent Event of the judge (README "judge practice": the engine's events with the
+// One Server-Sent Event of the judge (the book's "The practice page": the engine's events with the
 // submission's id added, and the server's own).
 function onEvent(data) {
   let ev;

@@ -12,7 +12,7 @@
 //! is what the init already reaped (`RUSAGE_CHILDREN`) plus what live processes used
 //! (`/proc/PID/stat`, clock ticks).
 //!
-//! What holds, and how exactly (the README's "Without root" says the same):
+//! What holds, and how exactly (the book's "Without root" says the same):
 //! - memory: sampled every [`POLL`]; the run is killed as soon as a sample is above the limit, so
 //!   a program can pass the limit by what it touches in about one poll before it dies;
 //! - CPU time: checked every [`CPU_EVERY`] polls, killed above the limit, with `RLIMIT_CPU` as a

@@ -1,6 +1,7 @@
 //! `verify`'s decisions over the fake executor (`crate::executor::fake`): which verdicts meet a
 //! solution's expectation in each format, the reference solution, the validator's rule, stale
 //! generated tests, checker tests. Packages are written to a temporary folder; nothing runs.
+//! Its length is one short test per rule of `verify` in each format, over one shared builder.
 
 use super::*;
 use crate::executor::fake::{self, Act, FakeExecutor, Run};
