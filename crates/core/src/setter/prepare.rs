@@ -8,7 +8,6 @@ use crate::judging::Prepared;
 use crate::package::{self, Problem};
 use judge_model::event::{Event, Reporter};
 use std::path::Path;
-use std::time::Duration;
 
 /// What to judge of a problem.
 #[derive(Debug, Clone, Default)]
@@ -81,29 +80,11 @@ pub fn prepare(
     let checker = engine.prepare_checker(&problem)?;
     if problem.derive_time {
         // The package states no time limit: measure its accepted solutions (Kattis' rule).
-        let derived = super::time_limit::derive(engine, &problem, &checker, true)?;
-        for message in derived.notes {
+        let mut derived = super::time_limit::derive(engine, &problem, &checker, true)?;
+        for message in std::mem::take(&mut derived.notes) {
             note(reporter, message);
         }
-        match derived.limit {
-            Some((limit, why)) => {
-                problem.limits.time = limit;
-                problem.limits.wall = limit * 3 + Duration::from_secs(1);
-                problem.origin.time = why;
-            }
-            None => {
-                problem.origin.time = format!(
-                    "default {} s (no accepted submission could be measured)",
-                    problem.limits.time.as_secs_f64()
-                )
-            }
-        }
-        let message = format!(
-            "time limit {}: {}",
-            judge_model::units::secs(problem.limits.time),
-            problem.origin.time
-        );
-        note(reporter, message);
+        note(reporter, derived.apply(&mut problem));
     }
     if problem.scoring.is_some() && selected.len() < problem.tests.len() {
         // A score counts every test of a group: none for a selection.

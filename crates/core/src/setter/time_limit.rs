@@ -18,6 +18,31 @@ pub struct Derived {
     pub notes: Vec<String>,
 }
 
+impl Derived {
+    /// Makes the derived limit the problem's (its wall time 3 × it + 1 s, and why), or, when none
+    /// could be measured, says the default stays; the note that tells which.
+    pub fn apply(self, problem: &mut Problem) -> String {
+        match self.limit {
+            Some((limit, why)) => {
+                problem.limits.time = limit;
+                problem.limits.wall = limit * 3 + Duration::from_secs(1);
+                problem.origin.time = why;
+            }
+            None => {
+                problem.origin.time = format!(
+                    "default {} s (no accepted submission could be measured)",
+                    problem.limits.time.as_secs_f64()
+                )
+            }
+        }
+        format!(
+            "time limit {}: {}",
+            judge_model::units::secs(problem.limits.time),
+            problem.origin.time
+        )
+    }
+}
+
 /// The CPU time accepted solutions may take while measured.
 const MEASURE_LIMIT: Duration = Duration::from_secs(30);
 

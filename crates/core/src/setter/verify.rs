@@ -364,20 +364,13 @@ fn derive_time_limit(
         "the time limit from the accepted solutions",
     );
     match crate::setter::time_limit::derive(engine, problem, checker, false) {
-        Ok(derived) => {
-            for message in derived.notes {
+        Ok(mut derived) => {
+            for message in std::mem::take(&mut derived.notes) {
                 note(reporter, id, message);
             }
-            if let Some((limit, why)) = derived.limit {
-                problem.limits.time = limit;
-                problem.limits.wall = limit * 3 + Duration::from_secs(1);
-                problem.origin.time = why;
-                let message = format!(
-                    "time limit {}: {}",
-                    judge_model::units::secs(problem.limits.time),
-                    problem.origin.time
-                );
-                note(reporter, id, message);
+            // Without a measured limit the package's default stays, unannounced.
+            if derived.limit.is_some() {
+                note(reporter, id, derived.apply(problem));
             }
         }
         Err(e) => check.findings.push(Finding::broken(e.to_string())),
