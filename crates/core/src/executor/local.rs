@@ -23,11 +23,6 @@ impl LocalExecutor {
         Ok(LocalExecutor::from(Sandbox::new()?))
     }
 
-    /// The sandbox itself (`judge doctor` reads its layers and limits).
-    pub fn sandbox(&self) -> &Sandbox {
-        &self.sandbox
-    }
-
     fn partner(&mut self) -> Result<&mut Sandbox, SandboxError> {
         if self.partner.is_none() {
             let made = Sandbox::new().map_err(|e| {
