@@ -20,6 +20,7 @@ mod practice;
 mod run;
 mod sandbox;
 mod scoring;
+mod service;
 mod setter;
 mod unpriv;
 mod verify;
