@@ -21,6 +21,7 @@ mod run;
 mod sandbox;
 mod scoring;
 mod service;
+mod service_queue;
 mod setter;
 mod unpriv;
 mod verify;

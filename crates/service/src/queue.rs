@@ -328,6 +328,3 @@ fn give_back(
     )?;
     Ok(true)
 }
-
-#[cfg(test)]
-mod tests;

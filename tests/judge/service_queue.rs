@@ -1,17 +1,19 @@
-//! Each step of the queue against a real PostgreSQL (`crate::testdb`, one server per test
-//! process, a database per test). Leases are expired by setting them in the past, never by
-//! waiting.
+//! Each step of the queue (`judge_service::queue`) against a real PostgreSQL
+//! (`judge_service::testdb`, one server per test process, a database per test). Leases are
+//! expired by setting them in the past, never by waiting. Here rather than beside the code:
+//! starting PostgreSQL would double the unit suite's time.
 
-use super::*;
-use crate::store::{self, NewSubmission};
+use judge_service::queue::*;
+use judge_service::store::{self, NewSubmission};
+use postgres::Client;
 use std::time::Duration;
 
 const LEASE: Duration = Duration::from_secs(60);
 const NOW: Duration = Duration::ZERO;
 
 fn db() -> Client {
-    let url = crate::testdb::shared().expect("a throwaway PostgreSQL");
-    let mut client = crate::connect(&url).unwrap();
+    let url = judge_service::testdb::shared().expect("a throwaway PostgreSQL");
+    let mut client = judge_service::connect(&url).unwrap();
     store::put_problem(&mut client, "sum", b"not a real package").unwrap();
     client
 }
@@ -258,8 +260,8 @@ fn a_release_requeues_after_the_back_off_then_fails() {
 
 #[test]
 fn claims_from_many_connections_never_take_a_job_twice() {
-    let url = crate::testdb::shared().unwrap();
-    let mut c = crate::connect(&url).unwrap();
+    let url = judge_service::testdb::shared().unwrap();
+    let mut c = judge_service::connect(&url).unwrap();
     store::put_problem(&mut c, "sum", b"p").unwrap();
     for _ in 0..200 {
         submit(&mut c, None);
@@ -269,7 +271,7 @@ fn claims_from_many_connections_never_take_a_job_twice() {
             .map(|w| {
                 let url = &url;
                 s.spawn(move || {
-                    let mut c = crate::connect(url).unwrap();
+                    let mut c = judge_service::connect(url).unwrap();
                     let mut mine = Vec::new();
                     while let Some(job) = claim(&mut c, &format!("w{w}"), LEASE).unwrap() {
                         assert_eq!(
@@ -294,13 +296,13 @@ fn claims_from_many_connections_never_take_a_job_twice() {
 
 #[test]
 fn the_schema_is_created_once_and_a_newer_one_refused() {
-    let url = crate::testdb::shared().unwrap();
-    let mut c = crate::connect(&url).unwrap();
-    crate::schema::ensure(&mut c).unwrap();
+    let url = judge_service::testdb::shared().unwrap();
+    let mut c = judge_service::connect(&url).unwrap();
+    judge_service::schema::ensure(&mut c).unwrap();
     assert_eq!(count(&mut c, "SELECT count(*) FROM schema_version"), 1);
     c.execute("UPDATE schema_version SET version = 99", &[])
         .unwrap();
-    let Err(e) = crate::connect(&url) else {
+    let Err(e) = judge_service::connect(&url) else {
         panic!("a newer schema was accepted")
     };
     let e = e.to_string();
