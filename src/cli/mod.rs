@@ -10,7 +10,9 @@ mod new;
 mod practice;
 mod run;
 mod stress;
+mod submit;
 mod verify;
+mod worker;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use judge_core::engine::Engine;
@@ -169,6 +171,19 @@ Examples:
   judge practice --dir ~/cp --port 8080 --cc-port 8081
   judge practice --token my-long-secret-token")]
     Practice(practice::Args),
+    /// Judge submissions from the service's PostgreSQL queue until stopped.
+    #[command(after_help = "\
+Examples:
+  judge worker --db 'host=/run/postgresql dbname=judge'
+  judge worker --db postgresql://judge@db.example/judge --slots 2 --lease 10
+  judge worker --db postgresql://judge@db.example/judge --name room-3-pc-12")]
+    Worker(worker::Args),
+    /// Queue a submission in the service's PostgreSQL database and print its id.
+    #[command(after_help = "\
+Examples:
+  judge submit --db 'host=/run/postgresql dbname=judge' problems/sum sum.cpp
+  judge submit --db postgresql://judge@db.example/judge problems/sum a.py --max-attempts 5")]
+    Submit(submit::Args),
 }
 
 /// `--color WHEN` as given on the command line, read before clap parses the rest, so that
@@ -237,6 +252,8 @@ pub fn main() -> i32 {
         Command::Inspect(args) => inspect::run(args),
         Command::Completions(args) => completions::run(args),
         Command::Practice(args) => practice::run(args, languages),
+        Command::Worker(args) => worker::run(args, languages),
+        Command::Submit(args) => submit::run(args),
     }));
     judge_sandbox::finish();
     let code = match result {

@@ -20,6 +20,8 @@ mod practice;
 mod run;
 mod sandbox;
 mod scoring;
+mod service;
+mod service_queue;
 mod setter;
 mod unpriv;
 mod verify;

@@ -1,0 +1,38 @@
+//! The judging service's storage and queue on PostgreSQL, and the worker that judges from it.
+//!
+//! Every `judge` process is stateless: the queue, the results and the files (packages and
+//! sources as content-addressed blobs) live in the database. `schema` creates the tables,
+//! `store` holds blobs, problems and submissions, `queue` is claim → heartbeat → finish and
+//! the reaper (every write of a worker fenced by the job's attempt), `worker` the loop that
+//! judges with `judge_core::judging`, and `testdb` a throwaway PostgreSQL for tests.
+
+pub mod queue;
+pub mod schema;
+pub mod store;
+pub mod testdb;
+pub mod worker;
+
+use postgres::{Client, NoTls};
+
+/// What can go wrong talking to the service's database.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("database: {0}")]
+    Db(#[from] postgres::Error),
+    #[error("{0}")]
+    Schema(String),
+    #[error("{0}")]
+    Blob(String),
+    #[error("{0}")]
+    Unknown(String),
+    #[error("{0}")]
+    Io(String),
+}
+
+/// Connects to the database `url` (a `postgresql://` URL or `host=… dbname=…` words; a host
+/// that is a folder is a Unix socket) and creates the tables that are missing.
+pub fn connect(url: &str) -> Result<Client, Error> {
+    let mut client = Client::connect(url, NoTls)?;
+    schema::ensure(&mut client)?;
+    Ok(client)
+}

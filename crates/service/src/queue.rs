@@ -1,0 +1,330 @@
+//! The job queue: claim, heartbeat, finish, release and the reaper, each one transaction.
+//!
+//! A claim bumps the job's `attempt`, the fencing token: every later write of the worker is an
+//! UPDATE conditional on (job, attempt, worker, state 'running'), so a worker that lost the
+//! job — its lease expired and the reaper requeued it, or another worker holds a later
+//! attempt — changes nothing (0 rows, the transaction rolled back). A finish writes the
+//! verdict and the per-test rows in the same transaction as that fenced change. The reaper
+//! requeues expired leases with a back-off, and ends a job whose `max_attempts` are spent as a
+//! judge error naming each attempt's reason: never lost, never retried forever.
+//!
+//! Notifications (sent on commit only, so a rolled-back write announces nothing):
+//! [`QUEUED`] when work may be claimable, [`CLAIMED`] with `job:attempt:worker`, [`DONE`] with
+//! the submission id when it reaches its final verdict.
+
+use crate::Error;
+use postgres::{Client, Transaction};
+use std::time::Duration;
+
+/// Channel: a job was queued or requeued.
+pub const QUEUED: &str = "judge_queued";
+/// Channel: a job was claimed; the payload is `job:attempt:worker`.
+pub const CLAIMED: &str = "judge_claimed";
+/// Channel: a submission reached its final verdict; the payload is its id.
+pub const DONE: &str = "judge_done";
+
+/// A job a worker holds: the fence its writes carry, and the submission to judge.
+#[derive(Debug, Clone)]
+pub struct Claimed {
+    pub fence: Fence,
+    pub submission: i64,
+    pub max_attempts: i32,
+    /// The package blob's hash, the source blob's hash, the file name and the language asked
+    /// for (none: guessed from the file name).
+    pub package: String,
+    pub source: String,
+    pub filename: String,
+    pub language: Option<String>,
+}
+
+/// What a worker's write is conditional on: the job, the attempt it claimed, and itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fence {
+    pub job: i64,
+    pub attempt: i32,
+    pub worker: String,
+}
+
+/// A submission's final result, as a finish writes it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Final {
+    pub verdict: String,
+    pub score: Option<f64>,
+    pub time_ms: Option<i64>,
+    pub memory_kib: Option<i64>,
+    /// Why the judge could not judge it (a JE's message).
+    pub error: Option<String>,
+    pub tests: Vec<TestRow>,
+}
+
+/// One test's result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TestRow {
+    pub name: String,
+    pub verdict: String,
+    pub time_ms: i64,
+    pub memory_kib: i64,
+    pub message: String,
+}
+
+/// Whether a fenced write took effect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fenced {
+    Done,
+    /// The job is no longer this worker's attempt: nothing was written.
+    Lost,
+}
+
+fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// Takes the next claimable job (queued, its back-off over; by priority, then age) for
+/// `worker`, with a lease of `lease`. Workers never wait for each other: a row another
+/// transaction is claiming is skipped.
+pub fn claim(client: &mut Client, worker: &str, lease: Duration) -> Result<Option<Claimed>, Error> {
+    let mut tx = client.transaction()?;
+    let row = tx.query_opt(
+        "UPDATE jobs SET state = 'running', attempt = attempt + 1, worker = $1,
+                lease_until = now() + make_interval(secs => $2)
+         WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND not_before <= now()
+                     ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1)
+         RETURNING id, attempt, submission, max_attempts",
+        &[&worker, &secs(lease)],
+    )?;
+    let Some(row) = row else {
+        return Ok(None);
+    };
+    let (job, attempt, submission, max_attempts): (i64, i32, i64, i32) =
+        (row.get(0), row.get(1), row.get(2), row.get(3));
+    tx.execute(
+        "INSERT INTO judgings (job, attempt, worker) VALUES ($1, $2, $3)",
+        &[&job, &attempt, &worker],
+    )?;
+    let sub = tx.query_one(
+        "UPDATE submissions SET state = 'judging' WHERE id = $1
+         RETURNING package, source, filename, language",
+        &[&submission],
+    )?;
+    let payload = format!("{job}:{attempt}:{worker}");
+    tx.execute("SELECT pg_notify($1, $2)", &[&CLAIMED, &payload])?;
+    tx.commit()?;
+    Ok(Some(Claimed {
+        fence: Fence {
+            job,
+            attempt,
+            worker: worker.to_string(),
+        },
+        submission,
+        max_attempts,
+        package: sub.get(0),
+        source: sub.get(1),
+        filename: sub.get(2),
+        language: sub.get(3),
+    }))
+}
+
+/// Renews the lease. [`Fenced::Lost`]: the job is no longer ours; stop and drop the work.
+pub fn heartbeat(client: &mut Client, fence: &Fence, lease: Duration) -> Result<Fenced, Error> {
+    let n = client.execute(
+        "UPDATE jobs SET lease_until = now() + make_interval(secs => $4)
+         WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'",
+        &[&fence.job, &fence.attempt, &fence.worker, &secs(lease)],
+    )?;
+    Ok(if n == 1 { Fenced::Done } else { Fenced::Lost })
+}
+
+/// Writes the final result, its tests and the judging's end in one transaction with the fenced
+/// change of the job's state; [`Fenced::Lost`]: nothing was written.
+pub fn finish(client: &mut Client, fence: &Fence, result: &Final) -> Result<Fenced, Error> {
+    let mut tx = client.transaction()?;
+    let row = tx.query_opt(
+        "UPDATE jobs SET state = 'done', lease_until = NULL
+         WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'
+         RETURNING submission",
+        &[&fence.job, &fence.attempt, &fence.worker],
+    )?;
+    let Some(row) = row else {
+        // Dropping the transaction rolls it back: nothing of this attempt is kept.
+        return Ok(Fenced::Lost);
+    };
+    let submission: i64 = row.get(0);
+    tx.execute(
+        "UPDATE submissions SET state = 'done', verdict = $2, score = $3, time_ms = $4,
+                memory_kib = $5, error = $6, finished_at = now()
+         WHERE id = $1",
+        &[
+            &submission,
+            &result.verdict,
+            &result.score,
+            &result.time_ms,
+            &result.memory_kib,
+            &result.error,
+        ],
+    )?;
+    let insert = tx.prepare(
+        "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib, message)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+    )?;
+    for (i, t) in result.tests.iter().enumerate() {
+        let ordinal = i as i32 + 1;
+        tx.execute(
+            &insert,
+            &[
+                &submission,
+                &ordinal,
+                &t.name,
+                &t.verdict,
+                &t.time_ms,
+                &t.memory_kib,
+                &t.message,
+            ],
+        )?;
+    }
+    tx.execute(
+        "UPDATE judgings SET finished_at = now(), outcome = 'done', reason = $3
+         WHERE job = $1 AND attempt = $2",
+        &[&fence.job, &fence.attempt, &result.verdict],
+    )?;
+    tx.execute(
+        "SELECT pg_notify($1, $2)",
+        &[&DONE, &submission.to_string()],
+    )?;
+    tx.commit()?;
+    Ok(Fenced::Done)
+}
+
+/// The worker gives the job back because it could not judge it (`reason`: the package does not
+/// unpack, …): requeued after a back-off, or a judge error once its attempts are spent.
+pub fn release(
+    client: &mut Client,
+    fence: &Fence,
+    reason: &str,
+    retry_delay: Duration,
+) -> Result<Fenced, Error> {
+    let mut tx = client.transaction()?;
+    let row = tx.query_opt(
+        "SELECT max_attempts, submission FROM jobs
+         WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running' FOR UPDATE",
+        &[&fence.job, &fence.attempt, &fence.worker],
+    )?;
+    let Some(row) = row else {
+        return Ok(Fenced::Lost);
+    };
+    let attempt = Attempt {
+        job: fence.job,
+        attempt: fence.attempt,
+        max_attempts: row.get(0),
+        submission: row.get(1),
+    };
+    give_back(&mut tx, &attempt, "failed", reason, retry_delay)?;
+    tx.commit()?;
+    Ok(Fenced::Done)
+}
+
+/// A job whose attempt the reaper or a release ends.
+struct Attempt {
+    job: i64,
+    attempt: i32,
+    max_attempts: i32,
+    submission: i64,
+}
+
+/// What the reaper did with an expired lease.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reaped {
+    pub job: i64,
+    pub attempt: i32,
+    pub worker: String,
+    /// The job's attempts are spent: its submission is now a judge error.
+    pub failed: bool,
+}
+
+/// Requeues every job whose lease has expired (its worker died, froze or lost the database),
+/// or ends it as a judge error when that was its last attempt. Any worker may run it; two
+/// reapers never take the same job (SKIP LOCKED).
+pub fn reap(client: &mut Client, retry_delay: Duration) -> Result<Vec<Reaped>, Error> {
+    let mut tx = client.transaction()?;
+    let rows = tx.query(
+        "SELECT id, attempt, max_attempts, submission, worker FROM jobs
+         WHERE state = 'running' AND lease_until < now()
+         ORDER BY id FOR UPDATE SKIP LOCKED",
+        &[],
+    )?;
+    let mut reaped = Vec::new();
+    for row in rows {
+        let attempt = Attempt {
+            job: row.get(0),
+            attempt: row.get(1),
+            max_attempts: row.get(2),
+            submission: row.get(3),
+        };
+        let worker: String = row.get::<_, Option<String>>(4).unwrap_or_default();
+        let reason = format!("its lease expired: worker {worker} stopped renewing it");
+        let failed = give_back(&mut tx, &attempt, "lost", &reason, retry_delay)?;
+        reaped.push(Reaped {
+            job: attempt.job,
+            attempt: attempt.attempt,
+            worker,
+            failed,
+        });
+    }
+    tx.commit()?;
+    Ok(reaped)
+}
+
+/// Ends an attempt with `outcome` and `reason`; requeues the job after `retry_delay` × the
+/// attempts made, or, when they are spent, makes its submission a judge error that lists every
+/// attempt's reason. Returns whether the job failed.
+fn give_back(
+    tx: &mut Transaction<'_>,
+    a: &Attempt,
+    outcome: &str,
+    reason: &str,
+    retry_delay: Duration,
+) -> Result<bool, Error> {
+    tx.execute(
+        "UPDATE judgings SET finished_at = now(), outcome = $3, reason = $4
+         WHERE job = $1 AND attempt = $2",
+        &[&a.job, &a.attempt, &outcome, &reason],
+    )?;
+    if a.attempt < a.max_attempts {
+        let delay = secs(retry_delay) * f64::from(a.attempt);
+        tx.execute(
+            "UPDATE jobs SET state = 'queued', worker = NULL, lease_until = NULL,
+                    not_before = now() + make_interval(secs => $2)
+             WHERE id = $1",
+            &[&a.job, &delay],
+        )?;
+        tx.execute(
+            "UPDATE submissions SET state = 'queued' WHERE id = $1",
+            &[&a.submission],
+        )?;
+        tx.execute("SELECT pg_notify($1, '')", &[&QUEUED])?;
+        return Ok(false);
+    }
+    let attempts = tx.query(
+        "SELECT attempt, worker, coalesce(reason, outcome, 'no reason recorded') FROM judgings
+         WHERE job = $1 ORDER BY attempt",
+        &[&a.job],
+    )?;
+    let mut error = format!("no verdict after {} attempts:", a.max_attempts);
+    for row in attempts {
+        let (n, worker, why): (i32, String, String) = (row.get(0), row.get(1), row.get(2));
+        error.push_str(&format!("\n  attempt {n} on {worker}: {why}"));
+    }
+    tx.execute(
+        "UPDATE jobs SET state = 'failed', worker = NULL, lease_until = NULL WHERE id = $1",
+        &[&a.job],
+    )?;
+    tx.execute(
+        "UPDATE submissions SET state = 'done', verdict = 'JE', error = $2, finished_at = now()
+         WHERE id = $1",
+        &[&a.submission, &error],
+    )?;
+    tx.execute(
+        "SELECT pg_notify($1, $2)",
+        &[&DONE, &a.submission.to_string()],
+    )?;
+    Ok(true)
+}

@@ -1,0 +1,106 @@
+//! The database's tables, created idempotently when a worker (or `judge submit`) connects.
+//!
+//! One `schema_version` row says which shape the tables have; a database made by a newer judge
+//! is refused rather than misread. Creation runs under a transaction-scoped advisory lock, so
+//! workers starting together do not race on `CREATE TABLE IF NOT EXISTS`.
+
+use crate::Error;
+use postgres::Client;
+
+/// The shape of the tables this judge reads and writes.
+pub const VERSION: i32 = 1;
+
+/// The advisory lock key that serialises schema creation (any constant of our own).
+const LOCK: i64 = 0x6a75_6467_6500_0001;
+
+const TABLES: &str = "
+CREATE TABLE IF NOT EXISTS schema_version (version integer NOT NULL);
+-- Packages (a tar of the package folder) and sources, by the SHA-256 of their bytes.
+CREATE TABLE IF NOT EXISTS blobs (
+    hash text PRIMARY KEY,
+    data bytea NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+-- A problem's name and its current package; a submission keeps the package it was made on.
+CREATE TABLE IF NOT EXISTS problems (
+    name text PRIMARY KEY,
+    package text NOT NULL REFERENCES blobs (hash),
+    updated_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE TABLE IF NOT EXISTS submissions (
+    id bigserial PRIMARY KEY,
+    problem text NOT NULL REFERENCES problems (name),
+    package text NOT NULL REFERENCES blobs (hash),
+    language text,
+    filename text NOT NULL,
+    source text NOT NULL REFERENCES blobs (hash),
+    state text NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'judging', 'done')),
+    verdict text,
+    score double precision,
+    time_ms bigint,
+    memory_kib bigint,
+    error text,
+    created_at timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz
+);
+-- One job per submission. `attempt` is the fencing token: every write a worker makes names
+-- (id, attempt, worker) and changes nothing once the job was taken from it.
+CREATE TABLE IF NOT EXISTS jobs (
+    id bigserial PRIMARY KEY,
+    submission bigint NOT NULL UNIQUE REFERENCES submissions (id),
+    state text NOT NULL DEFAULT 'queued' CHECK (state IN ('queued', 'running', 'done', 'failed')),
+    priority integer NOT NULL DEFAULT 0,
+    attempt integer NOT NULL DEFAULT 0,
+    max_attempts integer NOT NULL DEFAULT 3 CHECK (max_attempts >= 1),
+    worker text,
+    lease_until timestamptz,
+    not_before timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS jobs_queued ON jobs (priority, id) WHERE state = 'queued';
+CREATE INDEX IF NOT EXISTS jobs_running ON jobs (lease_until) WHERE state = 'running';
+-- One row per attempt: who judged, when, and how it ended ('done', 'lost', 'failed').
+CREATE TABLE IF NOT EXISTS judgings (
+    job bigint NOT NULL REFERENCES jobs (id),
+    attempt integer NOT NULL,
+    worker text NOT NULL,
+    started_at timestamptz NOT NULL DEFAULT now(),
+    finished_at timestamptz,
+    outcome text,
+    reason text,
+    PRIMARY KEY (job, attempt)
+);
+-- The final judging's tests; the key makes a duplicate row impossible.
+CREATE TABLE IF NOT EXISTS test_results (
+    submission bigint NOT NULL REFERENCES submissions (id),
+    ordinal integer NOT NULL,
+    name text NOT NULL,
+    verdict text NOT NULL,
+    time_ms bigint NOT NULL,
+    memory_kib bigint NOT NULL,
+    message text NOT NULL,
+    PRIMARY KEY (submission, ordinal)
+);
+";
+
+/// Creates the tables that are missing and checks the schema's version.
+pub fn ensure(client: &mut Client) -> Result<(), Error> {
+    let mut tx = client.transaction()?;
+    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK])?;
+    tx.batch_execute(TABLES)?;
+    let found: Option<i32> = tx
+        .query_opt("SELECT max(version) FROM schema_version", &[])?
+        .and_then(|row| row.get(0));
+    match found {
+        None => {
+            tx.execute("INSERT INTO schema_version (version) VALUES ($1)", &[&VERSION])?;
+        }
+        Some(v) if v > VERSION => {
+            return Err(Error::Schema(format!(
+                "the database's schema is version {v}, newer than this judge's {VERSION}\n  hint: upgrade this judge to the version the other workers run"
+            )))
+        }
+        Some(_) => {}
+    }
+    tx.commit()?;
+    Ok(())
+}

@@ -1,0 +1,372 @@
+//! `judge worker`: a loop of claim → heartbeat → run → finish per slot, each step a function.
+//!
+//! A slot holds two connections (one for the job, one for its heartbeat) and an engine. While
+//! it judges, a heartbeat thread renews the lease every lease/3; a heartbeat that updates
+//! nothing means the job was taken from this worker (its lease expired: it froze or lost the
+//! database): the result is dropped, never written. A lost connection is retried with a
+//! back-off; the job it held comes back through the reaper if the lease runs out meanwhile.
+
+use crate::queue::{self, Claimed, Fence, Fenced, Final, TestRow};
+use crate::{store, Error};
+use judge_core::engine::{Engine, JudgeOptions};
+use judge_core::judging::{self, Prepared};
+use judge_core::package::Problem;
+use judge_model::event::{Event, Reporter};
+use judge_model::result::SubmissionReport;
+use postgres::Client;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// How a worker runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The database (`judge worker --db`).
+    pub url: String,
+    /// This worker's name in the judgings (a slot adds `#N` when there are several).
+    pub name: String,
+    /// How long a claim holds a job without a heartbeat.
+    pub lease: Duration,
+    /// A requeued job waits this long × its attempts before it is claimed again.
+    pub retry_delay: Duration,
+    /// Where packages are unpacked, one folder per hash, reused.
+    pub cache: PathBuf,
+}
+
+/// What a worker tells its operator (the CLI prints it on stderr).
+pub trait Log: Sync {
+    fn line(&self, line: &str);
+}
+
+/// The back-off between reconnection attempts: doubling from 100 ms up to 5 s.
+fn backoff(failures: u32) -> Duration {
+    Duration::from_millis(100u64.saturating_mul(1 << failures.min(6))).min(Duration::from_secs(5))
+}
+
+/// Connects, retrying with a back-off until it succeeds or `stop` is set.
+pub fn connect_retrying(url: &str, log: &dyn Log, stop: &AtomicBool) -> Option<Client> {
+    let mut failures = 0;
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return None;
+        }
+        match crate::connect(url) {
+            Ok(client) => return Some(client),
+            Err(e) => {
+                if failures == 0 {
+                    log.line(&format!("cannot reach the database ({e}); retrying"));
+                }
+                std::thread::sleep(backoff(failures));
+                failures += 1;
+            }
+        }
+    }
+}
+
+/// Runs one slot until `stop` is set: reap, claim, judge, finish; between jobs it waits for a
+/// `judge_queued` notification (or polls every lease/3 at most 1 s, for back-offs and leases
+/// ending).
+pub fn run_slot(
+    options: &Options,
+    worker: &str,
+    engine: &mut Engine,
+    log: &dyn Log,
+    stop: &AtomicBool,
+) {
+    let poll = (options.lease / 3).min(Duration::from_secs(1));
+    let mut failures = 0;
+    'connection: while !stop.load(Ordering::Relaxed) {
+        let Some(mut client) = connect_retrying(&options.url, log, stop) else {
+            return;
+        };
+        let Some(mut beat) = connect_retrying(&options.url, log, stop) else {
+            return;
+        };
+        if let Err(e) = client.batch_execute(&format!("LISTEN {}", queue::QUEUED)) {
+            log.line(&format!("database: {e}; reconnecting"));
+            continue;
+        }
+        while !stop.load(Ordering::Relaxed) {
+            let step = step(options, worker, engine, log, &mut client, &mut beat, stop);
+            match step {
+                Ok(true) => failures = 0,
+                Ok(false) => {
+                    // Nothing to claim: wait for a notification or the poll.
+                    let mut notes = client.notifications();
+                    let _ = postgres::fallible_iterator::FallibleIterator::next(
+                        &mut notes.timeout_iter(poll),
+                    );
+                    failures = 0;
+                }
+                Err(e) => {
+                    log.line(&format!("{e}; reconnecting"));
+                    std::thread::sleep(backoff(failures));
+                    failures += 1;
+                    continue 'connection;
+                }
+            }
+        }
+    }
+}
+
+/// One turn of the loop: the reaper, then one job if there is one (`Ok(false)`: none).
+pub fn step(
+    options: &Options,
+    worker: &str,
+    engine: &mut Engine,
+    log: &dyn Log,
+    client: &mut Client,
+    beat: &mut Client,
+    stop: &AtomicBool,
+) -> Result<bool, Error> {
+    for r in queue::reap(client, options.retry_delay)? {
+        let what = if r.failed {
+            "judge error, its attempts are spent"
+        } else {
+            "requeued"
+        };
+        log.line(&format!(
+            "job {} attempt {} of {}: lease expired, {what}",
+            r.job, r.attempt, r.worker
+        ));
+    }
+    let Some(job) = queue::claim(client, worker, options.lease)? else {
+        return Ok(false);
+    };
+    log.line(&format!(
+        "job {} attempt {}: submission {} ({})",
+        job.fence.job, job.fence.attempt, job.submission, job.filename
+    ));
+    let lost = AtomicBool::new(false);
+    let (done_tx, done_rx) = mpsc::channel::<()>();
+    let outcome = std::thread::scope(|scope| {
+        let (fence, lost) = (&job.fence, &lost);
+        scope.spawn(move || heartbeat_loop(options, fence, beat, &done_rx, lost, log, stop));
+        let outcome = run(options, engine, client, &job);
+        drop(done_tx);
+        outcome
+    });
+    if lost.load(Ordering::Relaxed) {
+        log.line(&format!(
+            "job {} attempt {}: lost (another worker holds it); result dropped",
+            job.fence.job, job.fence.attempt
+        ));
+        return Ok(true);
+    }
+    let written = match outcome {
+        Ok(result) => finish_retrying(options, client, &job.fence, &result, log, stop),
+        Err(reason) => queue::release(client, &job.fence, &reason, options.retry_delay),
+    };
+    match written? {
+        Fenced::Done => log.line(&format!(
+            "job {} attempt {}: done",
+            job.fence.job, job.fence.attempt
+        )),
+        Fenced::Lost => log.line(&format!(
+            "job {} attempt {}: lost (another worker holds it); nothing written",
+            job.fence.job, job.fence.attempt
+        )),
+    }
+    Ok(true)
+}
+
+/// Renews the lease every lease/3 until the job is done (`done` closed); marks `lost` and ends
+/// when a renewal updates nothing. A failed renewal is retried on a new connection.
+fn heartbeat_loop(
+    options: &Options,
+    fence: &Fence,
+    beat: &mut Client,
+    done: &mpsc::Receiver<()>,
+    lost: &AtomicBool,
+    log: &dyn Log,
+    stop: &AtomicBool,
+) {
+    let every = options.lease / 3;
+    while let Err(mpsc::RecvTimeoutError::Timeout) = done.recv_timeout(every) {
+        match queue::heartbeat(beat, fence, options.lease) {
+            Ok(Fenced::Done) => {}
+            Ok(Fenced::Lost) => {
+                lost.store(true, Ordering::Relaxed);
+                return;
+            }
+            Err(e) => {
+                log.line(&format!("heartbeat: {e}"));
+                if let Ok(fresh) = crate::connect(&options.url) {
+                    *beat = fresh;
+                } else if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Writes the result, reconnecting on a database error until the lease would have run out
+/// (the write is fenced, so a retry after an unseen commit changes nothing).
+fn finish_retrying(
+    options: &Options,
+    client: &mut Client,
+    fence: &Fence,
+    result: &Final,
+    log: &dyn Log,
+    stop: &AtomicBool,
+) -> Result<Fenced, Error> {
+    let deadline = std::time::Instant::now() + options.lease;
+    let mut failures = 0;
+    loop {
+        match queue::finish(client, fence, result) {
+            Ok(f) => return Ok(f),
+            Err(e) if std::time::Instant::now() < deadline && !stop.load(Ordering::Relaxed) => {
+                log.line(&format!("finish: {e}; retrying"));
+                std::thread::sleep(backoff(failures));
+                failures += 1;
+                if let Ok(fresh) = crate::connect(&options.url) {
+                    *client = fresh;
+                }
+            }
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Judges a claimed job: its package from the cache (fetched and unpacked by hash when
+/// missing), its source in a folder of its own, every test. `Err`: the worker could not judge
+/// it (the job goes back to the queue); a judge error of the engine is a verdict (`JE`).
+pub fn run(
+    options: &Options,
+    engine: &mut Engine,
+    client: &mut Client,
+    job: &Claimed,
+) -> Result<Final, String> {
+    let package =
+        cached_package(client, &options.cache, &job.package).map_err(|e| e.to_string())?;
+    if !is_plain_name(&job.filename) {
+        return Ok(judge_error(format!(
+            "the file name {:?} is not a plain file name",
+            job.filename
+        )));
+    }
+    let source = store::blob(client, &job.source).map_err(|e| e.to_string())?;
+    let folder = options.cache.join("jobs").join(format!(
+        "{}-{}-{}",
+        job.fence.job,
+        job.fence.attempt,
+        std::process::id()
+    ));
+    let _ = std::fs::remove_dir_all(&folder);
+    let copy = folder.join(&job.filename);
+    std::fs::create_dir_all(&folder)
+        .and_then(|_| open_up(&folder))
+        .and_then(|_| std::fs::write(&copy, &source))
+        .map_err(|e| format!("{}: {e}", copy.display()))?;
+    let outcome = judge(engine, &package, &copy);
+    let _ = std::fs::remove_dir_all(&folder);
+    Ok(outcome)
+}
+
+/// A file name with no folder in it.
+fn is_plain_name(name: &str) -> bool {
+    !name.is_empty() && name != "." && name != ".." && !name.contains('/') && !name.contains('\0')
+}
+
+/// The sandbox runs programs as another user: the folders it reads must be open to it.
+fn open_up(dir: &Path) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
+}
+
+fn judge_error(message: String) -> Final {
+    Final {
+        verdict: "JE".into(),
+        error: Some(message),
+        ..Final::default()
+    }
+}
+
+/// Judges `source` on the package in `dir` with every test (as the practice page does).
+pub fn judge(engine: &mut Engine, dir: &Path, source: &Path) -> Final {
+    let problem = match Problem::load(dir) {
+        Ok(p) => p,
+        Err(e) => return judge_error(format!("the package does not load: {e}")),
+    };
+    if problem
+        .tests
+        .iter()
+        .any(|t| t.answer_missing || t.generate.is_some())
+    {
+        return judge_error(
+            "the package lacks some tests or answers: run `judge gen` on it first".into(),
+        );
+    }
+    let options = JudgeOptions {
+        all: true,
+        ..Default::default()
+    };
+    let mut quiet = Quiet;
+    let judged = Prepared::new(engine, problem).and_then(|prepared| {
+        judging::judge_one(&mut [engine], &prepared, source, options, &mut quiet)
+    });
+    match judged {
+        Ok(report) => result_of(&report),
+        Err(e) => judge_error(e.to_string()),
+    }
+}
+
+/// The events of a worker's judging go nowhere yet (the service's event stream will take them).
+struct Quiet;
+
+impl Reporter for Quiet {
+    fn event(&mut self, _: &Event) {}
+}
+
+/// A report as the rows a finish writes.
+pub fn result_of(report: &SubmissionReport) -> Final {
+    let tests: Vec<TestRow> = report
+        .tests
+        .iter()
+        .map(|t| TestRow {
+            name: t.name.clone(),
+            verdict: t.verdict.to_string(),
+            time_ms: t.time.as_millis() as i64,
+            memory_kib: (t.memory / 1024) as i64,
+            message: t.message.clone(),
+        })
+        .collect();
+    Final {
+        verdict: report.verdict.to_string(),
+        score: report.score,
+        time_ms: tests.iter().map(|t| t.time_ms).max(),
+        memory_kib: tests.iter().map(|t| t.memory_kib).max(),
+        error: None,
+        tests,
+    }
+}
+
+/// The package `hash` unpacked under `cache` (done once per hash: unpacked beside it and
+/// renamed into place, so a half-unpacked folder is never used).
+pub fn cached_package(client: &mut Client, cache: &Path, hash: &str) -> Result<PathBuf, Error> {
+    let dir = cache.join("packages").join(hash);
+    if dir.is_dir() {
+        return Ok(dir);
+    }
+    let io = |e: std::io::Error| Error::Io(format!("{}: {e}", cache.display()));
+    let parent = cache.join("packages");
+    std::fs::create_dir_all(&parent).map_err(io)?;
+    open_up(cache).map_err(io)?;
+    open_up(&parent).map_err(io)?;
+    let data = store::blob(client, hash)?;
+    let scratch = tempfile::Builder::new()
+        .prefix(".unpacking-")
+        .tempdir_in(&parent)
+        .map_err(io)?;
+    let staged = scratch.path().join("p");
+    store::unpack(&data, &staged)?;
+    open_up(scratch.path()).map_err(io)?;
+    match std::fs::rename(&staged, &dir) {
+        Ok(()) => Ok(dir),
+        // Another slot or worker put it there first: the same bytes.
+        Err(_) if dir.is_dir() => Ok(dir),
+        Err(e) => Err(io(e)),
+    }
+}

@@ -1,0 +1,102 @@
+//! `judge worker --db URL [--slots N] [--lease SECS] [--name NAME] [--cache DIR]`: judges
+//! submissions from the service's queue until stopped (`judge_service::worker`).
+
+use super::Session;
+use judge_service::worker::{self, Log, Options};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The service's PostgreSQL database: a URL (postgresql://user@host/db) or connection words
+    /// (host=/run/postgresql dbname=judge); a host that is a folder is a Unix socket.
+    #[arg(long, value_name = "URL")]
+    db: String,
+    /// Submissions judged at a time, each with its own sandbox.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_slots)]
+    slots: usize,
+    /// Seconds a claimed job stays this worker's without a heartbeat (renewed every third of it).
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_secs)]
+    lease: f64,
+    /// This worker's name in the judgings (default: the host name and the process id).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Where packages are unpacked by hash and kept (default: JUDGE_CACHE_DIR/packages, else
+    /// ~/.cache/judge/packages).
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    cache: Option<PathBuf>,
+    /// Tests only: seconds a requeued job waits per attempt made.
+    #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = parse_secs, hide = true)]
+    retry_delay: f64,
+}
+
+fn parse_slots(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n @ 1..=64) => Ok(n),
+        _ => Err(format!("`{text}` is not a number of slots from 1 to 64")),
+    }
+}
+
+fn parse_secs(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
+        _ => Err(format!("`{text}` is not a number of seconds")),
+    }
+}
+
+/// The worker's lines on stderr, prefixed with its name.
+struct Stderr(String);
+
+impl Log for Stderr {
+    fn line(&self, line: &str) {
+        judge_report::errln!("{}: {line}", self.0);
+    }
+}
+
+fn default_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    format!("{}-{}", host.trim(), std::process::id())
+}
+
+fn default_cache() -> PathBuf {
+    if let Some(dir) = std::env::var_os("JUDGE_CACHE_DIR").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir).join("packages");
+    }
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    base.join("judge").join("packages")
+}
+
+pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
+    let name = args.name.unwrap_or_else(default_name);
+    let options = Options {
+        url: args.db,
+        name: name.clone(),
+        lease: Duration::from_secs_f64(args.lease),
+        retry_delay: Duration::from_secs_f64(args.retry_delay),
+        cache: args.cache.unwrap_or_else(default_cache),
+    };
+    // The engines (and their sandboxes) are made on this thread, which outlives the slots.
+    let mut session = Session::with_jobs(languages, args.slots)?;
+    super::warn_isolation(&session.engine.sandbox);
+    let log = Stderr(name.clone());
+    log.line(&format!("{} slot(s), lease {} s", args.slots, args.lease));
+    let stop = AtomicBool::new(false);
+    let several = args.slots > 1;
+    std::thread::scope(|scope| {
+        for (i, engine) in session.engines().into_iter().enumerate() {
+            let worker = if several {
+                format!("{name}#{}", i + 1)
+            } else {
+                name.clone()
+            };
+            let (options, log, stop) = (&options, &log, &stop);
+            scope.spawn(move || worker::run_slot(options, &worker, engine, log, stop));
+        }
+    });
+    Ok(super::exit::OK)
+}

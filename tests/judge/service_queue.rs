@@ -1,0 +1,310 @@
+//! Each step of the queue (`judge_service::queue`) against a real PostgreSQL
+//! (`judge_service::testdb`, one server per test process, a database per test). Leases are
+//! expired by setting them in the past, never by waiting. Here rather than beside the code:
+//! starting PostgreSQL would double the unit suite's time.
+
+use judge_service::queue::*;
+use judge_service::store::{self, NewSubmission};
+use postgres::Client;
+use std::time::Duration;
+
+const LEASE: Duration = Duration::from_secs(60);
+const NOW: Duration = Duration::ZERO;
+
+fn db() -> Client {
+    let url = judge_service::testdb::shared().expect("a throwaway PostgreSQL");
+    let mut client = judge_service::connect(&url).unwrap();
+    store::put_problem(&mut client, "sum", b"not a real package").unwrap();
+    client
+}
+
+fn submit(client: &mut Client, max_attempts: Option<i32>) -> i64 {
+    let new = NewSubmission {
+        problem: "sum",
+        filename: "a.c",
+        source: b"int main() {}",
+        language: None,
+        max_attempts,
+    };
+    store::submit(client, &new).unwrap()
+}
+
+/// The lease of `job` ran out (as if its worker stopped renewing it long ago).
+fn expire(client: &mut Client, job: i64) {
+    client
+        .execute(
+            "UPDATE jobs SET lease_until = now() - interval '1 second' WHERE id = $1",
+            &[&job],
+        )
+        .unwrap();
+}
+
+fn result(verdict: &str, tests: usize) -> Final {
+    Final {
+        verdict: verdict.into(),
+        time_ms: Some(3),
+        memory_kib: Some(1024),
+        tests: (0..tests)
+            .map(|i| TestRow {
+                name: format!("t{i}"),
+                verdict: verdict.into(),
+                time_ms: 3,
+                memory_kib: 1024,
+                message: String::new(),
+            })
+            .collect(),
+        ..Final::default()
+    }
+}
+
+fn count(client: &mut Client, sql: &str) -> i64 {
+    client.query_one(sql, &[]).unwrap().get(0)
+}
+
+#[test]
+fn each_job_is_claimed_once_in_order_with_attempt_one() {
+    let mut c = db();
+    let first = submit(&mut c, None);
+    let second = submit(&mut c, None);
+    let a = claim(&mut c, "w1", LEASE).unwrap().unwrap();
+    let b = claim(&mut c, "w2", LEASE).unwrap().unwrap();
+    assert_eq!(
+        (a.submission, a.fence.attempt, a.fence.worker.as_str()),
+        (first, 1, "w1")
+    );
+    assert_eq!(
+        (b.submission, b.fence.attempt, b.fence.worker.as_str()),
+        (second, 1, "w2")
+    );
+    assert_eq!((a.filename.as_str(), a.max_attempts), ("a.c", 3));
+    assert!(claim(&mut c, "w3", LEASE).unwrap().is_none());
+    let s = store::submission(&mut c, first).unwrap().unwrap();
+    assert_eq!(s.state, "judging");
+    assert_eq!(s.judgings.len(), 1);
+    assert_eq!(s.judgings[0].outcome, None);
+}
+
+#[test]
+fn a_heartbeat_renews_only_the_holders_attempt() {
+    let mut c = db();
+    submit(&mut c, None);
+    let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
+    assert_eq!(heartbeat(&mut c, &job.fence, LEASE).unwrap(), Fenced::Done);
+    let other_worker = Fence {
+        worker: "w2".into(),
+        ..job.fence.clone()
+    };
+    assert_eq!(
+        heartbeat(&mut c, &other_worker, LEASE).unwrap(),
+        Fenced::Lost
+    );
+    let old_attempt = Fence {
+        attempt: 0,
+        ..job.fence.clone()
+    };
+    assert_eq!(
+        heartbeat(&mut c, &old_attempt, LEASE).unwrap(),
+        Fenced::Lost
+    );
+}
+
+#[test]
+fn a_late_finish_commits_nothing_and_the_new_holder_writes_once() {
+    let mut c = db();
+    let id = submit(&mut c, None);
+    let frozen = claim(&mut c, "frozen", LEASE).unwrap().unwrap();
+    expire(&mut c, frozen.fence.job);
+    let reaped = reap(&mut c, NOW).unwrap();
+    assert_eq!(
+        reaped,
+        vec![Reaped {
+            job: frozen.fence.job,
+            attempt: 1,
+            worker: "frozen".into(),
+            failed: false
+        }]
+    );
+    let alive = claim(&mut c, "alive", LEASE).unwrap().unwrap();
+    assert_eq!(alive.fence.attempt, 2);
+    // The frozen worker wakes: its heartbeat and its finish change nothing.
+    assert_eq!(
+        heartbeat(&mut c, &frozen.fence, LEASE).unwrap(),
+        Fenced::Lost
+    );
+    assert_eq!(
+        finish(&mut c, &frozen.fence, &result("WA", 3)).unwrap(),
+        Fenced::Lost
+    );
+    assert_eq!(count(&mut c, "SELECT count(*) FROM test_results"), 0);
+    assert_eq!(
+        store::submission(&mut c, id).unwrap().unwrap().verdict,
+        None
+    );
+    assert_eq!(
+        finish(&mut c, &alive.fence, &result("AC", 3)).unwrap(),
+        Fenced::Done
+    );
+    // A second finish of the same attempt (a retry after an unseen commit) changes nothing.
+    assert_eq!(
+        finish(&mut c, &alive.fence, &result("AC", 3)).unwrap(),
+        Fenced::Lost
+    );
+    let s = store::submission(&mut c, id).unwrap().unwrap();
+    assert_eq!(
+        (s.state.as_str(), s.verdict.as_deref()),
+        ("done", Some("AC"))
+    );
+    assert_eq!(s.tests.len(), 3);
+    let outcomes: Vec<_> = s
+        .judgings
+        .iter()
+        .map(|j| (j.attempt, j.worker.as_str(), j.outcome.as_deref()))
+        .collect();
+    assert_eq!(
+        outcomes,
+        [(1, "frozen", Some("lost")), (2, "alive", Some("done"))]
+    );
+    assert!(s.judgings[0]
+        .reason
+        .as_deref()
+        .unwrap()
+        .contains("lease expired"));
+}
+
+#[test]
+fn the_reaper_leaves_live_leases_alone() {
+    let mut c = db();
+    submit(&mut c, None);
+    let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
+    assert!(reap(&mut c, NOW).unwrap().is_empty());
+    assert_eq!(
+        finish(&mut c, &job.fence, &result("AC", 1)).unwrap(),
+        Fenced::Done
+    );
+    expire(&mut c, job.fence.job);
+    assert!(
+        reap(&mut c, NOW).unwrap().is_empty(),
+        "a finished job is never reaped"
+    );
+}
+
+#[test]
+fn after_max_attempts_the_submission_is_a_judge_error_naming_each_attempt() {
+    let mut c = db();
+    let id = submit(&mut c, Some(2));
+    for (n, worker) in [(1, "w1"), (2, "w2")] {
+        let job = claim(&mut c, worker, LEASE).unwrap().unwrap();
+        assert_eq!(job.fence.attempt, n);
+        expire(&mut c, job.fence.job);
+        let reaped = reap(&mut c, NOW).unwrap();
+        assert_eq!(reaped.len(), 1);
+        assert_eq!(reaped[0].failed, n == 2);
+    }
+    assert!(
+        claim(&mut c, "w3", LEASE).unwrap().is_none(),
+        "no third attempt"
+    );
+    let s = store::submission(&mut c, id).unwrap().unwrap();
+    assert_eq!(
+        (s.state.as_str(), s.verdict.as_deref()),
+        ("done", Some("JE"))
+    );
+    let error = s.error.unwrap();
+    assert!(error.starts_with("no verdict after 2 attempts:"), "{error}");
+    assert!(
+        error.contains("attempt 1 on w1: its lease expired"),
+        "{error}"
+    );
+    assert!(
+        error.contains("attempt 2 on w2: its lease expired"),
+        "{error}"
+    );
+    assert_eq!(
+        count(&mut c, "SELECT count(*) FROM jobs WHERE state = 'failed'"),
+        1
+    );
+}
+
+#[test]
+fn a_release_requeues_after_the_back_off_then_fails() {
+    let mut c = db();
+    let id = submit(&mut c, Some(2));
+    let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
+    let back_off = Duration::from_secs(3600);
+    assert_eq!(
+        release(&mut c, &job.fence, "the package does not unpack", back_off).unwrap(),
+        Fenced::Done
+    );
+    assert!(
+        claim(&mut c, "w2", LEASE).unwrap().is_none(),
+        "not before its back-off"
+    );
+    c.execute("UPDATE jobs SET not_before = now()", &[])
+        .unwrap();
+    let again = claim(&mut c, "w2", LEASE).unwrap().unwrap();
+    assert_eq!(
+        release(&mut c, &job.fence, "late", NOW).unwrap(),
+        Fenced::Lost
+    );
+    assert_eq!(
+        release(&mut c, &again.fence, "the package does not unpack", NOW).unwrap(),
+        Fenced::Done
+    );
+    let s = store::submission(&mut c, id).unwrap().unwrap();
+    assert_eq!(s.verdict.as_deref(), Some("JE"));
+    assert!(s
+        .error
+        .unwrap()
+        .contains("attempt 2 on w2: the package does not unpack"));
+}
+
+#[test]
+fn claims_from_many_connections_never_take_a_job_twice() {
+    let url = judge_service::testdb::shared().unwrap();
+    let mut c = judge_service::connect(&url).unwrap();
+    store::put_problem(&mut c, "sum", b"p").unwrap();
+    for _ in 0..200 {
+        submit(&mut c, None);
+    }
+    let claimed: Vec<Vec<i64>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4)
+            .map(|w| {
+                let url = &url;
+                s.spawn(move || {
+                    let mut c = judge_service::connect(url).unwrap();
+                    let mut mine = Vec::new();
+                    while let Some(job) = claim(&mut c, &format!("w{w}"), LEASE).unwrap() {
+                        assert_eq!(
+                            finish(&mut c, &job.fence, &result("AC", 1)).unwrap(),
+                            Fenced::Done
+                        );
+                        mine.push(job.fence.job);
+                    }
+                    mine
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let mut all: Vec<i64> = claimed.concat();
+    all.sort();
+    all.dedup();
+    assert_eq!(all.len(), 200);
+    assert_eq!(count(&mut c, "SELECT count(*) FROM test_results"), 200);
+    assert_eq!(count(&mut c, "SELECT count(*) FROM judgings"), 200);
+}
+
+#[test]
+fn the_schema_is_created_once_and_a_newer_one_refused() {
+    let url = judge_service::testdb::shared().unwrap();
+    let mut c = judge_service::connect(&url).unwrap();
+    judge_service::schema::ensure(&mut c).unwrap();
+    assert_eq!(count(&mut c, "SELECT count(*) FROM schema_version"), 1);
+    c.execute("UPDATE schema_version SET version = 99", &[])
+        .unwrap();
+    let Err(e) = judge_service::connect(&url) else {
+        panic!("a newer schema was accepted")
+    };
+    let e = e.to_string();
+    assert!(e.contains("version 99, newer than this judge's 1"), "{e}");
+}
