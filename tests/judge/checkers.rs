@@ -87,6 +87,28 @@ fn an_answer_the_testlib_checker_cannot_read_is_a_judge_error() {
     );
 }
 
+/// A Python checker that raises exits 1, testlib's WA: the traceback makes it a judge error that
+/// names the checker (not the build folder's copy) and shows its last lines.
+#[test]
+fn a_python_checker_that_raises_is_a_judge_error_naming_it() {
+    let doc = judge()
+        .run_fixture("raising-checker", "ac.c")
+        .expect_verdict("JE");
+    let message = doc["tests"][0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with(
+            "checker failure: the checker `checker.py` crashed (exit code 1): RuntimeError: x\n"
+        ),
+        "{doc}"
+    );
+    assert!(
+        message.contains("File \"checker.py\", line 6, in judge"),
+        "{doc}"
+    );
+    assert!(message.contains("raise RuntimeError(\"x\")"), "{doc}");
+    assert!(!message.contains("main.py"), "{doc}");
+}
+
 /// Set in the child process that measures one constant-memory test.
 const MEMORY_CHILD: &str = "JUDGE_CONSTANT_MEMORY_CHILD";
 

@@ -114,6 +114,52 @@ fn gen_names_an_invalid_hand_made_test_before_answering_it() {
         .expect_stderr_contains("hint: fix the file");
 }
 
+/// Every file under `dir` with its bytes, by path.
+fn tree(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut folders = vec![dir.to_path_buf()];
+    while let Some(folder) = folders.pop() {
+        for entry in std::fs::read_dir(&folder).unwrap().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                folders.push(path);
+            } else {
+                files.push((path.strip_prefix(dir).unwrap().to_path_buf(), read(&path)));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn a_generator_that_prints_nothing_leaves_the_package_byte_identical() {
+    let root = new_package("silent");
+    let pkg = root.path().join("problems/silent");
+    // A new input for random-1 (written first, were gen not atomic), then a generator that
+    // prints nothing on the last test.
+    std::fs::write(pkg.join("silent.py"), "import sys\n").unwrap();
+    let recipe = pkg.join("tests.toml");
+    let text = std::fs::read_to_string(&recipe).unwrap().replacen(
+        "args = [\"1\", \"10\"]",
+        "args = [\"1\", \"11\"]",
+        1,
+    );
+    let text =
+        text + "\n[[test]]\nname = \"silent-1\"\ngenerator = \"silent.py\"\nargs = [\"3\"]\n";
+    std::fs::write(&recipe, text).unwrap();
+    let before = tree(&pkg);
+    judge()
+        .args(["gen", "silent"])
+        .current_dir(root.path())
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains(
+            "test `silent-1`: silent.py 3: the generator printed nothing\n  hint: a generator prints the test's input on stdout",
+        );
+    assert!(tree(&pkg) == before, "gen changed the package");
+}
+
 pub const WRONG_ABOVE_FIVE: &str = "import sys\nd = sys.stdin.read().split()\nn = int(d[0])\ns = sum(map(int, d[1:1 + n]))\nprint(s + 1 if n > 5 else s)\n";
 
 #[test]

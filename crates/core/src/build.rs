@@ -130,6 +130,20 @@ pub fn build(
     ))
 }
 
+/// Replaces the build folder's copy of a source (e.g. `/tmp/judge-x/build-3/main.py`, as a
+/// traceback names it) with the source's own name, in a message.
+pub fn name_source(text: &str, artifact: &Artifact, source: &Path) -> String {
+    let name = source.file_name().unwrap_or_default().to_string_lossy();
+    let mut text = text.to_string();
+    for arg in &artifact.args {
+        let arg = arg.to_string_lossy();
+        if arg.starts_with('/') && text.contains(arg.as_ref()) {
+            text = text.replace(arg.as_ref(), &name);
+        }
+    }
+    text
+}
+
 fn folder_error(dir: &Path) -> impl Fn(std::io::Error) -> BuildError + '_ {
     |e| BuildError::Folder {
         path: dir.to_path_buf(),

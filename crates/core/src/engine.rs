@@ -31,7 +31,7 @@ mod passes;
 mod programs;
 mod rules;
 use crate::package::Scored;
-pub(crate) use check::reported_score;
+pub(crate) use check::{file_name, reported_score};
 pub(crate) use judge::solution_finished;
 use judge_model::result::{score_matches, SubmissionReport, TestResult};
 pub(crate) use programs::run_args;
@@ -78,8 +78,9 @@ pub enum EngineError {
 /// A checker ready to judge outputs.
 pub enum Checker {
     Builtin(checker::Builtin),
-    /// A built custom checker and how to talk to it.
-    Custom(Artifact, Protocol),
+    /// A built custom checker, how to talk to it, and its source (the name its failures
+    /// give).
+    Custom(Artifact, Protocol, PathBuf),
     /// An interactive problem: its built interactor, and the checker of what it writes
     /// (`crate::engine::interactive`).
     Interactive(Box<crate::engine::interactive::Interactor>),

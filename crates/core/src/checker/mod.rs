@@ -3,6 +3,7 @@
 //! tokens are compared in lockstep byte by byte, and only a window around the first difference is
 //! re-read for the message and the diff.
 
+pub mod crash;
 pub mod diff;
 pub mod kattis;
 mod scan;

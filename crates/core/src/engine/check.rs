@@ -36,10 +36,10 @@ impl Engine {
             Checker::Builtin(kind) => {
                 checker::check(kind, output, answer).map_err(|e| format!("checker failed: {e}"))
             }
-            Checker::Custom(artifact, Protocol::Kattis) => {
-                self.kattis_validate(artifact, input, output, answer, args)
+            Checker::Custom(artifact, Protocol::Kattis, source) => {
+                self.kattis_validate(artifact, source, input, output, answer, args)
             }
-            Checker::Custom(artifact, Protocol::Testlib) => {
+            Checker::Custom(artifact, Protocol::Testlib, source) => {
                 // The checker runs in its own working folder: hand it absolute paths.
                 let files = [absolute(input), absolute(output), absolute(answer)];
                 let args: Vec<OsString> = files.iter().map(|p| p.as_os_str().to_owned()).collect();
@@ -59,6 +59,14 @@ impl Engine {
                     .map_err(|e| format!("could not run the checker: {e}"))?;
                 if run.cpu_limit_exceeded || run.wall_limit_exceeded || run.memory_limit_exceeded {
                     return Err("the checker exceeded its limits".to_string());
+                }
+                // A crash (a signal, or a traceback, panic or abort on stderr) says nothing of
+                // the output, whatever its exit code means to testlib (a Python exception
+                // exits 1, testlib's WA).
+                let who = format!("the checker `{}`", file_name(source));
+                let named = build::name_source(&stderr, artifact, source);
+                if let Some(crash) = checker::crash::report(&who, run.termination, &named) {
+                    return Err(format!("checker failure: {crash}"));
                 }
                 let code = match run.termination {
                     judge_sandbox::Termination::Exited(c) => Some(c),
@@ -81,6 +89,7 @@ impl Engine {
     fn kattis_validate(
         &mut self,
         artifact: &Artifact,
+        source: &Path,
         input: &Path,
         output: &Path,
         answer: &Path,
@@ -89,7 +98,8 @@ impl Engine {
         let feedback = self
             .fresh_dir("feedback")
             .map_err(|e| format!("could not run the output validator: {e}"))?;
-        let result = self.kattis_validate_in(artifact, input, output, answer, extra, &feedback);
+        let result =
+            self.kattis_validate_in(artifact, source, input, output, answer, extra, &feedback);
         let _ = std::fs::remove_dir_all(&feedback);
         let (outcome, next) = result?;
         if next {
@@ -101,9 +111,11 @@ impl Engine {
     /// [`Engine::kattis_validate`] in a feedback folder the caller keeps (a multi-pass test's,
     /// the same for every pass); also whether the validator asks for another pass
     /// (`nextpass.in` with an accepting exit).
+    #[expect(clippy::too_many_arguments, reason = "one validator run and its files")]
     pub(super) fn kattis_validate_in(
         &mut self,
         artifact: &Artifact,
+        source: &Path,
         input: &Path,
         output: &Path,
         answer: &Path,
@@ -144,6 +156,14 @@ impl Engine {
             judge_sandbox::Termination::Exited(c) => Some(c),
             judge_sandbox::Termination::Signaled(_) => None,
         };
+        // A crash signature on stderr is a crash whatever the exit code (a signal already is).
+        if let judge_sandbox::Termination::Exited(_) = run.termination {
+            let who = format!("the output validator `{}`", file_name(source));
+            let named = build::name_source(&stderr, artifact, source);
+            if let Some(crash) = checker::crash::report(&who, run.termination, &named) {
+                return Err(format!("output validator failure: {crash}"));
+            }
+        }
         let next = feedback.join("nextpass.in").is_file();
         let mut outcome = checker::kattis_exit(code, &message).map_err(|why| {
             format!(
@@ -159,6 +179,15 @@ impl Engine {
         }
         Ok((outcome, next))
     }
+}
+
+/// A program's file name, as its failures name it.
+pub(crate) fn file_name(source: &Path) -> String {
+    source
+        .file_name()
+        .unwrap_or(source.as_os_str())
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// A Kattis validator's score for an accepted test: `score.txt` or `score_multiplier.txt` in

@@ -22,7 +22,7 @@ impl Engine {
         passes: u32,
         mut result: TestResult,
     ) -> TestResult {
-        let Checker::Custom(validator, Protocol::Kattis) = checker else {
+        let Checker::Custom(validator, Protocol::Kattis, source) = checker else {
             result.message = "a multi-pass problem needs a Kattis output validator".into();
             return result;
         };
@@ -61,6 +61,7 @@ impl Engine {
             let _ = std::fs::remove_file(feedback.join("nextpass.in"));
             let checked = self.kattis_validate_in(
                 validator,
+                source,
                 &input,
                 &stdout,
                 &test.answer,

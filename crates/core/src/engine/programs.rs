@@ -117,7 +117,9 @@ impl Engine {
             CheckerSpec::Builtin(b) => Ok(Checker::Builtin(b.clone())),
             CheckerSpec::Custom(program) => {
                 match self.build_program_with(program, &problem.constants)? {
-                    (Some(a), _) => Ok(Checker::Custom(a, program.protocol)),
+                    (Some(a), _) => {
+                        Ok(Checker::Custom(a, program.protocol, program.source.clone()))
+                    }
                     (None, report) => Err(EngineError::CheckerCompile {
                         path: program.source.clone(),
                         message: report.message,

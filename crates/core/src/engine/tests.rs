@@ -402,6 +402,82 @@ fn a_testlib_checker_that_fails_is_a_judge_error_never_accepted() {
     );
 }
 
+/// A crash in each language's words, with the exit code its runtime gives it.
+const CRASHES: [(&str, i32, &str, &str); 4] = [
+    (
+        "Python",
+        1,
+        "Traceback (most recent call last):\n  File \"checker.py\", line 4, in <module>\n    raise RuntimeError(\"x\")\nRuntimeError: x\n",
+        "RuntimeError: x",
+    ),
+    (
+        "Java",
+        1,
+        "Exception in thread \"main\" java.lang.IllegalStateException: x\n\tat Check.main(Check.java:9)\n",
+        "Exception in thread \"main\" java.lang.IllegalStateException: x",
+    ),
+    (
+        "Rust",
+        101,
+        "thread 'main' panicked at checker.rs:3:5:\nx\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+        "panic: x",
+    ),
+    (
+        "C++",
+        1,
+        "terminate called after throwing an instance of 'std::runtime_error'\n  what():  x\n",
+        "terminate called after throwing an instance of 'std::runtime_error': x",
+    ),
+];
+
+#[test]
+fn a_testlib_checker_that_crashes_is_a_judge_error_naming_it_whatever_its_exit_code() {
+    let case = custom("testlib");
+    for (language, code, stderr, exception) in CRASHES {
+        // Exit 1 is testlib's WA, but a traceback says the checker never judged the output.
+        let (v, message) = checked(&case, move |_| Act::exits(code).stderr(stderr));
+        assert_eq!(v, Verdict::JE, "{language}: {message}");
+        let head = format!(
+            "checker failure: the checker `checker.cpp` crashed (exit code {code}): {exception}"
+        );
+        assert!(message.starts_with(&head), "{language}: {message}");
+        // Its last lines of stderr follow, without Rust's hint.
+        let last = stderr.lines().rfind(|l| !l.starts_with("note: ")).unwrap();
+        assert!(message.ends_with(last.trim_end()), "{language}: {message}");
+        assert!(!message.contains("RUST_BACKTRACE"), "{message}");
+    }
+    // A C++ abort: the signal and the report of the exception.
+    let (v, message) = checked(&case, |_| {
+        Act::ok().signal(libc::SIGABRT).stderr(CRASHES[3].2)
+    });
+    assert_eq!(v, Verdict::JE);
+    assert!(
+        message.starts_with("checker failure: the checker `checker.cpp` crashed (killed by signal 6 (SIGABRT)): terminate called"),
+        "{message}"
+    );
+    // A WA that quotes such words inside its message stays a WA.
+    let (v, _) = checked(&case, |_| {
+        Act::exits(1).stderr("wrong answer found `Traceback (most recent call last):`\n")
+    });
+    assert_eq!(v, Verdict::WA);
+}
+
+#[test]
+fn a_kattis_validator_that_crashes_is_a_judge_error_naming_it() {
+    let case = custom("kattis");
+    for (language, code, stderr, exception) in CRASHES {
+        // Even an exit of 43 (a handler that caught the exception and rejected) is a crash.
+        for code in [code, 43] {
+            let (v, message) = checked(&case, move |_| Act::exits(code).stderr(stderr));
+            assert_eq!(v, Verdict::JE, "{language}: {message}");
+            let head = format!(
+                "output validator failure: the output validator `checker.cpp` crashed (exit code {code}): {exception}"
+            );
+            assert!(message.starts_with(&head), "{language}: {message}");
+        }
+    }
+}
+
 #[test]
 fn a_kattis_validator_reads_the_output_on_stdin_and_answers_42_or_43() {
     let case = custom("kattis");

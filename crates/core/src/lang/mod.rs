@@ -234,9 +234,12 @@ impl Languages {
         by_name
             .or_else(|| serving().find(|l| l.has_extension_of(source)))
             .ok_or_else(|| {
+                // Entries matched by whole file name only (the Kattis `run` / `build` scripts)
+                // have no extension to offer.
                 let all: Vec<String> = self
                     .languages
                     .iter()
+                    .filter(|l| !l.extensions.is_empty())
                     .map(|l| format!("{} ({})", l.name, l.extensions.join(", ")))
                     .collect();
                 LangError::Unsupported(source.display().to_string(), all.join("; "))
@@ -252,6 +255,19 @@ fn canonical(p: &Path) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_extension_lists_the_extensions_of_the_table_only() {
+        let l = Languages::load(None).unwrap();
+        let e = l.for_source(Path::new("a.xyz")).unwrap_err().to_string();
+        assert!(
+            e.starts_with("a.xyz: unsupported file type\n  hint: supported extensions: "),
+            "{e}"
+        );
+        assert!(e.contains("C++ (cpp, cc, cxx"), "{e}");
+        assert!(!e.contains("()"), "{e}");
+        assert!(!e.contains("Kattis run script"), "{e}");
+    }
 
     #[test]
     fn builtin_table_covers_the_five_languages() {

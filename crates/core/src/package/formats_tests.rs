@@ -245,6 +245,36 @@ fn kattis_custom_validators_and_input_validators() {
         ("data/sample/1.ans", "1\n"),
     ]);
     assert!(e.contains("no output_validators/ folder"), "{e}");
+    // The 2025-09 name in a legacy package (DOMjudge's hangman, jumble): used, with a warning
+    // naming the folder and the standard name; a folder holding one program folder, or sources.
+    for validator in [
+        "output_validator/validate.py",
+        "output_validator/judge/validate.py",
+    ] {
+        let dir = package(&[
+            ("problem.yaml", "name: x\nvalidation: custom multi-pass\n"),
+            ("data/sample/1.in", "1\n"),
+            ("data/sample/1.ans", "1\n"),
+            (validator, "print(1)\n"),
+        ]);
+        let p = Problem::load(dir.path()).unwrap();
+        let CheckerSpec::Custom(program) = &p.checker else {
+            panic!("{:?}", p.checker)
+        };
+        assert!(program.source.ends_with(validator), "{:?}", program.source);
+        assert_eq!(program.protocol, Protocol::Kattis);
+        let warning = p
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .find(|w| w.contains("output_validators/"))
+            .unwrap_or_else(|| panic!("{:?}", p.warnings));
+        assert!(
+            warning.contains(&format!("{}/output_validator", dir.path().display()))
+                && warning.contains("a legacy package keeps its output validator in `output_validators/` (2025-09: `output_validator/`); used, as DOMjudge does"),
+            "{warning}"
+        );
+    }
     let e = error(&[
         ("problem.yaml", "problem_format_version: 2025-09\nname: x\n"),
         ("output_validator/a.cpp", ""),
@@ -321,6 +351,36 @@ fn kattis_package_errors_name_file_line_and_fix() {
         ("data/sample/1.ans", "1\n"),
     ]);
     assert!(e.contains("no output_validators/ folder"), "{e}");
+    // The 2025-09 name in a legacy package (DOMjudge's hangman, jumble): used, with a warning
+    // naming the folder and the standard name; a folder holding one program folder, or sources.
+    for validator in [
+        "output_validator/validate.py",
+        "output_validator/judge/validate.py",
+    ] {
+        let dir = package(&[
+            ("problem.yaml", "name: x\nvalidation: custom multi-pass\n"),
+            ("data/sample/1.in", "1\n"),
+            ("data/sample/1.ans", "1\n"),
+            (validator, "print(1)\n"),
+        ]);
+        let p = Problem::load(dir.path()).unwrap();
+        let CheckerSpec::Custom(program) = &p.checker else {
+            panic!("{:?}", p.checker)
+        };
+        assert!(program.source.ends_with(validator), "{:?}", program.source);
+        assert_eq!(program.protocol, Protocol::Kattis);
+        let warning = p
+            .warnings
+            .iter()
+            .map(ToString::to_string)
+            .find(|w| w.contains("output_validators/"))
+            .unwrap_or_else(|| panic!("{:?}", p.warnings));
+        assert!(
+            warning.contains(&format!("{}/output_validator", dir.path().display()))
+                && warning.contains("a legacy package keeps its output validator in `output_validators/` (2025-09: `output_validator/`); used, as DOMjudge does"),
+            "{warning}"
+        );
+    }
     let e = error(&[
         (
             "problem.yaml",

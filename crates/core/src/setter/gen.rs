@@ -1,7 +1,9 @@
 //! `judge gen`: (re)build generated inputs from `tests.toml` and every `.ans` from the reference
 //! solution. Deterministic; a cache (`.judge-cache.json` in the package) skips work when nothing
 //! that shapes it changed — the generator, its arguments, the validator, the reference solution,
-//! the limits, the language table — and files are only written when their bytes change.
+//! the limits, the language table — and files are only written when their bytes change. It is
+//! atomic: every file is written into a scratch copy of the package's tests (`stage`), which
+//! replaces them only when every generator, validator and answer succeeded.
 
 use super::jury::NotValid;
 use super::{
@@ -17,6 +19,8 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
+
+mod stage;
 
 const CACHE_FILE: &str = ".judge-cache.json";
 
@@ -75,9 +79,14 @@ pub fn generate(
         None => None,
     };
     let shared = shared_key(engines[0], dir, problem.validator.as_deref())?;
-    let tests_dir = dir.join("tests");
-    std::fs::create_dir_all(&tests_dir)
-        .map_err(|e| SetterError::Other(format!("{}: {e}", tests_dir.display())))?;
+    // Everything is written into the stage; the package's tests change only at the end.
+    let stage = stage::Stage::new(dir).map_err(|e| {
+        SetterError::Other(format!(
+            "{}: cannot make gen's scratch folder: {e}",
+            dir.display()
+        ))
+    })?;
+    let tests_dir = stage.tests();
     let jury = Jury {
         dir,
         tests_dir: &tests_dir,
@@ -89,9 +98,21 @@ pub fn generate(
     };
     write_inputs(engines, &jury, &recipe, &mut cache, &mut summary)?;
 
-    // Answers for every test, generated or hand-made, from the reference solution.
-    let problem = Problem::load_inputs(dir)?;
+    // Answers for every test, generated or hand-made, from the reference solution: the tests
+    // of the staged package (its name is the package's).
+    let slug = problem.slug;
+    let mut problem = Problem::load_inputs(stage.root())?;
+    problem.slug = slug;
     write_answers(engines, &jury, &recipe, &problem, &mut cache, &mut summary)?;
+    let changed = !(summary.inputs_written.is_empty() && summary.answers_written.is_empty());
+    if changed || !dir.join("tests").is_dir() {
+        stage.replace().map_err(|e| {
+            SetterError::Other(format!(
+                "{}: cannot put the new tests in place: {e}",
+                dir.join("tests").display()
+            ))
+        })?;
+    }
     let names: Vec<&String> = problem.tests.iter().map(|t| &t.name).collect();
     cache.answers.retain(|k, _| names.contains(&k));
     cache
@@ -621,6 +642,16 @@ pub fn generate_input(
             GenError::Other(SetterError::Other(message))
         }
     })
+    .and_then(|bytes| {
+        if bytes.is_empty() {
+            return Err(GenError::Other(SetterError::Other(format!(
+                "test `{}`: {}: the generator printed nothing\n  hint: a generator prints the test's input on stdout; run it by hand with these arguments",
+                t.name,
+                describe(dir, t)
+            ))));
+        }
+        Ok(bytes)
+    })
 }
 
 fn write_if_changed(
@@ -634,7 +665,7 @@ fn write_if_changed(
         *unchanged += 1;
         return Ok(());
     }
-    std::fs::write(path, bytes)
+    stage::write(path, bytes)
         .map_err(|e| SetterError::Other(format!("{}: cannot write: {e}", path.display())))?;
     written.push(name.to_string());
     Ok(())

@@ -10,6 +10,7 @@
 //!   uncaught exception or panic (a Python traceback, a Rust panic, a C++ `terminate`), is killed
 //!   by a signal, or exceeds its limits.
 
+use crate::checker::crash::{exception, tail};
 #[cfg(test)]
 use crate::engine::read_tail;
 use crate::engine::{Engine, Keep};
@@ -21,8 +22,6 @@ use std::time::Duration;
 
 /// Bytes of a jury program's stderr read from its end (where tracebacks and panics are).
 pub const STDERR_TAIL: u64 = 8 * 1024;
-/// Lines of stderr shown under a crash.
-const TAIL_LINES: usize = 4;
 
 /// How a jury program's run went wrong.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,112 +44,6 @@ impl Failure {
         }
         s
     }
-}
-
-/// An uncaught exception, panic or failed assertion reported on stderr.
-#[derive(Debug, Clone, PartialEq)]
-struct Exception {
-    /// "ZeroDivisionError: division by zero", "assertion failed: n <= 3".
-    line: String,
-    assertion: bool,
-    /// Index of the report's first line in the stderr lines (the tail is taken above it).
-    at: usize,
-}
-
-/// Finds the report of an uncaught exception, a panic or a failed assertion.
-fn exception(lines: &[&str]) -> Option<Exception> {
-    // Python: "Traceback (most recent call last):", frames, then "Type: message" unindented.
-    if let Some(start) = lines
-        .iter()
-        .rposition(|l| l.starts_with("Traceback (most recent call last):"))
-    {
-        let (at, last) = lines
-            .iter()
-            .enumerate()
-            .skip(start + 1)
-            .rfind(|(_, l)| !l.trim().is_empty() && !l.starts_with(char::is_whitespace))?;
-        let mut line = last.trim().to_string();
-        let assertion = line.starts_with("AssertionError");
-        if line == "AssertionError" {
-            // A bare `assert`: the statement itself says what failed.
-            let code = lines[start + 1..at]
-                .iter()
-                .rev()
-                .map(|l| l.trim())
-                .find(|l| {
-                    !l.is_empty()
-                        && !l.starts_with("File ")
-                        && !l.chars().all(|c| "^~ ".contains(c))
-                });
-            if let Some(code) = code {
-                line = format!("AssertionError: {code}");
-            }
-        }
-        return Some(Exception {
-            line,
-            assertion,
-            at,
-        });
-    }
-    // Rust: "thread 'main' panicked at src/main.rs:3:5:", then the message.
-    if let Some(at) = lines.iter().position(|l| l.contains("panicked at")) {
-        let line = lines
-            .get(at + 1)
-            .filter(|l| !l.starts_with("note: "))
-            .map(|l| l.trim().to_string())
-            .unwrap_or_else(|| lines[at].trim().to_string());
-        let assertion = line.starts_with("assertion failed") || line.starts_with("assertion `");
-        return Some(Exception {
-            line: format!("panic: {line}"),
-            assertion,
-            at,
-        });
-    }
-    // Java: "Exception in thread "main" java.lang.X: message", then the frames (an `assert`,
-    // enabled with -ea, throws java.lang.AssertionError).
-    if let Some(at) = lines
-        .iter()
-        .position(|l| l.starts_with("Exception in thread "))
-    {
-        let line = lines[at].trim().to_string();
-        let assertion = line.contains("java.lang.AssertionError");
-        return Some(Exception {
-            line,
-            assertion,
-            at,
-        });
-    }
-    // C and C++: glibc's assert, and std::terminate's report of an uncaught exception.
-    if let Some(at) = lines
-        .iter()
-        .position(|l| l.contains("Assertion `") && l.trim_end().ends_with("' failed."))
-    {
-        let l = lines[at];
-        let line = l[l.find("Assertion `").unwrap_or(0)..].trim().to_string();
-        return Some(Exception {
-            line,
-            assertion: true,
-            at,
-        });
-    }
-    if let Some(at) = lines
-        .iter()
-        .position(|l| l.starts_with("terminate called after throwing"))
-    {
-        let mut line = lines[at].trim().to_string();
-        if let Some(what) = lines
-            .get(at + 1)
-            .and_then(|l| l.trim().strip_prefix("what():"))
-        {
-            line = format!("{line}: {}", what.trim());
-        }
-        return Some(Exception {
-            line,
-            assertion: false,
-            at,
-        });
-    }
-    None
 }
 
 fn secs(d: Duration) -> String {
@@ -193,24 +86,6 @@ pub fn failure(run: &RunOutcome, limits: &Limits, stderr: &str) -> Option<Failur
         tail: tail(&lines),
         timed_out,
     })
-}
-
-/// The last few non-empty lines of stderr, without Rust's backtrace hint.
-fn tail(lines: &[&str]) -> Vec<String> {
-    let useful: Vec<&str> = lines
-        .iter()
-        .copied()
-        .filter(|l| {
-            // Blank lines, Rust's backtrace hint and Python's ^~~ markers say nothing.
-            !l.trim().is_empty()
-                && !l.starts_with("note: run with `RUST_BACKTRACE")
-                && !l.trim().chars().all(|c| "^~".contains(c))
-        })
-        .collect();
-    useful[useful.len().saturating_sub(TAIL_LINES)..]
-        .iter()
-        .map(|l| l.trim_end().to_string())
-        .collect()
 }
 
 /// Why a validator does not accept an input.
@@ -259,19 +134,7 @@ pub fn validator_verdict(run: &RunOutcome, limits: &Limits, stderr: &str) -> Res
     Err(NotValid::Crashed(crash))
 }
 
-/// Replaces the build folder's copy of a source (e.g. `/tmp/judge-x/build-3/main.py`, as a
-/// traceback names it) with the source's own name, in a message.
-pub fn name_source(text: &str, artifact: &crate::build::Artifact, source: &Path) -> String {
-    let name = source.file_name().unwrap_or_default().to_string_lossy();
-    let mut text = text.to_string();
-    for arg in &artifact.args {
-        let arg = arg.to_string_lossy();
-        if arg.starts_with('/') && text.contains(arg.as_ref()) {
-            text = text.replace(arg.as_ref(), &name);
-        }
-    }
-    text
-}
+pub use crate::build::name_source;
 
 /// The validator's protocol, in one sentence for hints (the rule is in `setter::jury`).
 pub const VALIDATOR_RULE: &str = "a validator accepts with exit 0 and rejects with another exit status (or a failed assertion), the reason on stderr; an uncaught exception, a panic or a signal is a crash";

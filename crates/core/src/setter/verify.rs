@@ -299,17 +299,21 @@ fn check_tests(
     );
     progress("Checking", "tests against the validator");
     findings.extend(validate_tests(engines, &builds, problem, &progress));
-    progress("Checking", "that generated tests are up to date");
     match recipe {
-        Ok(recipe) => findings.extend(crate::setter::gen::stale_tests(
-            engines,
-            &builds,
-            problem,
-            &recipe,
-            reference,
-            &options.gen,
-            &progress,
-        )),
+        // Nothing to announce for a package without generated tests.
+        Ok(recipe) if recipe.tests.is_empty() => {}
+        Ok(recipe) => {
+            progress("Checking", "that generated tests are up to date");
+            findings.extend(crate::setter::gen::stale_tests(
+                engines,
+                &builds,
+                problem,
+                &recipe,
+                reference,
+                &options.gen,
+                &progress,
+            ))
+        }
         Err(e) => findings.push(Finding::broken(e.to_string())),
     }
     findings
@@ -331,12 +335,14 @@ fn check_checker(
             return None;
         }
     };
-    step(
-        reporter,
-        id,
-        "Checking",
-        "the checker against checker_tests.toml",
-    );
+    if problem.dir.join("checker_tests.toml").is_file() {
+        step(
+            reporter,
+            id,
+            "Checking",
+            "the checker against checker_tests.toml",
+        );
+    }
     check
         .findings
         .extend(run_checker_tests(engine, problem, &checker));

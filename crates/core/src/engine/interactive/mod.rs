@@ -425,6 +425,19 @@ fn judge_pair(
     }
     .unwrap_or_default();
     let mut says = interactor_says(&partner_run, protocol, &message, wall_cap);
+    // An interactor that exited after a traceback, panic or abort crashed, whatever its exit
+    // code says under its protocol (testlib's 1 is WA); a signal already is a judge error.
+    let limited = partner_run.cpu_limit_exceeded
+        || partner_run.wall_limit_exceeded
+        || partner_run.memory_limit_exceeded;
+    if let (Termination::Exited(_), false) = (partner_run.termination, limited) {
+        let source = &interactor.source;
+        let who = format!("the interactor `{}`", crate::engine::file_name(source));
+        let named = build::name_source(&stderr, &interactor.artifact, source);
+        if let Some(crash) = checker::crash::report(&who, partner_run.termination, &named) {
+            says = Err(format!("interactor failure: {crash}"));
+        }
+    }
     // An interactor that wrote to a solution that had already ended (and closed its input):
     // the solution stopped listening, not a judge failure.
     if !partner_first && partner_run.termination == Termination::Signaled(libc::SIGPIPE) {

@@ -244,6 +244,33 @@ fn a_testlib_interactor_accepting_leaves_the_verdict_to_the_checker_on_tout() {
     assert_eq!(case.judge(&fake, false).verdict, Verdict::JE);
 }
 
+#[test]
+fn an_interactor_that_crashes_is_a_judge_error_naming_it_whatever_its_exit_code() {
+    let traceback = "Traceback (most recent call last):\n  File \"interactor.py\", line 2, in <module>\n    raise RuntimeError(\"x\")\nRuntimeError: x\n";
+    let panic = "thread 'main' panicked at interactor.rs:2:5:\nx\n";
+    // Exit 1 is a testlib interactor's WA; 43 a Kattis one's.
+    for (protocol, code, stderr) in [
+        ("testlib", 1, traceback),
+        ("kattis", 43, traceback),
+        ("testlib", 101, panic),
+    ] {
+        let case = Case::new(1, protocol);
+        let fake = FakeExecutor::new()
+            .program("sol", |_| Act::ok().wall_ms(5))
+            .always("interactor", Act::exits(code).stderr(stderr).wall_ms(10));
+        let report = case.judge(&fake, false);
+        assert_eq!(report.verdict, Verdict::JE, "{protocol}: {report:?}");
+        let message = &report.tests[0].message;
+        assert!(
+            message.starts_with(&format!(
+                "interactor failure: the interactor `interactor.cpp` crashed (exit code {code}): "
+            )),
+            "{message}"
+        );
+        assert!(message.ends_with("x"), "{message}");
+    }
+}
+
 /// A Kattis 2025-09 interactive multi-pass package with one test and at most `passes` passes;
 /// its interactor is the fake program `interactor`.
 fn multipass(passes: u32) -> (tempfile::TempDir, tempfile::TempDir) {

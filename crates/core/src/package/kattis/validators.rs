@@ -116,6 +116,15 @@ fn custom_folder(
     }
     match (asked.custom, plural.is_dir()) {
         (true, true) => Ok(Some(plural)),
+        // DOMjudge imports a legacy package with the 2025-09 folder name (its own example
+        // packages keep their validator there).
+        (true, false) if single.exists() => {
+            warnings.push(PackageError::new(
+                &single,
+                "a legacy package keeps its output validator in `output_validators/` (2025-09: `output_validator/`); used, as DOMjudge does",
+            ).hint("rename the folder to output_validators/, or declare `problem_format_version: 2025-09`"));
+            Ok(Some(single))
+        }
         (true, false) => Err(PackageError::new(
             dir.join("problem.yaml"),
             "`validation: custom` but the package has no output_validators/ folder",

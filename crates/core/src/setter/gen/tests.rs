@@ -100,12 +100,12 @@ fn a_generated_input_the_validator_rejects_names_the_test() {
         err.starts_with("test `g2` (gen.py 12): invalid (rejected by validator.py): n = 12 is over 9\n  hint: fix the generator or its arguments in tests.toml"),
         "{err}"
     );
-    // The first failing test in order is the error, with several jobs too; the tests before it
-    // are written, nothing after.
+    // The first failing test in order is the error, with several jobs too; `gen` is atomic:
+    // nothing is written, not even the tests before it.
     let dir = package("12");
     let err3 = gen(&programs(), dir.path(), 3).unwrap_err().to_string();
     assert_eq!(err3, err);
-    assert_eq!(read(dir.path(), "g1.in"), "4\n");
+    assert!(!dir.path().join("tests/g1.in").exists());
     assert!(!dir.path().join("tests/g2.in").exists());
     assert!(!dir.path().join("tests/1.ans").exists());
 }
@@ -142,4 +142,118 @@ fn a_generator_out_of_time_is_an_error_with_the_limit_to_raise() {
         Act::prints(format!("{}\n", run.args[0])).cpu_ms(5000)
     });
     assert!(gen(&fake, dir.path(), 1).is_ok());
+}
+
+/// Every file of `dir`'s `tests/` with its bytes.
+fn snapshot(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut files: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir.join("tests"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            (name, std::fs::read(e.path()).unwrap())
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// No scratch folder is left in the package.
+fn no_scratch(dir: &Path) {
+    let left: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.starts_with(".judge-gen-"))
+        .collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_failure_anywhere_leaves_the_tests_as_they_were() {
+    let dir = package("7");
+    gen(&programs(), dir.path(), 1).unwrap();
+    let before = snapshot(dir.path());
+    assert_eq!(before.len(), 6, "{before:?}");
+    // A new argument for g1 (a new input), then a failure at each step after it: a generator,
+    // the validator, the reference on a later test. Nothing changes, with one job or three.
+    let changed = |dir: &Path| {
+        let toml = std::fs::read_to_string(dir.join("tests.toml")).unwrap();
+        std::fs::write(
+            dir.join("tests.toml"),
+            toml.replacen("[\"4\"]", "[\"5\"]", 1),
+        )
+        .unwrap();
+    };
+    changed(dir.path());
+    let failing: [(&str, FakeExecutor); 3] = [
+        (
+            "the generator",
+            programs().program("gen", |run| match run.args[0].as_str() {
+                "7" => Act::exits(1).stderr("boom\n"),
+                a => Act::prints(format!("{a}\n")),
+            }),
+        ),
+        (
+            "the validator",
+            programs().program("validator", |run| match number(run) {
+                7 => Act::exits(1).stderr("no sevens\n"),
+                _ => Act::ok(),
+            }),
+        ),
+        (
+            "the reference",
+            programs().program("ref", |run| match number(run) {
+                7 => Act::exits(1),
+                n => Act::prints(format!("{}\n", 2 * n)),
+            }),
+        ),
+    ];
+    for (what, fake) in failing {
+        for jobs in [1, 3] {
+            // Without the cache every test runs again.
+            let _ = std::fs::remove_file(dir.path().join(CACHE_FILE));
+            assert!(gen(&fake, dir.path(), jobs).is_err(), "{what}");
+            assert_eq!(snapshot(dir.path()), before, "{what}, {jobs} jobs");
+            no_scratch(dir.path());
+        }
+    }
+    // Then all succeed: the new input and its answer are in place, the rest as it was.
+    let summary = gen(&programs(), dir.path(), 1).unwrap();
+    assert_eq!(summary.inputs_written, ["g1"]);
+    assert_eq!(summary.answers_written, ["g1"]);
+    assert_eq!(
+        (read(dir.path(), "g1.in"), read(dir.path(), "g1.ans")),
+        ("5\n".into(), "10\n".into())
+    );
+    assert_eq!(read(dir.path(), "g2.ans"), "14\n");
+    no_scratch(dir.path());
+}
+
+#[test]
+fn a_generator_that_prints_nothing_is_an_error_naming_it_and_its_arguments() {
+    let dir = package("7");
+    gen(&programs(), dir.path(), 1).unwrap();
+    let before = snapshot(dir.path());
+    let fake = programs().program("gen", |run| match run.args[0].as_str() {
+        "7" => Act::ok(),
+        a => Act::prints(format!("{a}\n")),
+    });
+    // Its cache entry would spare it: make it run.
+    std::fs::remove_file(dir.path().join(CACHE_FILE)).unwrap();
+    let err = gen(&fake, dir.path(), 1).unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "test `g2`: gen.py 7: the generator printed nothing\n  hint: a generator prints the test's input on stdout; run it by hand with these arguments"
+    );
+    assert_eq!(snapshot(dir.path()), before);
+}
+
+#[test]
+fn a_scratch_folder_a_killed_gen_left_is_removed() {
+    let dir = package("7");
+    fake::file(dir.path(), ".judge-gen-old/tests/g1.in", "junk\n");
+    gen(&programs(), dir.path(), 1).unwrap();
+    no_scratch(dir.path());
+    assert_eq!(read(dir.path(), "g1.in"), "4\n");
 }

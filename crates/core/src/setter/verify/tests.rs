@@ -872,3 +872,36 @@ fn the_advice_applies_the_packages_own_time_rule() {
     assert_eq!(advice.kattis_limit, Some(Duration::from_millis(2500)));
     assert_eq!(advice.rule.unwrap().multiplier, 3.0);
 }
+
+/// What `verify` announced it was checking.
+fn checking(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Step { verb, what, .. } if verb == "Checking" => Some(what.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn verify_announces_only_the_checks_a_package_has() {
+    const CHECKER_TESTS: &str = "the checker against checker_tests.toml";
+    const GENERATED: &str = "that generated tests are up to date";
+    let (_, events) = verify(&programs(), native(&[("accepted/ref.py", "ref")]).path());
+    let said = checking(&events);
+    assert!(
+        !said.iter().any(|w| w == CHECKER_TESTS || w == GENERATED),
+        "{said:?}"
+    );
+    let (_, events) = verify(&programs(), generated(Some("4\n"), "8\n").path());
+    assert!(checking(&events).iter().any(|w| w == GENERATED));
+    let dir = native_with(CUSTOM, &[("accepted/ref.py", "ref")]);
+    fake::file(
+        dir.path(),
+        "checker_tests.toml",
+        "[[case]]\nname = \"right\"\ntest = \"1\"\noutput = \"2\\n\"\nexpect = \"AC\"\n",
+    );
+    let (_, events) = verify(&programs().always("checker", Act::ok()), dir.path());
+    assert!(checking(&events).iter().any(|w| w == CHECKER_TESTS));
+}
