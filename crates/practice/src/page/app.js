@@ -316,7 +316,9 @@ async function loadHistory() {
   try {
     const list = await api("GET", `/api/submissions?problem=${encodeURIComponent(state.problem.id)}`);
     state.history = Array.isArray(list) ? list : [];
-    const best = state.history.some((s) => s.verdict === "AC") ? "AC" : state.history.find((s) => s.verdict)?.verdict;
+    // A submission the judge refused (a JE with its reason) is no attempt: no ✗ for it.
+    const attempted = state.history.filter((s) => s.verdict && !(s.verdict === "JE" && s.error));
+    const best = attempted.some((s) => s.verdict === "AC") ? "AC" : attempted[0]?.verdict;
     if (best) state.results[state.problem.id] = best;
     renderSidebar();
   } catch (_) {
