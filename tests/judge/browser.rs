@@ -798,3 +798,43 @@ fn practice_page_shows_a_wrong_answers_output_beside_the_expected_and_its_stderr
     assert_page_was_clean(&browser);
     server.stop();
 }
+
+/// An interactive problem from competitive-companion is refused by the judge (JE with its
+/// reason): that is no attempt, so the problem gets no red mark and no rejected try.
+#[test]
+fn practice_page_does_not_count_a_refused_submission_as_an_attempt() {
+    let server = Server::start();
+    let mut interactive = sum_problem();
+    interactive["interactive"] = json!(true);
+    server.receive(&interactive);
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    let id = browser.wait_for(
+        "(() => { const a = document.querySelector('#problem-list a.problem');
+            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
+        Duration::from_secs(30),
+    );
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    browser.wait_for(
+        "(() => { const s = document.querySelector('.sample-in');
+            return s && s.textContent === '1 2\\n'; })()",
+        Duration::from_secs(30),
+    );
+    paste_and_submit(&mut browser, CORRECT, &Value::Null);
+    assert_eq!(verdict_of_shown(&mut browser), "JE");
+    // Once the history lists it, the sidebar's mark has been drawn from it.
+    let mark = browser.wait_for(
+        "(() => { const rows = document.querySelectorAll('#history tbody tr');
+            const m = document.querySelector('#problem-list a.problem .mark');
+            return rows.length === 1 && m ? [m.className, m.textContent] : null; })()",
+        Duration::from_secs(30),
+    );
+    assert_eq!(mark, json!(["mark ", ""]), "a refusal painted the problem");
+    let listed = server.request("GET", "/api/problems", None);
+    assert_eq!(listed[0]["attempts"], 0, "{listed}");
+    assert_eq!(listed[0]["submissions"], 0, "{listed}");
+    assert_page_was_clean(&browser);
+    server.stop();
+}
