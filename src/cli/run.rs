@@ -1,4 +1,4 @@
-//! `judge run <PROBLEM> <SOURCE> [--all] [--test NAME]... [--transcript] [--format human|json|jsonl|junit]`.
+//! `judge run <PROBLEM> <SOURCE> [--all] [--test NAME]... [--transcript] [--show-output] [--format human|json|jsonl|junit]`.
 
 use super::{exit, Session};
 use judge_core::engine::JudgeOptions;
@@ -27,6 +27,10 @@ pub struct Args {
     /// test (its first lines, `<` judge to solution, `>` solution to judge).
     #[arg(long)]
     transcript: bool,
+    /// Show what the failing test's program printed (its output and stderr, 4 KiB each) under
+    /// its diff. A runtime error's last lines of stderr are shown without it.
+    #[arg(long)]
+    show_output: bool,
     #[command(flatten)]
     jobs: super::JobsArgs,
     #[command(flatten)]
@@ -44,7 +48,8 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             args.source.display()
         );
     }
-    let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
+    let mut reporter =
+        report::reporter_showing(args.format.pick(), report::Command::Run, args.show_output)?;
     // Without --all, one job unless asked: the run stops at the first failure, so tests judged
     // ahead would mostly be thrown away, and a TLE judged beside them would be judged again
     // alone (the verdict comes at the limit, not at twice the limit). More jobs than tests

@@ -751,3 +751,90 @@ fn practice_page_shows_a_received_batch_at_once_and_starts_its_contest() {
     drop(browser);
     server.stop();
 }
+
+/// A wrong answer with a debug print: the failing test's expected output and the program's
+/// output side by side (the differing line marked), and its stderr under them.
+#[test]
+fn practice_page_shows_a_wrong_answers_output_beside_the_expected_and_its_stderr() {
+    let server = Server::start();
+    server.receive(&sum_problem());
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    let id = browser.wait_for(
+        "(() => { const a = document.querySelector('#problem-list a.problem');
+            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
+        Duration::from_secs(30),
+    );
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    browser.wait_for(
+        "(() => { const s = document.querySelector('.sample-in');
+            return s && s.textContent === '1 2\\n'; })()",
+        Duration::from_secs(30),
+    );
+    let debugging = "import sys\na, b = map(int, input().split())\n\
+                     print('debug: a =', a, file=sys.stderr)\nprint(a * b)\n";
+    paste_and_submit(&mut browser, debugging, &Value::Null);
+    assert_eq!(verdict_of_shown(&mut browser), "WA");
+    let shown = browser.wait_for(
+        "(() => { const p = document.getElementById('printed');
+            if (!p) return null;
+            const text = (id) => { const e = document.getElementById(id); return e && e.querySelector('pre') ? e.querySelector('pre').textContent : null; };
+            const differs = [...p.querySelectorAll('#stream-received .differs')].map(e => e.textContent);
+            const e = document.getElementById('stream-expected'), r = document.getElementById('stream-received');
+            return { test: p.dataset.test, expected: text('stream-expected'), received: text('stream-received'),
+                     stderr: text('stream-stderr'), differs,
+                     beside: e && r && Math.abs(e.getBoundingClientRect().top - r.getBoundingClientRect().top) < 2
+                         && e.getBoundingClientRect().right <= r.getBoundingClientRect().left + 1 }; })()",
+        Duration::from_secs(30),
+    );
+    assert_eq!(shown["test"], "sample-1", "{shown}");
+    assert_eq!(shown["expected"], "3\n", "{shown}");
+    assert_eq!(shown["received"], "2\n", "{shown}");
+    assert_eq!(shown["differs"], json!(["2\n"]), "{shown}");
+    assert_eq!(shown["stderr"], "debug: a = 1\n", "{shown}");
+    assert_eq!(shown["beside"], true, "side by side: {shown}");
+    assert_page_was_clean(&browser);
+    server.stop();
+}
+
+/// An interactive problem from competitive-companion is refused by the judge (JE with its
+/// reason): that is no attempt, so the problem gets no red mark and no rejected try.
+#[test]
+fn practice_page_does_not_count_a_refused_submission_as_an_attempt() {
+    let server = Server::start();
+    let mut interactive = sum_problem();
+    interactive["interactive"] = json!(true);
+    server.receive(&interactive);
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    let id = browser.wait_for(
+        "(() => { const a = document.querySelector('#problem-list a.problem');
+            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
+        Duration::from_secs(30),
+    );
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    browser.wait_for(
+        "(() => { const s = document.querySelector('.sample-in');
+            return s && s.textContent === '1 2\\n'; })()",
+        Duration::from_secs(30),
+    );
+    paste_and_submit(&mut browser, CORRECT, &Value::Null);
+    assert_eq!(verdict_of_shown(&mut browser), "JE");
+    // Once the history lists it, the sidebar's mark has been drawn from it.
+    let mark = browser.wait_for(
+        "(() => { const rows = document.querySelectorAll('#history tbody tr');
+            const m = document.querySelector('#problem-list a.problem .mark');
+            return rows.length === 1 && m ? [m.className, m.textContent] : null; })()",
+        Duration::from_secs(30),
+    );
+    assert_eq!(mark, json!(["mark ", ""]), "a refusal painted the problem");
+    let listed = server.request("GET", "/api/problems", None);
+    assert_eq!(listed[0]["attempts"], 0, "{listed}");
+    assert_eq!(listed[0]["submissions"], 0, "{listed}");
+    assert_page_was_clean(&browser);
+    server.stop();
+}

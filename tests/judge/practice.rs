@@ -645,6 +645,29 @@ fn without_the_token_or_from_another_site_the_api_does_nothing() {
         "{page:?}"
     );
     assert_eq!(call(port, "GET", "/", &[], None).status, 401);
+    // Without the token the page's address shows how to get in, not the API's JSON; the API
+    // and the page's other files still answer JSON.
+    for path in ["/", "/index.html", "/?token=wrong"] {
+        let locked = call(port, "GET", path, &[], None);
+        assert_eq!(locked.status, 401, "{path}");
+        assert_eq!(
+            locked.header("content-type"),
+            Some("text/html; charset=utf-8"),
+            "{path}"
+        );
+        assert!(
+            locked.body.contains("This page needs its token")
+                && locked.body.contains("/?token=")
+                && !locked.body.contains(TOKEN),
+            "{path}: {locked:?}"
+        );
+        let policy = locked.header("content-security-policy").unwrap_or_default();
+        assert!(policy.contains("script-src 'self'"), "{locked:?}");
+    }
+    assert_eq!(
+        call(port, "GET", "/app.js", &[], None).header("content-type"),
+        Some("application/json")
+    );
     // A POST without JSON, a path out of the folder, a body over the cap, garbage.
     let form = raw(port, format!("POST /api/submissions HTTP/1.1\r\nHost: {host}\r\nAuthorization: {bearer}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 3\r\n\r\na=b").as_bytes());
     assert_eq!(form.status, 415);

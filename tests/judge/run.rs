@@ -306,3 +306,78 @@ fn a_40_mb_output_is_checked_in_small_memory() {
         "the judge peaked at {kib} KiB while checking 40 MB"
     );
 }
+
+/// A Python program in a folder of the user's own, dividing by zero in a function.
+const DIVIDES_BY_ZERO: &str = "import sys\n\
+def mean(values):\n    return sum(values) // (len(values) - len(values))\n\
+v = list(map(int, sys.stdin.read().split()))\n\
+print('debug: read', v, file=sys.stderr)\n\
+print(mean(v[1:]))\n";
+
+#[test]
+fn a_python_runtime_error_shows_the_users_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("average.py");
+    std::fs::write(&source, DIVIDES_BY_ZERO).unwrap();
+    let f = judge()
+        .arg("run")
+        .arg(fixture_problem("sum"))
+        .arg(&source)
+        .output();
+    f.expect_code(1);
+    let out = f.stdout();
+    // The traceback's last lines, naming the user's file and the line that divided.
+    assert!(out.contains("RE (runtime error) on test sample-1"), "{out}");
+    assert!(out.contains("stderr:"), "{out}");
+    assert!(
+        out.contains("File \"average.py\", line 3, in mean"),
+        "{out}"
+    );
+    assert!(out.contains("ZeroDivisionError"), "{out}");
+    assert!(
+        !out.contains("build-"),
+        "no path of the judge's copy: {out}"
+    );
+
+    // The JSON carries both streams.
+    let doc = judge()
+        .arg("run")
+        .arg(fixture_problem("sum"))
+        .arg(&source)
+        .arg("--json")
+        .output()
+        .expect_verdict("RE");
+    let test = &doc["tests"][0];
+    assert_eq!(test["stdout"]["text"], "", "{doc}");
+    let stderr = test["stderr"]["text"].as_str().unwrap();
+    assert!(stderr.starts_with("debug: read [3, 1, 2, 3]\n"), "{stderr}");
+    assert!(stderr.contains("File \"average.py\", line 6"), "{stderr}");
+    assert_eq!(test["stderr"]["truncated"], false);
+}
+
+#[test]
+fn show_output_shows_a_wrong_answers_output_and_debug_prints() {
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("off.py");
+    std::fs::write(
+        &source,
+        "import sys\nv = list(map(int, sys.stdin.read().split()))\nprint('n =', v[0], file=sys.stderr)\nprint(sum(v[1:]) + 1)\n",
+    )
+    .unwrap();
+    let run = |show: bool| {
+        let mut j = judge().arg("run").arg(fixture_problem("sum")).arg(&source);
+        if show {
+            j = j.arg("--show-output");
+        }
+        let f = j.output();
+        f.expect_code(1);
+        f.stdout()
+    };
+    let out = run(true);
+    assert!(
+        out.contains("\n  output:\n    7\n\n  stderr:\n    n = 3\n"),
+        "{out}"
+    );
+    let plain = run(false);
+    assert!(!plain.contains("n = 3"), "only when asked: {plain}");
+}

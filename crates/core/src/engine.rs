@@ -14,7 +14,7 @@ use crate::lang::Languages;
 use crate::package::{CheckerSpec, Problem, Program, Protocol, TestCase};
 use crate::verdict::classify_run;
 use judge_model::event::{Event, Reporter, RunId, TestId};
-use judge_model::result::CompileReport;
+use judge_model::result::{Captured, CompileReport};
 use judge_model::score::Reported;
 use judge_model::Verdict;
 use judge_sandbox::termination_text;
@@ -35,7 +35,7 @@ pub(crate) use check::{file_name, reported_score};
 pub(crate) use judge::solution_finished;
 use judge_model::result::{score_matches, SubmissionReport, TestResult};
 pub(crate) use programs::run_args;
-pub use programs::{crash_line, read_tail};
+pub use programs::{capture_head, capture_tail, crash_line, read_tail};
 pub use rules::{expectation_failures, rule_failures};
 
 /// The re-judge rule: a verdict that another job's load could have changed.

@@ -16,5 +16,5 @@ pub use event::{Event, IsolationLevel, Reporter, RunId, TestId};
 pub use finding::{
     Counterexample, Finding, GenSummary, Severity, SolutionCheck, TimeAdvice, TimeRule,
 };
-pub use result::{CompileReport, Mismatch, SkippedTest, SubmissionReport, TestResult};
+pub use result::{Captured, CompileReport, Mismatch, SkippedTest, SubmissionReport, TestResult};
 pub use verdict::Verdict;

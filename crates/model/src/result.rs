@@ -35,6 +35,35 @@ pub struct TestResult {
     /// An interactive test's exchange, when it was recorded (`judge run --transcript`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub transcript: Option<Box<Transcript>>,
+    /// What the solution printed (its output file, for a problem with one): the first
+    /// [`Captured::CAP`] bytes. None when it did not run, and on an interactive test, where its
+    /// output is the exchange (`transcript`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stdout: Option<Captured>,
+    /// What the solution wrote to stderr: the last [`Captured::CAP`] bytes (a crash's reason
+    /// ends it). None when it did not run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stderr: Option<Captured>,
+}
+
+/// Part of what a program wrote to one stream, as text (invalid UTF-8 replaced).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Captured {
+    pub text: String,
+    /// The stream was longer than `text`: it was cut (at its end for stdout, at its start for
+    /// stderr).
+    pub truncated: bool,
+}
+
+impl Captured {
+    /// How many bytes of each stream a test keeps.
+    pub const CAP: usize = 4096;
+
+    /// The last `n` non-blank lines of the text.
+    pub fn last_lines(&self, n: usize) -> Vec<&str> {
+        let lines: Vec<&str> = self.text.lines().filter(|l| !l.trim().is_empty()).collect();
+        lines[lines.len().saturating_sub(n)..].to_vec()
+    }
 }
 
 /// The result of judging one solution.

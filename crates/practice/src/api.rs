@@ -63,6 +63,18 @@ fn is_json(r: &Request) -> bool {
 /// The page's port.
 pub fn handle(practice: &Practice, r: &Request) -> Response {
     if let Some((status, why)) = access::gate(r, practice.port, &practice.token) {
+        // The page's own address in a browser without the token: a page that says how to get
+        // in (no script; the same policy as the page).
+        let page = matches!(r.path.as_str(), "/" | "/index.html");
+        if status == 401 && r.method == "GET" && page {
+            return Response::bytes(
+                401,
+                "text/html; charset=utf-8",
+                super::page::locked().to_vec(),
+            )
+            .with_header("Content-Security-Policy", PAGE_POLICY)
+            .with_header("Referrer-Policy", "no-referrer");
+        }
         return Response::error(status, why);
     }
     if r.method == "POST" && !is_json(r) {

@@ -225,13 +225,15 @@ impl Db {
     }
 
     /// Per problem: submissions, and the time of the first and of the first accepted one.
+    /// Per problem: its attempts (refusals left out), the first one's time and the first
+    /// accepted one's.
     pub fn problem_stats(&self) -> Result<Stats> {
         self.with(|c| {
-            let mut st = c.prepare(
+            let mut st = c.prepare(&format!(
                 "SELECT problem, COUNT(*), MIN(created_at),
-                        MIN(CASE WHEN verdict = 'AC' THEN created_at END)
-                 FROM submissions GROUP BY problem",
-            )?;
+                            MIN(CASE WHEN verdict = 'AC' THEN created_at END)
+                     FROM submissions WHERE {ATTEMPT} GROUP BY problem"
+            ))?;
             let rows = st.query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?, r.get(3)?))))?;
             rows.collect()
         })
@@ -241,8 +243,10 @@ impl Db {
     pub fn attempts_before_ac(&self, problem: &str) -> Result<i64> {
         self.with(|c| {
             c.query_row(
-                "SELECT COUNT(*) FROM submissions WHERE problem = ?1 AND id < COALESCE(
-                    (SELECT MIN(id) FROM submissions WHERE problem = ?1 AND verdict = 'AC'), 1 << 62)",
+                &format!(
+                    "SELECT COUNT(*) FROM submissions WHERE problem = ?1 AND {ATTEMPT} AND id < COALESCE(
+                        (SELECT MIN(id) FROM submissions WHERE problem = ?1 AND verdict = 'AC'), 1 << 62)"
+                ),
                 [problem],
                 |r| r.get(0),
             )
@@ -429,6 +433,11 @@ impl Db {
     }
 }
 
+/// A submission the contestant attempted: any but one the judge refused or could not judge (a
+/// JE with the judge's reason, e.g. an interactive problem it cannot judge yet), which is the
+/// judge's failure, not a rejected attempt.
+const ATTEMPT: &str = "NOT (COALESCE(verdict, '') = 'JE' AND error IS NOT NULL)";
+
 const COLUMNS: &str = "id, problem, language, source_sha256, path, created_at, finished_at, verdict, error, compile, tests, time_ms, memory_kib, file_name, source";
 
 fn row(r: &rusqlite::Row, source: bool) -> rusqlite::Result<Value> {
@@ -546,6 +555,27 @@ mod tests {
             "started once only"
         );
         assert_eq!(db.attempts(&["a".into()], 15, 100).unwrap().len(), 1);
+        // A refusal by the judge is no attempt: neither counted nor a problem's first try.
+        let refused = db.insert(&new("r", 60)).unwrap();
+        let refusal = "interactive problems are not judged yet";
+        db.finish(
+            refused,
+            "JE",
+            Some(refusal),
+            None,
+            &json!([]),
+            None,
+            None,
+            61,
+        )
+        .unwrap();
+        assert_eq!(db.attempts_before_ac("r").unwrap(), 0);
+        assert!(!db.problem_stats().unwrap().contains_key("r"));
+        let judged = db.insert(&new("r", 70)).unwrap();
+        db.finish(judged, "WA", None, None, &json!([]), Some(1), Some(1), 71)
+            .unwrap();
+        assert_eq!(db.attempts_before_ac("r").unwrap(), 1);
+        assert_eq!(db.problem_stats().unwrap()["r"], (1, 70, None));
         // Watches, with the last source submitted from their file.
         let w = db.add_watch("a", "/x/a.py").unwrap();
         assert_eq!(db.add_watch("a", "/x/a.py").unwrap(), w);

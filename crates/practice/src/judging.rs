@@ -183,7 +183,7 @@ fn judge(practice: &Practice, engine: &mut Engine, id: i64) {
                     t["index"] = json!(i + 1);
                 }
             }
-            let time = report.tests.iter().map(|t| t.time.as_millis() as i64).max();
+            let time = slowest_ms(&report.tests);
             let memory = report.tests.iter().map(|t| (t.memory / 1024) as i64).max();
             finish(
                 &report.verdict.to_string(),
@@ -239,7 +239,48 @@ fn stress_run(practice: &Practice, engine: &mut Engine, job: &StressJob) -> Resu
     Ok(value)
 }
 
+/// A submission's time: its slowest test's, in milliseconds rounded as the tests' own are
+/// shown (0.9 ms is 1 ms, not 0).
+fn slowest_ms(tests: &[judge_model::TestResult]) -> Option<i64> {
+    tests
+        .iter()
+        .map(|t| (t.time.as_secs_f64() * 1000.0).round() as i64)
+        .max()
+}
+
 /// The path of a stress run's file in its folder.
 pub fn stress_file(folder: &Path, name: &str) -> PathBuf {
     folder.join(name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use judge_model::{TestResult, Verdict};
+
+    fn took(micros: u64) -> TestResult {
+        TestResult {
+            name: "t".into(),
+            verdict: Verdict::AC,
+            time: Duration::from_micros(micros),
+            wall: Duration::from_micros(micros),
+            memory: 0,
+            message: String::new(),
+            mismatch: None,
+            checker_score: None,
+            passes: None,
+            transcript: None,
+            stdout: None,
+            stderr: None,
+        }
+    }
+
+    #[test]
+    fn a_submissions_time_is_its_slowest_test_rounded() {
+        assert_eq!(slowest_ms(&[took(900), took(300)]), Some(1));
+        assert_eq!(slowest_ms(&[took(1499)]), Some(1));
+        assert_eq!(slowest_ms(&[took(1500), took(12)]), Some(2));
+        assert_eq!(slowest_ms(&[took(400)]), Some(0));
+        assert_eq!(slowest_ms(&[]), None);
+    }
 }

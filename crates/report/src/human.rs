@@ -201,6 +201,7 @@ pub struct RunTable {
     tests: Vec<String>,
     name_width: usize,
     header_done: bool,
+    show_output: bool,
 }
 
 impl RunTable {
@@ -213,7 +214,14 @@ impl RunTable {
             tests: Vec::new(),
             name_width: 4,
             header_done: false,
+            show_output: false,
         }
+    }
+
+    /// Shows the failing test's output and stderr under its diff (`judge run --show-output`).
+    pub fn show_output(mut self, on: bool) -> Self {
+        self.show_output = on;
+        self
     }
 
     /// Redraws the progress line every so often while a test runs.
@@ -300,7 +308,8 @@ impl Reporter for RunTable {
                 ..
             } => {
                 self.err.clear();
-                let summary = render_summary(report, self.tests.len(), self.paint.on);
+                let summary =
+                    render_summary(report, self.tests.len(), self.paint.on, self.show_output);
                 let _ = write!(self.out, "{summary}");
                 let _ = self.out.flush();
             }
@@ -365,8 +374,17 @@ pub fn compiler_warnings(report: &CompileReport, paint: &Paint) -> Option<String
     Some(s)
 }
 
-/// The closing lines of a `judge run`: verdict, and the details of the first failure.
-pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: bool) -> String {
+/// How many lines of a runtime error's stderr the summary shows without `--show-output`.
+pub const CRASH_LINES: usize = 8;
+
+/// The closing lines of a `judge run`: verdict, and the details of the first failure (with
+/// `show_output`, what it printed; a runtime error's last lines of stderr in any case).
+pub fn render_summary(
+    report: &SubmissionReport,
+    total_tests: usize,
+    colour: bool,
+    show_output: bool,
+) -> String {
     let paint = Paint { on: colour };
     let mut s = String::new();
     let v = report.verdict;
@@ -435,10 +453,56 @@ pub fn render_summary(report: &SubmissionReport, total_tests: usize, colour: boo
                 if let Some(transcript) = &t.transcript {
                     s.push_str(&judge_model::transcript::render(transcript));
                 }
+                s.push_str(&render_printed(t, show_output, &paint));
             }
         }
     }
     s.push_str(&render_score(report, &paint));
+    s
+}
+
+/// A failing test's stdout and stderr (`show_output`), or a runtime error's last lines of
+/// stderr, where a traceback names the file and line: each stream under a dim heading.
+pub fn render_printed(t: &TestResult, show_output: bool, paint: &Paint) -> String {
+    let mut s = String::new();
+    // "output (first 4 KiB):" when cut, "stderr (empty):" when nothing was written.
+    let mut block = |head: &str, when_cut: &str, lines: Vec<&str>, cut: bool| {
+        let state = if lines.is_empty() {
+            " (empty)".to_string()
+        } else if cut {
+            format!(" ({when_cut})")
+        } else {
+            String::new()
+        };
+        s.push_str(&format!("\n  {}\n", paint.dim(&format!("{head}{state}:"))));
+        for line in lines {
+            s.push_str(&format!("    {line}\n"));
+        }
+    };
+    if show_output {
+        if let Some(out) = &t.stdout {
+            block(
+                "output",
+                "its first 4 KiB",
+                out.text.lines().collect(),
+                out.truncated,
+            );
+        }
+        if let Some(err) = &t.stderr {
+            block(
+                "stderr",
+                "its last 4 KiB",
+                err.text.lines().collect(),
+                err.truncated,
+            );
+        }
+    } else if t.verdict == Verdict::RE {
+        if let Some(err) = t.stderr.as_ref().filter(|e| !e.text.trim().is_empty()) {
+            let written = err.text.lines().filter(|l| !l.trim().is_empty()).count();
+            let cut = err.truncated || written > CRASH_LINES;
+            block("stderr", "its last lines", err.last_lines(CRASH_LINES), cut);
+        }
+    }
     s
 }
 
@@ -559,6 +623,8 @@ mod tests {
             checker_score: None,
             passes: None,
             transcript: None,
+            stdout: None,
+            stderr: None,
         }
     }
 
@@ -609,7 +675,7 @@ mod tests {
                 Some("scores nothing: group `x` is not passed"),
             ),
         ];
-        let s = render_summary(&r, 2, false);
+        let s = render_summary(&r, 2, false, false);
         let tail: Vec<&str> = s.lines().skip_while(|l| !l.starts_with("score")).collect();
         assert_eq!(
             tail,
@@ -621,8 +687,84 @@ mod tests {
             "{s}"
         );
         // A pass-fail report has no score lines.
-        let plain = render_summary(&report(vec![result("1", AC, "")]), 1, false);
+        let plain = render_summary(&report(vec![result("1", AC, "")]), 1, false, false);
         assert!(!plain.contains("score"), "{plain}");
+    }
+
+    fn kept(text: &str, truncated: bool) -> Option<judge_model::Captured> {
+        Some(judge_model::Captured {
+            text: text.into(),
+            truncated,
+        })
+    }
+
+    #[test]
+    fn show_output_prints_the_failing_tests_output_and_stderr_under_its_message() {
+        let mut wa = result(
+            "2",
+            Verdict::WA,
+            "line 1, column 1: expected `4`, found `5`",
+        );
+        wa.stdout = kept("5\n", false);
+        wa.stderr = kept("", false);
+        let r = report(vec![result("1", Verdict::AC, ""), wa]);
+        let shown = render_summary(&r, 2, false, true);
+        assert_eq!(
+            shown,
+            "\nWA (wrong answer): 1 of 2 tests passed; failed: WA ×1 (test 2)\n  \
+             test 2: line 1, column 1: expected `4`, found `5`\n\
+             \n  output:\n    5\n\
+             \n  stderr (empty):\n"
+        );
+        // Without the flag a WA shows nothing of it.
+        let plain = render_summary(&r, 2, false, false);
+        assert!(!plain.contains("output"), "{plain}");
+        let mut cut = r.clone();
+        cut.tests[1].stdout = kept("5\n", true);
+        let shown = render_summary(&cut, 2, false, true);
+        assert!(
+            shown.contains("output (its first 4 KiB):\n    5\n"),
+            "{shown}"
+        );
+    }
+
+    #[test]
+    fn a_runtime_error_always_shows_the_last_lines_of_its_stderr() {
+        let mut re = result(
+            "1",
+            Verdict::RE,
+            "exit code 1; stderr: ZeroDivisionError: division by zero",
+        );
+        let mut trace = String::from("Traceback (most recent call last):\n");
+        for i in 1..=4 {
+            trace.push_str(&format!(
+                "  File \"div.py\", line {i}, in f{i}\n    f{}()\n",
+                i + 1
+            ));
+        }
+        trace.push_str("ZeroDivisionError: division by zero\n");
+        re.stderr = kept(&trace, false);
+        let s = render_summary(&report(vec![re.clone()]), 1, false, false);
+        let shown: Vec<&str> = s.lines().skip_while(|l| !l.contains("stderr (")).collect();
+        assert_eq!(
+            shown,
+            [
+                "  stderr (its last lines):",
+                "        f2()",
+                "      File \"div.py\", line 2, in f2",
+                "        f3()",
+                "      File \"div.py\", line 3, in f3",
+                "        f4()",
+                "      File \"div.py\", line 4, in f4",
+                "        f5()",
+                "    ZeroDivisionError: division by zero",
+            ],
+            "{s}"
+        );
+        // Nothing written: no heading.
+        re.stderr = kept("\n", false);
+        let s = render_summary(&report(vec![re]), 1, false, false);
+        assert!(!s.contains("stderr ("), "{s}");
     }
 
     #[test]
@@ -633,7 +775,7 @@ mod tests {
         tests[9] = result("10", TLE, "CPU time over the limit");
         tests[11] = result("12", WA, "line 2, column 1: expected `1`, found `2`");
         tests[14] = result("15", WA, "line 1, column 3: expected `x`, found `y`");
-        let s = render_summary(&report(tests), 20, false);
+        let s = render_summary(&report(tests), 20, false, false);
         assert_eq!(
             s,
             "\nWA (wrong answer): 16 of 20 tests passed; failed: WA ×3 (first: test 7), TLE ×1 (test 10)\n  \
@@ -648,7 +790,7 @@ mod tests {
             result("1", AC, ""),
             result("2", WA, "line 1, column 1: expected `4`, found `5`"),
         ];
-        let s = render_summary(&report(tests), 5, false);
+        let s = render_summary(&report(tests), 5, false, false);
         assert_eq!(
             s,
             "\nWA (wrong answer) on test 2 (1 of 5 tests passed before it)\n  \

@@ -188,6 +188,15 @@ pub fn side_note(event: &judge_model::event::Event) -> bool {
 
 /// The reporter of a subcommand in a format, writing to stdout (and stderr for people).
 pub fn reporter(format: Format, command: Command) -> Result<Box<dyn Reporter>, NoSuchFormat> {
+    reporter_showing(format, command, false)
+}
+
+/// [`reporter`]; `show_output`: `run`'s human table shows the failing test's output and stderr.
+pub fn reporter_showing(
+    format: Format,
+    command: Command,
+    show_output: bool,
+) -> Result<Box<dyn Reporter>, NoSuchFormat> {
     let out = || -> human::Out { Box::new(stream::stdout_shared()) };
     let err = || -> human::Out { Box::new(stream::stderr_shared()) };
     let colour = use_colour(&std::io::stdout());
@@ -211,9 +220,11 @@ pub fn reporter(format: Format, command: Command) -> Result<Box<dyn Reporter>, N
                 },
             })
         }
-        (Format::Human, Command::Run) => {
-            Box::new(human::RunTable::new(out(), err(), colour, status_colour, progress).ticking())
-        }
+        (Format::Human, Command::Run) => Box::new(
+            human::RunTable::new(out(), err(), colour, status_colour, progress)
+                .ticking()
+                .show_output(show_output),
+        ),
         (Format::Human, Command::Verify) => Box::new(
             verify::VerifyTable::new(out(), err(), colour, status_colour, progress).ticking(),
         ),

@@ -14,7 +14,7 @@ use judge_model::event::{Event, PackageInfo, Reporter, RunId, TestId};
 use judge_model::finding::Finding;
 use judge_model::finding::TimeAdvice;
 use judge_model::result::CompileReport;
-use judge_model::result::{SubmissionReport, TestResult};
+use judge_model::result::{Captured, SubmissionReport, TestResult};
 use judge_model::IsolationLevel;
 use judge_model::Verdict;
 use std::path::PathBuf;
@@ -60,7 +60,22 @@ fn test(name: &str, verdict: Verdict, time: u64, message: &str) -> TestResult {
         checker_score: None,
         passes: None,
         transcript: None,
+        stdout: None,
+        stderr: None,
     }
+}
+
+/// `t` with what the program printed; `cut`: its stdout was longer.
+fn printed(mut t: TestResult, stdout: &str, stderr: &str, cut: bool) -> TestResult {
+    t.stdout = Some(Captured {
+        text: stdout.into(),
+        truncated: cut,
+    });
+    t.stderr = Some(Captured {
+        text: stderr.into(),
+        truncated: false,
+    });
+    t
 }
 
 fn compile(message: &str) -> CompileReport {
@@ -176,12 +191,17 @@ fn run_events() -> Vec<Event> {
         "my.cpp",
         None,
         vec![
-            test("sample-1", Verdict::AC, 3, ""),
-            test(
-                "2",
-                Verdict::WA,
-                4,
-                "line 1, column 1: expected `-5`, found `6`",
+            printed(test("sample-1", Verdict::AC, 3, ""), "3\n", "", false),
+            printed(
+                test(
+                    "2",
+                    Verdict::WA,
+                    4,
+                    "line 1, column 1: expected `-5`, found `6`",
+                ),
+                "6\n",
+                "debug: a=2 b=4\n",
+                true,
             ),
         ],
         "my.cpp:3:5: warning: unused variable 'x'",

@@ -185,7 +185,11 @@ impl Engine {
             test: id.clone(),
             of,
         });
-        let (result, beside) = self.run_test_honestly(problem, checker, artifact, test, needed);
+        let (mut result, beside) = self.run_test_honestly(problem, checker, artifact, test, needed);
+        // A traceback names the build folder's copy of the source: name the user's file.
+        if let Some(stderr) = &mut result.stderr {
+            stderr.text = build::name_source(&stderr.text, artifact, Path::new(&ids.solution));
+        }
         if let Some(beside) = beside {
             reporter.event(&Event::Rejudged {
                 problem: ids.problem.clone(),
@@ -252,6 +256,8 @@ impl Engine {
             checker_score: None,
             passes: None,
             transcript: None,
+            stdout: None,
+            stderr: None,
         };
         if !test.input.is_file() || !test.answer.is_file() {
             result.message = format!(
@@ -309,6 +315,8 @@ impl Engine {
         result.time = run.cpu_time;
         result.wall = run.wall_time;
         result.memory = run.peak_memory;
+        result.stdout = Some(capture_head(&output, Captured::CAP));
+        result.stderr = Some(capture_tail(&stderr, Captured::CAP));
         if let Some((verdict, message)) = classify_run(&run, memory_limit) {
             result.verdict = verdict;
             result.message = message;

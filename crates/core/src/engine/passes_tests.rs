@@ -64,6 +64,20 @@ fn each_nextpass_in_is_a_pass_and_the_slowest_pass_is_the_tests_time() {
 }
 
 #[test]
+fn a_multi_pass_test_keeps_what_its_last_pass_printed() {
+    let fake = FakeExecutor::new()
+        .program("sol", |run: &Run| {
+            counts(run).stderr(format!("pass on {}", run.test))
+        })
+        .program("validator", validator);
+    let report = judge(5, &fake);
+    assert_eq!(report.verdict, Verdict::AC, "{report:?}");
+    let test = &report.tests[0];
+    assert_eq!(test.stdout.as_ref().unwrap().text, "3\n");
+    assert_eq!(test.stderr.as_ref().unwrap().text, "pass on pass-2");
+}
+
+#[test]
 fn a_pass_that_fails_decides_the_test_and_names_itself() {
     let fake = FakeExecutor::new()
         .program("sol", |run: &Run| {

@@ -317,3 +317,37 @@ pub fn read_tail(path: &Path, cap: u64) -> String {
         _ => text,
     }
 }
+
+/// The first `cap` bytes of a file as text, flagged when the file was longer (a character cut
+/// in two at the end is left out).
+pub fn capture_head(path: &Path, cap: usize) -> Captured {
+    use std::io::Read;
+    let Ok(f) = std::fs::File::open(path) else {
+        return Captured::default();
+    };
+    let mut buf = Vec::new();
+    let _ = f.take(cap as u64 + 1).read_to_end(&mut buf);
+    let truncated = buf.len() > cap;
+    buf.truncate(cap);
+    if truncated {
+        if let Err(e) = std::str::from_utf8(&buf) {
+            if e.error_len().is_none() {
+                buf.truncate(e.valid_up_to());
+            }
+        }
+    }
+    Captured {
+        text: String::from_utf8_lossy(&buf).into_owned(),
+        truncated,
+    }
+}
+
+/// The last `cap` bytes of a file as text, starting at a line boundary when cut, flagged when
+/// the file was longer.
+pub fn capture_tail(path: &Path, cap: usize) -> Captured {
+    let len = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    Captured {
+        text: read_tail(path, cap as u64),
+        truncated: len > cap as u64,
+    }
+}

@@ -136,6 +136,8 @@ mod tests {
                     checker_score: None,
                     passes: None,
                     transcript: None,
+                    stdout: None,
+                    stderr: None,
                 },
                 true,
             );

@@ -194,6 +194,62 @@ fn a_runtime_error_says_how_the_program_ended_and_its_last_words() {
 }
 
 #[test]
+fn each_test_keeps_what_the_program_printed_capped() {
+    let case = Case::new(3, "");
+    let fake = FakeExecutor::new().program("sol", |run| match run.test.as_str() {
+        "1" => doubles(run).stderr("debug: n=1\n"),
+        "2" => Act::prints("5\n").stderr("debug: n=2\n"),
+        _ => Act::exits(1),
+    });
+    let (report, _) = case.judge(&fake, "sol", JudgeOptions::default());
+    assert_eq!(verdicts(&report), [Verdict::AC, Verdict::WA]);
+    let kept = |i: usize| {
+        let t = &report.tests[i];
+        (t.stdout.clone().unwrap(), t.stderr.clone().unwrap())
+    };
+    let text = |s: &str| Captured {
+        text: s.into(),
+        truncated: false,
+    };
+    assert_eq!(kept(0), (text("2\n"), text("debug: n=1\n")));
+    assert_eq!(kept(1), (text("5\n"), text("debug: n=2\n")));
+
+    // Over the cap: stdout keeps its start, stderr its end (from a line's start).
+    let long_out = "o".repeat(Captured::CAP + 10);
+    let mut long_err = String::new();
+    for i in 0..1000 {
+        long_err.push_str(&format!("line {i}\n"));
+    }
+    long_err.push_str("Error: the end\n");
+    let fake =
+        FakeExecutor::new().always("crash", Act::exits(1).stdout(&long_out).stderr(&long_err));
+    let (report, _) = case.judge(&fake, "crash", JudgeOptions::default());
+    assert_eq!(report.verdict, Verdict::RE);
+    let (out, err) = (
+        report.tests[0].stdout.clone().unwrap(),
+        report.tests[0].stderr.clone().unwrap(),
+    );
+    assert!(out.truncated && err.truncated);
+    assert_eq!(out.text, long_out[..Captured::CAP]);
+    assert!(err.text.len() <= Captured::CAP, "{}", err.text.len());
+    assert!(err.text.starts_with("line "), "{}", &err.text[..20]);
+    assert_eq!(err.last_lines(2), ["line 999", "Error: the end"]);
+}
+
+#[test]
+fn a_cut_in_the_middle_of_a_character_leaves_it_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("out");
+    std::fs::write(&path, "aé").unwrap();
+    let kept = capture_head(&path, 2);
+    assert_eq!((kept.text.as_str(), kept.truncated), ("a", true));
+    let kept = capture_head(&path, 3);
+    assert_eq!((kept.text.as_str(), kept.truncated), ("aé", false));
+    let missing = capture_head(&dir.path().join("none"), 2);
+    assert_eq!(missing, Captured::default());
+}
+
+#[test]
 fn the_cpu_limit_is_met_exactly_at_the_limit_and_missed_just_above() {
     let case = Case::new(1, "");
     let verdict = |ms: u64| {

@@ -142,6 +142,8 @@ mod tests {
             checker_score: None,
             passes: None,
             transcript: None,
+            stdout: None,
+            stderr: None,
         }
     }
 

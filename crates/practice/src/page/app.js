@@ -316,7 +316,9 @@ async function loadHistory() {
   try {
     const list = await api("GET", `/api/submissions?problem=${encodeURIComponent(state.problem.id)}`);
     state.history = Array.isArray(list) ? list : [];
-    const best = state.history.some((s) => s.verdict === "AC") ? "AC" : state.history.find((s) => s.verdict)?.verdict;
+    // A submission the judge refused (a JE with its reason) is no attempt: no ✗ for it.
+    const attempted = state.history.filter((s) => s.verdict && !(s.verdict === "JE" && s.error));
+    const best = attempted.some((s) => s.verdict === "AC") ? "AC" : attempted[0]?.verdict;
     if (best) state.results[state.problem.id] = best;
     renderSidebar();
   } catch (_) {
@@ -516,6 +518,7 @@ function resultPanel() {
             judging ? pendingRows(tests.length) : null))
       : h("p", { class: "hint" }, judging ? "Compiling…" : "No tests were run."),
     selected && selected.verdict !== "AC" ? diffPanel(selected) : null,
+    selected && selected.verdict === "AC" ? printedPanel(selected, s) : null,
     typeof s.source === "string" ? h("details", { class: "source" }, h("summary", {}, `Source${s.path ? " (" + s.path + ")" : ""}`), h("pre", {}, s.source)) : null,
   );
 }
@@ -548,7 +551,50 @@ function diffPanel(t) {
   } else if (t.verdict === "WA" || t.verdict === "PE") {
     parts.push(h("p", { class: "hint" }, "The checker gave no line-by-line difference for this test."));
   }
+  parts.push(printedPanel(t, state.submission));
   return h("div", { class: "diff", id: "diff", "data-test": t.name }, parts);
+}
+
+// ---------- what the program printed ----------
+
+// The test's expected output (when the problem's preview has the test), the program's output
+// beside it with the lines that differ marked, and its stderr below: the judge keeps the first
+// 4 KiB of the output and the last 4 KiB of stderr.
+function printedPanel(t, s) {
+  if (!t.stdout && !t.stderr) return null;
+  const p = state.problem;
+  const samples = p && s && String(p.id) === String(s.problem) && Array.isArray(p.samples) ? p.samples : [];
+  const sample = samples.find((x) => x.name === t.name);
+  const expected = sample ? sample.output : null;
+  const received = t.stdout ? t.stdout.text : null;
+  const columns = [];
+  if (expected !== null && received !== null) {
+    columns.push(streamBox("Expected output", "expected", expected, sample.truncated, received));
+  }
+  if (received !== null) {
+    columns.push(streamBox("Your output", "received", received, t.stdout.truncated, expected, "its first 4 KiB"));
+  }
+  return h("div", { class: "printed", id: "printed", "data-test": t.name },
+    columns.length ? h("div", { class: "streams" }, columns) : null,
+    t.stderr ? streamBox("Stderr", "stderr", t.stderr.text, t.stderr.truncated, null, "its last 4 KiB") : null);
+}
+
+// One stream as lines; a line that differs from the same line of `other` is marked.
+function streamBox(title, id, text, cut, other, whenCut) {
+  const lines = splitLines(text);
+  const others = other === null || other === undefined ? null : splitLines(other);
+  const rows = lines.slice(0, DIFF_CAP_LINES).map((line, i) =>
+    h("span", { class: others && (others[i] ?? null) !== line ? "differs" : "" }, cap(line), "\n"));
+  if (lines.length > DIFF_CAP_LINES) rows.push(h("span", { class: "capped" }, `… ${lines.length - DIFF_CAP_LINES} more lines`));
+  return h("div", { class: "stream", id: `stream-${id}` },
+    h("h4", {}, title, cut ? h("span", { class: "hint" }, ` (${whenCut || "cut"})`) : null),
+    lines.length ? h("pre", {}, rows) : h("p", { class: "hint" }, "(empty)"));
+}
+
+function splitLines(text) {
+  const lines = String(text).replace(/\r\n/g, "\n").split("\n");
+  if (lines.length && lines[lines.length - 1] === "") lines.pop();
+  return lines;
 }
 
 // The judge's own rendering of the window around the first difference (the same text as the

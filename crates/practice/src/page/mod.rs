@@ -7,6 +7,13 @@ const INDEX: &[u8] = include_bytes!("index.html");
 const SCRIPT: &[u8] = include_bytes!("app.js");
 const STYLE: &[u8] = include_bytes!("style.css");
 const ICON: &[u8] = include_bytes!("icon.svg");
+const LOCKED: &[u8] = include_bytes!("locked.html");
+
+/// The page shown in place of the page at `/` to a browser without the token (a bookmark, a
+/// browser restarted since): how to get in, instead of the API's JSON 401.
+pub fn locked() -> &'static [u8] {
+    LOCKED
+}
 
 /// The content type and bytes of the page's file at `path` (`/` is the page itself; a query
 /// string is ignored); `None` for anything else.
@@ -46,8 +53,12 @@ mod tests {
 
     #[test]
     fn the_page_loads_nothing_from_elsewhere() {
-        for path in ["/", "/app.js", "/style.css"] {
-            let text = std::str::from_utf8(asset(path).unwrap().1).unwrap();
+        for (path, bytes) in ["/", "/app.js", "/style.css"]
+            .map(|p| (p, asset(p).unwrap().1))
+            .into_iter()
+            .chain([("locked", locked())])
+        {
+            let text = std::str::from_utf8(bytes).unwrap();
             for far in ["http://", "https://", "//cdn", "@import"] {
                 assert!(!text.contains(far), "{path} mentions {far}");
             }

@@ -413,6 +413,11 @@ fn judge_pair(
     result.time = solution_run.cpu_time;
     result.wall = solution_run.wall_time;
     result.memory = solution_run.peak_memory;
+    // Its stdout went to the interactor (the exchange is the transcript); its stderr is its own.
+    result.stderr = Some(crate::engine::capture_tail(
+        &work.join("solution.err"),
+        judge_model::Captured::CAP,
+    ));
 
     let stderr = build::read_capped(&work.join("interactor.err"), STDERR_CAP as usize);
     // judgemessage.txt's first line; else stderr's last (progress first, the reason last).

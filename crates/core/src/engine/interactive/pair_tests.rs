@@ -136,6 +136,21 @@ fn a_solution_crashing_first_gets_its_runtime_error_not_the_interactors_complain
 }
 
 #[test]
+fn an_interactive_test_keeps_the_solutions_stderr_not_its_output() {
+    let case = Case::new(1, "kattis");
+    let fake = FakeExecutor::new()
+        .program("sol", |_| {
+            Act::prints("2\n").stderr("thinking about 1\n").wall_ms(10)
+        })
+        .program("interactor", kattis_referee);
+    let report = case.judge(&fake, false);
+    assert_eq!(report.verdict, Verdict::AC, "{report:?}");
+    let test = &report.tests[0];
+    assert_eq!(test.stderr.as_ref().unwrap().text, "thinking about 1\n");
+    assert_eq!(test.stdout, None, "its output is the exchange");
+}
+
+#[test]
 fn a_solution_over_its_cpu_limit_first_is_tle() {
     let case = Case::new(1, "kattis");
     let fake = FakeExecutor::new()
