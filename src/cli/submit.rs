@@ -49,6 +49,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             source: &source,
             language: None,
             max_attempts: Some(args.max_attempts),
+            submitter: None,
         },
     )?;
     judge_report::outln!("{id}");
