@@ -9,6 +9,7 @@ mod inspect;
 mod new;
 mod practice;
 mod run;
+mod serve;
 mod stress;
 mod submit;
 mod verify;
@@ -184,6 +185,12 @@ Examples:
   judge submit --db 'host=/run/postgresql dbname=judge' problems/sum sum.cpp
   judge submit --db postgresql://judge@db.example/judge problems/sum a.py --max-attempts 5")]
     Submit(submit::Args),
+    /// Serve the service's HTTP API (submissions, problems, results) over its database.
+    #[command(after_help = "\
+Examples:
+  judge serve --db 'host=/run/postgresql dbname=judge'          prints an organiser token
+  judge serve --db postgresql://judge@db.example/judge --listen 0.0.0.0:8080 --tokens tokens.txt")]
+    Serve(serve::Args),
 }
 
 /// `--color WHEN` as given on the command line, read before clap parses the rest, so that
@@ -254,6 +261,7 @@ pub fn main() -> i32 {
         Command::Practice(args) => practice::run(args, languages),
         Command::Worker(args) => worker::run(args, languages),
         Command::Submit(args) => submit::run(args),
+        Command::Serve(args) => serve::run(args),
     }));
     judge_sandbox::finish();
     let code = match result {

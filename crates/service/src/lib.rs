@@ -6,6 +6,7 @@
 //! the reaper (every write of a worker fenced by the job's attempt), `worker` the loop that
 //! judges with `judge_core::judging`, and `testdb` a throwaway PostgreSQL for tests.
 
+pub mod http;
 pub mod queue;
 pub mod schema;
 pub mod store;
