@@ -57,22 +57,22 @@ fn check_name(name: &str) -> Result<(), ApiError> {
     }
 }
 
-/// The archive as a plain tar: a gzip stream is decompressed, up to [`MAX_PACKAGE`].
-fn plain_tar(body: &[u8]) -> Result<Vec<u8>, ApiError> {
+/// The archive as a plain tar: a gzip stream is decompressed, up to `limit` bytes.
+fn plain_tar(body: &[u8], limit: u64) -> Result<Vec<u8>, ApiError> {
     if !body.starts_with(&[0x1f, 0x8b]) {
         return Ok(body.to_vec());
     }
     let mut out = Vec::new();
     flate2::read::GzDecoder::new(body)
-        .take(MAX_PACKAGE + 1)
+        .take(limit + 1)
         .read_to_end(&mut out)
         .map_err(|e| ApiError::bad_request(format!("the package is not a valid .tar.gz: {e}")))?;
-    if out.len() as u64 > MAX_PACKAGE {
+    if out.len() as u64 > limit {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
             format!(
-                "the package is larger than {} MiB once decompressed",
-                MAX_PACKAGE >> 20
+                "the package is larger than {} KiB once decompressed",
+                limit >> 10
             ),
         ));
     }
@@ -82,7 +82,7 @@ fn plain_tar(body: &[u8]) -> Result<Vec<u8>, ApiError> {
 /// Unpacks and loads the package in a scratch folder; returns it packed as `store::pack`
 /// packs a folder, so the same package is the same blob whichever way it came.
 pub fn check_package(name: &str, archive: &[u8]) -> Result<Vec<u8>, ApiError> {
-    let tar = plain_tar(archive)?;
+    let tar = plain_tar(archive, MAX_PACKAGE)?;
     let scratch =
         tempfile::tempdir().map_err(|e| ApiError::internal(format!("a scratch folder: {e}")))?;
     let dir = scratch.path().join(name);
@@ -137,4 +137,47 @@ pub async fn upload(
         StatusCode::CREATED,
         Json(json!({ "name": name, "package": hash })),
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(data).unwrap();
+        gz.finish().unwrap()
+    }
+
+    fn sum() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/problems/sum")
+    }
+
+    #[test]
+    fn a_package_as_tar_or_tar_gz_is_stored_as_the_same_blob() {
+        let packed = crate::store::pack(&sum()).unwrap();
+        assert_eq!(check_package("sum", &packed).unwrap(), packed);
+        assert_eq!(check_package("sum", &gzip(&packed)).unwrap(), packed);
+    }
+
+    #[test]
+    fn a_gzip_bomb_stops_at_the_limit_and_a_broken_gzip_is_a_bad_request() {
+        let bomb = gzip(&vec![0; 64 << 10]);
+        let err = plain_tar(&bomb, 16 << 10).map(|t| t.len()).unwrap_err();
+        assert_eq!(err.status, StatusCode::PAYLOAD_TOO_LARGE);
+        assert_eq!(
+            err.detail,
+            "the package is larger than 16 KiB once decompressed"
+        );
+        let err = plain_tar(b"\x1f\x8b not a gzip stream", 1 << 20)
+            .map(|t| t.len())
+            .unwrap_err();
+        assert_eq!(err.status, StatusCode::BAD_REQUEST);
+        assert!(
+            err.detail.starts_with("the package is not a valid .tar.gz"),
+            "{}",
+            err.detail
+        );
+    }
 }
