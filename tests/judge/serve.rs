@@ -400,3 +400,73 @@ fn hostile_requests_get_a_4xx_with_the_reason_and_store_nothing() {
     let (status, doc) = server.get("/api/v1/openapi.json", None);
     assert_eq!((status, doc["openapi"].clone()), (200, json!("3.1.0")));
 }
+
+#[test]
+fn judge_submit_and_judge_status_are_clients_of_the_api() {
+    let url = judge_service::testdb::shared().expect("a throwaway PostgreSQL");
+    let server = Server::start(&url);
+    assert_eq!(upload(&server, "sum", ORGANISER, &sum_package()).0, 201);
+    let _worker = Worker::start(&url, "a", "10");
+    let base = format!("http://{}", server.addr);
+    let client = |args: &[&str], token: &str| {
+        Command::new(env!("CARGO_BIN_EXE_judge"))
+            .args(args)
+            .env("JUDGE_TOKEN", token)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let wa = program("wa.c");
+    let out = client(
+        &[
+            "submit",
+            &base,
+            "sum",
+            wa.to_str().unwrap(),
+            "--wait",
+            "--json",
+        ],
+        ALICE,
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        (doc["state"].clone(), doc["verdict"].clone()),
+        (json!("done"), json!("WA"))
+    );
+    let id = doc["id"].as_i64().unwrap();
+
+    let out = client(&["status", &base, &id.to_string()], ALICE);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.starts_with(&format!("submission {id}  sum  done  WA")),
+        "{text}"
+    );
+    assert!(text.contains("expected `4000000000`"), "{text}");
+    let out = client(&["status", &base], BOB);
+    assert_eq!(
+        (out.status.code(), out.stdout.is_empty()),
+        (Some(0), true),
+        "bob sees none of alice's"
+    );
+
+    let out = client(&["status", &base, &id.to_string()], BOB);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("submission {id} is not bob's (403)")),
+        "{stderr}"
+    );
+    let out = client(
+        &["submit", &base, "nope", wa.to_str().unwrap()],
+        "wrong-token-0123456789",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("this token is not one the server accepts (401)"),
+        "{stderr}"
+    );
+}

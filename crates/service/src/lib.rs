@@ -7,6 +7,7 @@
 //! judges with `judge_core::judging`, `http` the API of `judge serve`, and `testdb` a
 //! throwaway PostgreSQL for tests.
 
+pub mod client;
 pub mod http;
 pub mod queue;
 pub mod schema;
