@@ -270,7 +270,7 @@ pub fn main() -> i32 {
         Command::Practice(args) => practice::run(args, languages),
         Command::Worker(args) => worker::run(args, languages),
         Command::Submit(args) => submit::run(args),
-        Command::Serve(args) => serve::run(args),
+        Command::Serve(args) => serve::run(args, languages),
         Command::Status(args) => status::run(args),
     }));
     judge_sandbox::finish();

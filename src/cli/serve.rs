@@ -18,7 +18,8 @@ pub struct Args {
     tokens: Option<PathBuf>,
 }
 
-pub fn run(args: Args) -> anyhow::Result<i32> {
+pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
+    let languages = judge_core::lang::Languages::load(languages)?;
     let tokens = match &args.tokens {
         Some(file) => {
             let text = std::fs::read_to_string(file)
@@ -39,7 +40,7 @@ pub fn run(args: Args) -> anyhow::Result<i32> {
             Tokens::organiser(&token)
         }
     };
-    let state = http::State::new(&args.db, tokens)?;
+    let state = http::State::new(&args.db, tokens, languages)?;
     let listener = std::net::TcpListener::bind(&args.listen)
         .map_err(|e| anyhow::anyhow!("listening on {}: {e}", args.listen))?;
     judge_report::errln!("listening on http://{}", listener.local_addr()?);

@@ -262,7 +262,7 @@ fn hostile_requests_get_a_4xx_with_the_reason_and_store_nothing() {
     let url = judge_service::testdb::shared().expect("a throwaway PostgreSQL");
     let server = Server::start(&url);
     assert_eq!(upload(&server, "sum", ORGANISER, &sum_package()).0, 201);
-    let (blobs, submissions) = (count(&url, "blobs"), count(&url, "submissions"));
+    let (mut blobs, mut submissions) = (count(&url, "blobs"), count(&url, "submissions"));
     let submission =
         |source: String| json!({"problem": "sum", "filename": "a.c", "source": source});
     let detail =
@@ -326,6 +326,31 @@ fn hostile_requests_get_a_4xx_with_the_reason_and_store_nothing() {
         why.starts_with("the body is not a submission: EOF"),
         "{why}"
     );
+    let (status, why) = detail(server.post_json(
+        "/api/v1/submissions",
+        Some(ALICE),
+        &json!({"problem": "sum", "language": "Brainfuck", "filename": "a.b", "source": "+"}),
+    ));
+    assert_eq!(status, 422);
+    assert!(
+        why.starts_with("unknown language `Brainfuck`; the judge knows "),
+        "{why}"
+    );
+    let (status, why) = detail(server.post_json(
+        "/api/v1/submissions",
+        Some(ALICE),
+        &json!({"problem": "sum", "filename": "a.zzz", "source": "+"}),
+    ));
+    assert_eq!(status, 422);
+    assert!(why.contains("a.zzz"), "{why}");
+    let (status, body) = server.post_json(
+        "/api/v1/submissions",
+        Some(ALICE),
+        &json!({"problem": "sum", "language": "c", "filename": "a.c", "source": "int main(){}"}),
+    );
+    assert_eq!(status, 201, "{body}");
+    submissions += 1;
+    blobs += 1; // its source
     let (status, why) = detail(server.post_json(
         "/api/v1/submissions",
         Some(ALICE),

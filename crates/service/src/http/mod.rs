@@ -28,23 +28,30 @@ pub const MAX_SOURCE: usize = 1 << 20;
 /// The largest submission request (a 1 MiB source escaped in JSON fits).
 pub const MAX_SUBMISSION_BODY: usize = 8 << 20;
 
-/// What every handler shares: the database and the tokens.
+/// What every handler shares: the database, the tokens and the language table (to refuse a
+/// submission no worker could build).
 pub struct State {
     url: String,
     idle: Mutex<Vec<Client>>,
     pub tokens: auth::Tokens,
+    pub languages: judge_core::lang::Languages,
 }
 
 pub type Shared = Arc<State>;
 
 impl State {
     /// Connects once (creating the tables that are missing) so a wrong URL fails at start.
-    pub fn new(url: &str, tokens: auth::Tokens) -> Result<Shared, crate::Error> {
+    pub fn new(
+        url: &str,
+        tokens: auth::Tokens,
+        languages: judge_core::lang::Languages,
+    ) -> Result<Shared, crate::Error> {
         let client = crate::connect(url)?;
         Ok(Arc::new(State {
             url: url.to_string(),
             idle: Mutex::new(vec![client]),
             tokens,
+            languages,
         }))
     }
 }

@@ -119,6 +119,7 @@ pub fn spec() -> Value {
                         ("400", "malformed JSON, a missing field or a bad file name"),
                         ("404", "no such problem"),
                         ("413", "a source over 1 MiB"),
+                        ("422", "an unknown language, or a file name that tells none"),
                     ]))
                 }
             },

@@ -50,6 +50,7 @@ pub async fn create(
             new.filename
         )));
     }
+    check_language(&state.languages, new.language.as_deref(), &new.filename)?;
     let submitter = match caller.role {
         Role::Organiser => None,
         Role::Submitter => Some(caller.name.clone()),
@@ -73,6 +74,36 @@ pub async fn create(
     })
     .await?;
     Ok((StatusCode::CREATED, Json(json!({ "id": id }))))
+}
+
+/// A named language must be in the table (by name or alias, any case); without one, the file
+/// name must tell it, as `judge run` guesses it.
+fn check_language(
+    languages: &judge_core::lang::Languages,
+    language: Option<&str>,
+    filename: &str,
+) -> Result<(), ApiError> {
+    let unprocessable = |why: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why);
+    match language {
+        Some(name) => {
+            let known = languages.all().iter().any(|l| {
+                l.name.eq_ignore_ascii_case(name)
+                    || l.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
+            });
+            if known {
+                return Ok(());
+            }
+            let names: Vec<&str> = languages.general().map(|l| l.name.as_str()).collect();
+            Err(unprocessable(format!(
+                "unknown language `{name}`; the judge knows {}",
+                names.join(", ")
+            )))
+        }
+        None => languages
+            .for_source(std::path::Path::new(filename))
+            .map(|_| ())
+            .map_err(|e| unprocessable(e.to_string())),
+    }
 }
 
 const TIME: &str = "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'";
