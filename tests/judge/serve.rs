@@ -131,6 +131,57 @@ impl Server {
     }
 }
 
+/// An open `GET /api/v1/events` stream.
+struct Events {
+    lines: std::io::BufReader<TcpStream>,
+}
+
+impl Events {
+    /// The data of the next event named `name` (other events are skipped).
+    fn next(&mut self, name: &str) -> Value {
+        let mut named = false;
+        loop {
+            let mut line = String::new();
+            let n = self
+                .lines
+                .read_line(&mut line)
+                .expect("an event within the deadline");
+            assert!(n > 0, "the events stream ended");
+            let line = line.trim_end();
+            if let Some(data) = line.strip_prefix("data: ").filter(|_| named) {
+                return serde_json::from_str(data).unwrap();
+            }
+            named = line == format!("event: {name}");
+        }
+    }
+}
+
+impl Server {
+    fn events(&self) -> Events {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(DEADLINE)).unwrap();
+        write!(
+            stream,
+            "GET /api/v1/events HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {ORGANISER}\r\n\r\n",
+            self.addr
+        )
+        .unwrap();
+        let mut lines = std::io::BufReader::new(stream);
+        let mut status = String::new();
+        lines.read_line(&mut status).unwrap();
+        assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+        // The stream listens once its answer's head is sent: read the head through.
+        loop {
+            let mut line = String::new();
+            lines.read_line(&mut line).unwrap();
+            if line == "\r\n" {
+                break;
+            }
+        }
+        Events { lines }
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -441,6 +492,7 @@ fn judge_submit_and_judge_status_are_clients_of_the_api() {
             .output()
             .unwrap()
     };
+    let mut events = server.events();
     let wa = program("wa.c");
     let out = client(
         &[
@@ -461,6 +513,19 @@ fn judge_submit_and_judge_status_are_clients_of_the_api() {
         (json!("done"), json!("WA"))
     );
     let id = doc["id"].as_i64().unwrap();
+    // The jury's stream saw it claimed, then done with its verdict.
+    let judging = events.next("judging");
+    assert_eq!(
+        (judging["id"].as_i64(), judging["worker"].as_str()),
+        (Some(id), Some("a"))
+    );
+    let done = events.next("done");
+    assert_eq!(
+        (done["id"].as_i64(), done["verdict"].as_str()),
+        (Some(id), Some("WA"))
+    );
+    let (status, body) = server.get("/api/v1/events", Some(ALICE));
+    assert_eq!(status, 403, "{body}");
 
     let out = client(&["status", &base, &id.to_string()], ALICE);
     assert_eq!(out.status.code(), Some(1));

@@ -7,6 +7,7 @@
 //! synchronous connections: the queue's code is the workers' code.
 
 pub mod auth;
+mod events;
 pub mod openapi;
 mod problems;
 mod submissions;
@@ -35,9 +36,17 @@ pub struct State {
     idle: Mutex<Vec<Client>>,
     pub tokens: auth::Tokens,
     pub languages: judge_core::lang::Languages,
+    /// Event streams open now.
+    streams: std::sync::atomic::AtomicUsize,
 }
 
 pub type Shared = Arc<State>;
+
+impl State {
+    fn url(&self) -> &str {
+        &self.url
+    }
+}
 
 impl State {
     /// Connects once (creating the tables that are missing) so a wrong URL fails at start.
@@ -52,6 +61,7 @@ impl State {
             idle: Mutex::new(vec![client]),
             tokens,
             languages,
+            streams: Default::default(),
         }))
     }
 }
@@ -170,6 +180,7 @@ pub fn routes() -> Vec<(&'static str, Method, MethodRouter<Shared>)> {
             Method::GET,
             get(submissions::show),
         ),
+        ("/api/v1/events", Method::GET, get(events::stream)),
         ("/api/v1/openapi.json", Method::GET, get(openapi::document)),
     ]
 }

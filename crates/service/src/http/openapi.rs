@@ -32,7 +32,12 @@ fn errors(codes: &[(&str, &str)]) -> serde_json::Map<String, Value> {
     map
 }
 
-fn ok(
+fn ok(code: &str, description: &str, schema: Value, rest: serde_json::Map<String, Value>) -> Value {
+    ok_as("application/json", code, description, schema, rest)
+}
+
+fn ok_as(
+    media: &str,
     code: &str,
     description: &str,
     schema: Value,
@@ -40,7 +45,7 @@ fn ok(
 ) -> Value {
     rest.insert(
         code.into(),
-        json!({"description": description, "content": {"application/json": {"schema": schema}}}),
+        json!({"description": description, "content": {media: {"schema": schema}}}),
     );
     Value::Object(rest)
 }
@@ -132,6 +137,17 @@ pub fn spec() -> Value {
                         ("400", "not an id"),
                         ("403", "another submitter's"),
                         ("404", "no such submission"),
+                    ]))
+                }
+            },
+            "/api/v1/events": {
+                "get": {
+                    "summary": "Server-Sent Events of submissions changing state (organisers)",
+                    "description": "`judging` {id, attempt, worker} when a worker claims a submission; `done` {id, problem, verdict, time_ms, memory_kib} when its final verdict commits.",
+                    "operationId": "events",
+                    "responses": ok_as("text/event-stream", "200", "the stream", json!({"type": "string"}), errors(&[
+                        ("403", "a submitter token"),
+                        ("503", "too many streams open, or no database"),
                     ]))
                 }
             },
@@ -229,6 +245,6 @@ mod tests {
             }
         }
         assert_eq!(routed, documented);
-        assert_eq!(routed.len(), 6);
+        assert_eq!(routed.len(), 7);
     }
 }
