@@ -9,6 +9,8 @@ mod inspect;
 mod new;
 mod practice;
 mod run;
+mod serve;
+mod status;
 mod stress;
 mod submit;
 mod verify;
@@ -75,6 +77,7 @@ Environment:
                                when the judge ends, also on Ctrl-C
   XDG_DATA_HOME                judge practice's folder: $XDG_DATA_HOME/judge/practice, else
                                ~/.local/share/judge/practice (--dir DIR instead)
+  JUDGE_TOKEN=T                judge submit SERVER / judge status: the API token (as --token)
   JUDGE_PRACTICE_TOKEN=T       judge practice's token instead of a random one (unlike --token, not
                                visible to other users in the process list)
   SUDO_UID, SUDO_GID           judge practice under sudo: the user as whom files given by path are
@@ -178,12 +181,25 @@ Examples:
   judge worker --db postgresql://judge@db.example/judge --slots 2 --lease 10
   judge worker --db postgresql://judge@db.example/judge --name room-3-pc-12")]
     Worker(worker::Args),
-    /// Queue a submission in the service's PostgreSQL database and print its id.
+    /// Submit a source to judge serve (or queue it in the database with --db) and print its id.
     #[command(after_help = "\
 Examples:
-  judge submit --db 'host=/run/postgresql dbname=judge' problems/sum sum.cpp
-  judge submit --db postgresql://judge@db.example/judge problems/sum a.py --max-attempts 5")]
+  judge submit http://judge.example:8080 sum sum.cpp --wait      (the token in JUDGE_TOKEN)
+  judge submit http://judge.example:8080 sum sum.cpp --token T   prints the submission's id
+  judge submit --db 'host=/run/postgresql dbname=judge' problems/sum sum.cpp")]
     Submit(submit::Args),
+    /// Serve the service's HTTP API (submissions, problems, results) over its database.
+    #[command(after_help = "\
+Examples:
+  judge serve --db 'host=/run/postgresql dbname=judge'          prints an organiser token
+  judge serve --db postgresql://judge@db.example/judge --listen 0.0.0.0:8080 --tokens tokens.txt")]
+    Serve(serve::Args),
+    /// Show a submission's result from judge serve, or the submissions.
+    #[command(after_help = "\
+Examples:
+  judge status http://judge.example:8080            the submissions (the token in JUDGE_TOKEN)
+  judge status http://judge.example:8080 7 --wait   submission 7, once judged")]
+    Status(status::Args),
 }
 
 /// `--color WHEN` as given on the command line, read before clap parses the rest, so that
@@ -254,6 +270,8 @@ pub fn main() -> i32 {
         Command::Practice(args) => practice::run(args, languages),
         Command::Worker(args) => worker::run(args, languages),
         Command::Submit(args) => submit::run(args),
+        Command::Serve(args) => serve::run(args, languages),
+        Command::Status(args) => status::run(args),
     }));
     judge_sandbox::finish();
     let code = match result {

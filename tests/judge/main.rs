@@ -20,6 +20,7 @@ mod practice;
 mod run;
 mod sandbox;
 mod scoring;
+mod serve;
 mod service;
 mod service_queue;
 mod setter;

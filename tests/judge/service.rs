@@ -27,7 +27,7 @@ fn database() -> String {
 }
 
 /// A `judge worker` process and the lines it prints on stderr.
-struct Worker {
+pub(crate) struct Worker {
     child: Child,
     name: String,
     lines: mpsc::Receiver<String>,
@@ -35,7 +35,7 @@ struct Worker {
 }
 
 impl Worker {
-    fn start(url: &str, name: &str, lease: &str) -> Worker {
+    pub(crate) fn start(url: &str, name: &str, lease: &str) -> Worker {
         let cache = tempfile::tempdir().unwrap();
         let mut child = Command::new(env!("CARGO_BIN_EXE_judge"))
             .args(["worker", "--db", url, "--name", name, "--lease", lease])

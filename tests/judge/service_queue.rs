@@ -25,6 +25,7 @@ fn submit(client: &mut Client, max_attempts: Option<i32>) -> i64 {
         source: b"int main() {}",
         language: None,
         max_attempts,
+        submitter: None,
     };
     store::submit(client, &new).unwrap()
 }

@@ -4,8 +4,11 @@
 //! sources as content-addressed blobs) live in the database. `schema` creates the tables,
 //! `store` holds blobs, problems and submissions, `queue` is claim → heartbeat → finish and
 //! the reaper (every write of a worker fenced by the job's attempt), `worker` the loop that
-//! judges with `judge_core::judging`, and `testdb` a throwaway PostgreSQL for tests.
+//! judges with `judge_core::judging`, `http` the API of `judge serve`, and `testdb` a
+//! throwaway PostgreSQL for tests.
 
+pub mod client;
+pub mod http;
 pub mod queue;
 pub mod schema;
 pub mod store;

@@ -43,6 +43,15 @@ CREATE TABLE IF NOT EXISTS submissions (
     created_at timestamptz NOT NULL DEFAULT now(),
     finished_at timestamptz
 );
+-- Who submitted through `judge serve` (a submitter token's name); none: an organiser or the CLI.
+-- Added only when missing: ALTER TABLE locks the table even when it changes nothing, which
+-- would deadlock with claims running while another process connects.
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+                   AND table_name = 'submissions' AND column_name = 'submitter') THEN
+        ALTER TABLE submissions ADD COLUMN submitter text;
+    END IF;
+END $$;
 -- One job per submission. `attempt` is the fencing token: every write a worker makes names
 -- (id, attempt, worker) and changes nothing once the job was taken from it.
 CREATE TABLE IF NOT EXISTS jobs (

@@ -129,6 +129,8 @@ pub struct NewSubmission<'a> {
     pub language: Option<&'a str>,
     /// None: the table's default (3).
     pub max_attempts: Option<i32>,
+    /// The submitter token's name it came with (`judge serve`); none: an organiser or the CLI.
+    pub submitter: Option<&'a str>,
 }
 
 /// Stores the source and queues a submission of it on the problem's current package; returns
@@ -149,14 +151,15 @@ pub fn submit(client: &mut Client, new: &NewSubmission<'_>) -> Result<i64, Error
         .get(0);
     let id: i64 = tx
         .query_one(
-            "INSERT INTO submissions (problem, package, language, filename, source)
-             VALUES ($1, $2, $3, $4, $5) RETURNING id",
+            "INSERT INTO submissions (problem, package, language, filename, source, submitter)
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
             &[
                 &new.problem,
                 &package,
                 &new.language,
                 &new.filename,
                 &source,
+                &new.submitter,
             ],
         )?
         .get(0);

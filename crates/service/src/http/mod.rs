@@ -1,0 +1,250 @@
+//! `judge serve`: the service's HTTP API (axum on a tokio runtime of its own).
+//!
+//! One router per resource (`problems`, `submissions`), one error type ([`ApiError`]) that
+//! renders as a JSON problem (RFC 9457) with its status, bearer tokens (`auth`) checked by an
+//! extractor, and the OpenAPI document kept beside the handlers (`openapi`), tested against
+//! the router's route list. Database calls run on blocking threads over a small pool of
+//! synchronous connections: the queue's code is the workers' code.
+
+pub mod auth;
+mod events;
+pub mod openapi;
+mod problems;
+mod submissions;
+
+use axum::http::{header, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::MethodRouter;
+use axum::Router;
+use postgres::{Client, NoTls};
+use std::sync::{Arc, Mutex};
+
+/// The largest request body anything accepts (a package upload); tower-http refuses more
+/// before it is read.
+pub const MAX_BODY: usize = 64 << 20;
+/// The largest package archive once decompressed: a gzip bomb stops here.
+pub const MAX_PACKAGE: u64 = 256 << 20;
+/// The largest source a submission may carry.
+pub const MAX_SOURCE: usize = 1 << 20;
+/// The largest submission request (a 1 MiB source escaped in JSON fits).
+pub const MAX_SUBMISSION_BODY: usize = 8 << 20;
+
+/// What every handler shares: the database, the tokens and the language table (to refuse a
+/// submission no worker could build).
+pub struct State {
+    url: String,
+    idle: Mutex<Vec<Client>>,
+    pub tokens: auth::Tokens,
+    pub languages: judge_core::lang::Languages,
+    /// Event streams open now.
+    streams: std::sync::atomic::AtomicUsize,
+}
+
+pub type Shared = Arc<State>;
+
+impl State {
+    fn url(&self) -> &str {
+        &self.url
+    }
+}
+
+impl State {
+    /// Connects once (creating the tables that are missing) so a wrong URL fails at start.
+    pub fn new(
+        url: &str,
+        tokens: auth::Tokens,
+        languages: judge_core::lang::Languages,
+    ) -> Result<Shared, crate::Error> {
+        let client = crate::connect(url)?;
+        Ok(Arc::new(State {
+            url: url.to_string(),
+            idle: Mutex::new(vec![client]),
+            tokens,
+            languages,
+            streams: Default::default(),
+        }))
+    }
+}
+
+/// Runs `work` with a database connection on a blocking thread; the connection goes back to
+/// the pool unless it broke.
+pub(crate) async fn db<T: Send + 'static>(
+    state: &Shared,
+    work: impl FnOnce(&mut Client) -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    let state = state.clone();
+    tokio::task::spawn_blocking(move || {
+        let taken = state.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
+        let mut client = match taken {
+            Some(client) if !client.is_closed() => client,
+            _ => Client::connect(&state.url, NoTls).map_err(ApiError::from)?,
+        };
+        let result = work(&mut client);
+        if !client.is_closed() {
+            state
+                .idle
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(client);
+        }
+        result
+    })
+    .await
+    .map_err(|e| ApiError::internal(format!("a database task failed: {e}")))?
+}
+
+/// An answer that is not a success: a status and the reason, rendered as
+/// `application/problem+json` `{"type", "title", "status", "detail"}`.
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub detail: String,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, detail: impl Into<String>) -> ApiError {
+        ApiError {
+            status,
+            detail: detail.into(),
+        }
+    }
+    pub fn bad_request(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, detail)
+    }
+    pub fn internal(detail: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, detail)
+    }
+}
+
+impl From<postgres::Error> for ApiError {
+    fn from(e: postgres::Error) -> ApiError {
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("database: {e}"))
+    }
+}
+
+impl From<crate::Error> for ApiError {
+    fn from(e: crate::Error) -> ApiError {
+        match e {
+            crate::Error::Db(e) => e.into(),
+            crate::Error::Unknown(m) => ApiError::new(StatusCode::NOT_FOUND, m),
+            other => ApiError::internal(other.to_string()),
+        }
+    }
+}
+
+impl From<axum::extract::rejection::BytesRejection> for ApiError {
+    fn from(e: axum::extract::rejection::BytesRejection) -> ApiError {
+        let status = e.status();
+        let detail = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            "the request's body is too large".to_string()
+        } else {
+            e.body_text()
+        };
+        ApiError::new(status, detail)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({
+            "type": "about:blank",
+            "title": self.status.canonical_reason().unwrap_or("Error"),
+            "status": self.status.as_u16(),
+            "detail": self.detail,
+        });
+        (
+            self.status,
+            [(header::CONTENT_TYPE, "application/problem+json")],
+            body.to_string(),
+        )
+            .into_response()
+    }
+}
+
+/// Every route: its path, its method and its handler. The router is made from this list and
+/// the OpenAPI document is tested against it, so neither can miss a route.
+pub fn routes() -> Vec<(&'static str, Method, MethodRouter<Shared>)> {
+    use axum::routing::{get, post};
+    vec![
+        ("/api/v1/problems", Method::GET, get(problems::list)),
+        ("/api/v1/problems", Method::POST, post(problems::upload)),
+        ("/api/v1/submissions", Method::GET, get(submissions::list)),
+        (
+            "/api/v1/submissions",
+            Method::POST,
+            post(submissions::create)
+                .layer(axum::extract::DefaultBodyLimit::max(MAX_SUBMISSION_BODY)),
+        ),
+        (
+            "/api/v1/submissions/{id}",
+            Method::GET,
+            get(submissions::show),
+        ),
+        ("/api/v1/events", Method::GET, get(events::stream)),
+        ("/api/v1/openapi.json", Method::GET, get(openapi::document)),
+    ]
+}
+
+/// The API's router over `state`.
+pub fn router(state: Shared) -> Router {
+    let mut by_path: Vec<(&'static str, MethodRouter<Shared>)> = Vec::new();
+    for (path, _, handler) in routes() {
+        match by_path.iter_mut().find(|(p, _)| *p == path) {
+            Some((_, existing)) => *existing = std::mem::take(existing).merge(handler),
+            None => by_path.push((path, handler)),
+        }
+    }
+    let mut router = Router::new();
+    for (path, handler) in by_path {
+        router = router.route(path, handler);
+    }
+    router
+        .fallback(|| async {
+            ApiError::new(
+                StatusCode::NOT_FOUND,
+                "no such endpoint; see /api/v1/openapi.json",
+            )
+        })
+        .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
+        .layer(tower_http::limit::RequestBodyLimitLayer::new(MAX_BODY))
+        .layer(axum::middleware::map_response(as_problem))
+        .with_state(state)
+}
+
+/// An error answered by a layer or by axum itself (tower-http's 413, a 405) as a JSON
+/// problem too: every error a client sees has one shape.
+async fn as_problem(response: Response) -> Response {
+    let status = response.status();
+    let problem = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|t| t == "application/problem+json");
+    if !(status.is_client_error() || status.is_server_error()) || problem {
+        return response;
+    }
+    let detail = match status {
+        StatusCode::PAYLOAD_TOO_LARGE => "the request's body is too large",
+        StatusCode::METHOD_NOT_ALLOWED => {
+            "this endpoint does not take this method; see /api/v1/openapi.json"
+        }
+        _ => status.canonical_reason().unwrap_or("error"),
+    };
+    let allow = response.headers().get(header::ALLOW).cloned();
+    let mut answer = ApiError::new(status, detail).into_response();
+    if let Some(allow) = allow {
+        answer.headers_mut().insert(header::ALLOW, allow);
+    }
+    answer
+}
+
+/// Serves the API on `listener` until the process ends.
+pub fn serve(listener: std::net::TcpListener, state: Shared) -> std::io::Result<()> {
+    listener.set_nonblocking(true)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async move {
+        let listener = tokio::net::TcpListener::from_std(listener)?;
+        axum::serve(listener, router(state)).await
+    })
+}

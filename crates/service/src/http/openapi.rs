@@ -1,0 +1,250 @@
+//! The OpenAPI 3 document of the API, kept beside the handlers; a test holds it to the
+//! router's route list (`super::routes`), both ways.
+
+use axum::http::header;
+use axum::response::IntoResponse;
+use serde_json::{json, Value};
+
+/// `GET /api/v1/openapi.json` (no token needed: it holds no data).
+pub async fn document() -> impl IntoResponse {
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        spec().to_string(),
+    )
+}
+
+fn problem_response(description: &str) -> Value {
+    json!({
+        "description": description,
+        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+    })
+}
+
+fn errors(codes: &[(&str, &str)]) -> serde_json::Map<String, Value> {
+    let mut map = serde_json::Map::new();
+    map.insert(
+        "401".into(),
+        problem_response("no token, or one the server does not accept"),
+    );
+    for (code, why) in codes {
+        map.insert(code.to_string(), problem_response(why));
+    }
+    map
+}
+
+fn ok(code: &str, description: &str, schema: Value, rest: serde_json::Map<String, Value>) -> Value {
+    ok_as("application/json", code, description, schema, rest)
+}
+
+fn ok_as(
+    media: &str,
+    code: &str,
+    description: &str,
+    schema: Value,
+    mut rest: serde_json::Map<String, Value>,
+) -> Value {
+    rest.insert(
+        code.into(),
+        json!({"description": description, "content": {media: {"schema": schema}}}),
+    );
+    Value::Object(rest)
+}
+
+fn schema(name: &str) -> Value {
+    json!({"$ref": format!("#/components/schemas/{name}")})
+}
+
+/// The document.
+pub fn spec() -> Value {
+    json!({
+        "openapi": "3.1.0",
+        "info": {
+            "title": "judge serve",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "The judging service's API. Every call but this document needs `Authorization: Bearer TOKEN`: an organiser token may do everything, a submitter token may submit and read its own submissions. Errors are JSON problems (RFC 9457)."
+        },
+        "security": [{"bearer": []}],
+        "paths": {
+            "/api/v1/problems": {
+                "get": {
+                    "summary": "The problems",
+                    "operationId": "listProblems",
+                    "responses": ok("200", "every problem", json!({
+                        "type": "object", "required": ["problems"],
+                        "properties": {"problems": {"type": "array", "items": schema("ProblemSummary")}}
+                    }), errors(&[]))
+                },
+                "post": {
+                    "summary": "Upload a problem package (organisers)",
+                    "operationId": "uploadProblem",
+                    "parameters": [{"name": "name", "in": "query", "required": true, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"}}],
+                    "requestBody": {"required": true, "content": {
+                        "application/x-tar": {"schema": {"type": "string", "format": "binary"}},
+                        "application/gzip": {"schema": {"type": "string", "format": "binary"}}
+                    }},
+                    "responses": ok("201", "stored as the problem's current package", json!({
+                        "type": "object", "required": ["name", "package"],
+                        "properties": {"name": {"type": "string"}, "package": {"type": "string"}}
+                    }), errors(&[
+                        ("400", "no name, a bad name, an empty body or a broken .tar.gz"),
+                        ("403", "a submitter token"),
+                        ("413", "the archive is too large, or too large once decompressed"),
+                        ("422", "a path leaving the folder, a link, or a package that does not load"),
+                    ]))
+                }
+            },
+            "/api/v1/submissions": {
+                "get": {
+                    "summary": "Submissions, newest first (a submitter's own only)",
+                    "operationId": "listSubmissions",
+                    "parameters": [
+                        {"name": "problem", "in": "query", "schema": {"type": "string"}},
+                        {"name": "state", "in": "query", "schema": {"type": "string", "enum": ["queued", "judging", "done"]}}
+                    ],
+                    "responses": ok("200", "the submissions", json!({
+                        "type": "object", "required": ["submissions"],
+                        "properties": {"submissions": {"type": "array", "items": schema("SubmissionSummary")}}
+                    }), errors(&[("400", "an unknown state or parameter")]))
+                },
+                "post": {
+                    "summary": "Submit a source",
+                    "operationId": "submit",
+                    "requestBody": {"required": true, "content": {"application/json": {"schema": {
+                        "type": "object", "required": ["problem", "filename", "source"], "additionalProperties": false,
+                        "properties": {
+                            "problem": {"type": "string"},
+                            "language": {"type": "string", "description": "guessed from filename when left out"},
+                            "filename": {"type": "string"},
+                            "source": {"type": "string", "maxLength": 1048576}
+                        }
+                    }}}},
+                    "responses": ok("201", "queued", json!({
+                        "type": "object", "required": ["id"], "properties": {"id": {"type": "integer"}}
+                    }), errors(&[
+                        ("400", "malformed JSON, a missing field or a bad file name"),
+                        ("404", "no such problem"),
+                        ("413", "a source over 1 MiB"),
+                        ("422", "an unknown language, or a file name that tells none"),
+                    ]))
+                }
+            },
+            "/api/v1/submissions/{id}": {
+                "get": {
+                    "summary": "One submission with its tests and every judging attempt",
+                    "operationId": "getSubmission",
+                    "parameters": [{"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}}],
+                    "responses": ok("200", "the submission", schema("Submission"), errors(&[
+                        ("400", "not an id"),
+                        ("403", "another submitter's"),
+                        ("404", "no such submission"),
+                    ]))
+                }
+            },
+            "/api/v1/events": {
+                "get": {
+                    "summary": "Server-Sent Events of submissions changing state (organisers)",
+                    "description": "`judging` {id, attempt, worker} when a worker claims a submission; `done` {id, problem, verdict, time_ms, memory_kib} when its final verdict commits.",
+                    "operationId": "events",
+                    "responses": ok_as("text/event-stream", "200", "the stream", json!({"type": "string"}), errors(&[
+                        ("403", "a submitter token"),
+                        ("503", "too many streams open, or no database"),
+                    ]))
+                }
+            },
+            "/api/v1/openapi.json": {
+                "get": {
+                    "summary": "This document",
+                    "operationId": "openapi",
+                    "security": [],
+                    "responses": {"200": {"description": "the OpenAPI document", "content": {"application/json": {"schema": {"type": "object"}}}}}
+                }
+            }
+        },
+        "components": components(),
+    })
+}
+
+fn components() -> Value {
+    let nullable = |t: &str| json!({"type": [t, "null"]});
+    json!({
+        "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+        "schemas": {
+            "Problem": {
+                "type": "object", "required": ["type", "title", "status", "detail"],
+                "properties": {
+                    "type": {"type": "string"}, "title": {"type": "string"},
+                    "status": {"type": "integer"}, "detail": {"type": "string"}
+                }
+            },
+            "ProblemSummary": {
+                "type": "object", "required": ["name", "package", "updated_at"],
+                "properties": {
+                    "name": {"type": "string"}, "package": {"type": "string"},
+                    "updated_at": {"type": "string", "format": "date-time"}
+                }
+            },
+            "SubmissionSummary": {
+                "type": "object", "required": ["id", "problem", "state"],
+                "properties": {
+                    "id": {"type": "integer"}, "problem": {"type": "string"},
+                    "language": nullable("string"),
+                    "state": {"type": "string", "enum": ["queued", "judging", "done"]},
+                    "verdict": nullable("string"), "score": nullable("number"),
+                    "time_ms": nullable("integer"), "memory_kib": nullable("integer")
+                }
+            },
+            "Submission": {
+                "type": "object",
+                "required": ["id", "problem", "language", "state", "verdict", "score", "time_ms", "memory_kib", "tests", "judgings"],
+                "properties": {
+                    "id": {"type": "integer"}, "problem": {"type": "string"},
+                    "language": nullable("string"),
+                    "state": {"type": "string", "enum": ["queued", "judging", "done"]},
+                    "verdict": nullable("string"), "score": nullable("number"),
+                    "time_ms": nullable("integer"), "memory_kib": nullable("integer"),
+                    "error": nullable("string"),
+                    "tests": {"type": "array", "items": {
+                        "type": "object", "required": ["name", "verdict", "time_ms", "memory_kib", "message"],
+                        "properties": {
+                            "name": {"type": "string"}, "verdict": {"type": "string"},
+                            "time_ms": {"type": "integer"}, "memory_kib": {"type": "integer"},
+                            "message": {"type": "string"}
+                        }
+                    }},
+                    "judgings": {"type": "array", "items": {
+                        "type": "object", "required": ["attempt", "worker", "started_at", "finished_at", "outcome"],
+                        "properties": {
+                            "attempt": {"type": "integer"}, "worker": {"type": "string"},
+                            "started_at": {"type": "string", "format": "date-time"},
+                            "finished_at": nullable("string"),
+                            "outcome": {"type": ["string", "null"], "enum": ["done", "lost", "failed", null]},
+                            "reason": nullable("string")
+                        }
+                    }}
+                }
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    #[test]
+    fn every_route_is_in_the_document_and_every_documented_operation_is_routed() {
+        let routed: BTreeSet<(String, String)> = super::super::routes()
+            .into_iter()
+            .map(|(path, method, _)| (path.to_string(), method.as_str().to_lowercase()))
+            .collect();
+        let spec = super::spec();
+        let mut documented = BTreeSet::new();
+        for (path, item) in spec["paths"].as_object().unwrap() {
+            for method in item.as_object().unwrap().keys() {
+                documented.insert((path.clone(), method.clone()));
+            }
+        }
+        assert_eq!(routed, documented);
+        assert_eq!(routed.len(), 7);
+    }
+}

@@ -1,0 +1,49 @@
+//! `judge serve --db URL [--listen ADDR] [--tokens FILE]`: the service's HTTP API
+//! (`judge_service::http`) until stopped.
+
+use judge_service::http::{self, auth::Tokens};
+use std::path::PathBuf;
+
+#[derive(Debug, clap::Args)]
+pub struct Args {
+    /// The service's PostgreSQL database (as `judge worker --db`).
+    #[arg(long, value_name = "URL")]
+    db: String,
+    /// The address to listen on (port 0: any free port; the one taken is printed).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    listen: String,
+    /// The accepted tokens, one a line: ROLE TOKEN [NAME] (ROLE organiser or submitter).
+    /// Without it, one organiser token is generated and printed.
+    #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
+    tokens: Option<PathBuf>,
+}
+
+pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
+    let languages = judge_core::lang::Languages::load(languages)?;
+    let tokens = match &args.tokens {
+        Some(file) => {
+            let text = std::fs::read_to_string(file)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+            let tokens =
+                Tokens::parse(&text, &file.display().to_string()).map_err(anyhow::Error::msg)?;
+            if tokens.is_empty() {
+                anyhow::bail!(
+                    "{}: no token in it\n  hint: each line is ROLE TOKEN [NAME]",
+                    file.display()
+                );
+            }
+            tokens
+        }
+        None => {
+            let token = http::auth::random_token()?;
+            judge_report::errln!("organiser token: {token}");
+            Tokens::organiser(&token)
+        }
+    };
+    let state = http::State::new(&args.db, tokens, languages)?;
+    let listener = std::net::TcpListener::bind(&args.listen)
+        .map_err(|e| anyhow::anyhow!("listening on {}: {e}", args.listen))?;
+    judge_report::errln!("listening on http://{}", listener.local_addr()?);
+    http::serve(listener, state)?;
+    Ok(super::exit::OK)
+}
