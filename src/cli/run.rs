@@ -44,7 +44,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             args.source.display()
         );
     }
-    let mut reporter = report::reporter(args.format.pick(), report::Command::Run)?;
+    let mut reporter = report::reporter(args.format.pick(), report::Command::Run);
     // Without --all, one job unless asked: the run stops at the first failure, so tests judged
     // ahead would mostly be thrown away, and a TLE judged beside them would be judged again
     // alone (the verdict comes at the limit, not at twice the limit). More jobs than tests

@@ -458,6 +458,26 @@ fn gen_and_stress_jsonl() {
 }
 
 #[test]
+fn gen_and_stress_json() {
+    let events = setter_events();
+    // gen's events, then stress's: each subcommand's document holds its own final event.
+    let (gen, _) = render(&[&events[..4], &events[6..]].concat(), |o, _| {
+        Box::new(super::json::SetterJson::new(o, "gen"))
+    });
+    check("gen.json", &gen);
+    let (stress, _) = render(&[&events[..1], &events[4..]].concat(), |o, _| {
+        Box::new(super::json::SetterJson::new(o, "stress"))
+    });
+    check("stress.json", &stress);
+}
+
+#[test]
+fn gen_and_stress_junit() {
+    let (out, _) = render(&setter_events(), |o, _| Box::new(Junit::new(o, false)));
+    check("setter.junit.xml", &out);
+}
+
+#[test]
 fn redaction_hides_times_and_nothing_else() {
     settings().bind(|| {
         insta::assert_snapshot!(
