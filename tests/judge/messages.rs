@@ -125,3 +125,28 @@ fn a_wrong_answer_shows_the_lines_aligned_and_all_counts_every_test() {
         "           │ v\nexpected 1 │ 6\n   found 1 │ 42\n           │ ^^\n"
     );
 }
+
+#[test]
+fn a_folder_given_as_a_solution_says_what_is_wrong_once() {
+    let root = tempfile::tempdir().unwrap();
+    let two = root.path().join("two");
+    let empty = root.path().join("empty");
+    std::fs::create_dir(&two).unwrap();
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::copy(program("ac.c"), two.join("a.c")).unwrap();
+    std::fs::copy(program("ac.c"), two.join("b.c")).unwrap();
+    for (dir, said) in [
+        (&two, "holds several source files (a.c, b.c)"),
+        (&empty, "holds no source file"),
+    ] {
+        let f = judge()
+            .arg("run")
+            .arg(fixture_problem("sum"))
+            .arg(dir)
+            .output();
+        f.expect_code(2).expect_stderr_contains(said);
+        let stderr = f.stderr();
+        assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
+        assert_eq!(stderr.matches("hint:").count(), 1, "{stderr}");
+    }
+}
