@@ -477,6 +477,66 @@ fn gen_and_stress_junit() {
     check("setter.junit.xml", &out);
 }
 
+/// A problem whose one solution does not compile, and the events around it.
+fn verify_events_with(solutions: Vec<Vec<Event>>, failures: usize) -> Vec<Event> {
+    let mut events = vec![started("verify"), problem_started()];
+    events.extend(solutions.into_iter().flatten());
+    events.push(Event::ProblemFinished {
+        problem: "sum".into(),
+        findings: Vec::new(),
+        advice: None,
+        judge_errors: 0,
+        failures,
+        package: None,
+    });
+    events.push(Event::Finished {
+        exit: (failures > 0) as i32,
+    });
+    events
+}
+
+/// `solution`'s events for a source that does not compile, with the compiler's `message`.
+fn not_compiling(run: u64, path: &str, expected: Verdict, message: &str) -> Vec<Event> {
+    let mut events = solution(run, path, Some(expected), Vec::new(), message);
+    if let Some(Event::SolutionFinished {
+        verdict,
+        matches,
+        report: Some(report),
+        ..
+    }) = events.last_mut()
+    {
+        *verdict = Verdict::CE;
+        *matches = Some(expected == Verdict::CE);
+        report.verdict = Verdict::CE;
+        report.compile.ok = false;
+    }
+    events
+}
+
+#[test]
+fn verify_shows_a_compilation_errors_first_error_line() {
+    let message = "wa.cpp: In function 'int main()':\nwa.cpp:3:5: error: 'x' was not declared in this scope\n    3 |     x = 1;\n";
+    let events = verify_events_with(
+        vec![not_compiling(
+            1,
+            "solutions/sum/wrong_answer/wa.cpp",
+            Verdict::WA,
+            message,
+        )],
+        1,
+    );
+    let (out, _) = render(&events, |o, e| {
+        Box::new(VerifyTable::new(o, e, false, false, false))
+    });
+    assert!(
+        out.contains(
+            "  compilation error: wa.cpp:3:5: error: 'x' was not declared in this scope\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("all 0 tests passed"), "{out}");
+}
+
 #[test]
 fn redaction_hides_times_and_nothing_else() {
     settings().bind(|| {

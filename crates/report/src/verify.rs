@@ -388,10 +388,13 @@ fn render_problem(c: &ProblemView, paint: &Paint) -> String {
                 } else {
                     format!("{:.1}x", limit.as_secs_f64() / t.as_secs_f64())
                 };
-                let failure = r
-                    .first_failure()
-                    .map(|f| format!("{} ({})", f.name, first_line(&f.message)))
-                    .unwrap_or_else(|| format!("all {} tests passed", r.tests.len()));
+                let failure = if r.verdict == judge_model::Verdict::CE {
+                    compiler_error(&r.compile.message)
+                } else {
+                    r.first_failure()
+                        .map(|f| format!("{} ({})", f.name, first_line(&f.message)))
+                        .unwrap_or_else(|| format!("all {} tests passed", r.tests.len()))
+                };
                 let failure = match r.score {
                     Some(_) => format!("score {}; {failure}", show_score(r)),
                     None => failure,
@@ -451,6 +454,17 @@ fn render_problem(c: &ProblemView, paint: &Paint) -> String {
         }
     }
     s
+}
+
+/// A compilation error's row: the compiler's first line that reports an error (else its first
+/// line that says anything).
+fn compiler_error(message: &str) -> String {
+    let lines = || message.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines()
+        .find(|l| l.to_lowercase().contains("error"))
+        .or_else(|| lines().next())
+        .map(|l| format!("compilation error: {l}"))
+        .unwrap_or_else(|| "compilation error".into())
 }
 
 fn first_line(text: &str) -> String {
