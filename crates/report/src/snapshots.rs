@@ -538,6 +538,45 @@ fn verify_shows_a_compilation_errors_first_error_line() {
 }
 
 #[test]
+fn verify_does_not_say_every_expectation_holds_when_a_solution_was_skipped() {
+    let all_ac = vec![
+        test("sample-1", Verdict::AC, 3, ""),
+        test("2", Verdict::AC, 5, ""),
+        test("10", Verdict::AC, 4, ""),
+    ];
+    let skipped = Event::SolutionSkipped {
+        problem: "sum".into(),
+        solution: "solutions/sum/accepted/sum.hs".into(),
+        expected: Some(Verdict::AC),
+        allowed: Vec::new(),
+        reason: "no toolchain for .hs files in the language table".into(),
+    };
+    let judged = solution(
+        1,
+        "solutions/sum/accepted/ac.cpp",
+        Some(Verdict::AC),
+        all_ac,
+        "",
+    );
+    let render_verify = |events: &[Event]| {
+        render(events, |o, e| {
+            Box::new(VerifyTable::new(o, e, false, false, false))
+        })
+        .0
+    };
+    let out = render_verify(&verify_events_with(vec![judged.clone(), vec![skipped]], 0));
+    assert!(
+        out.ends_with("verified 1 problem(s): the expectations of the judged solutions hold; 1 solution(s) skipped, not checked\n"),
+        "{out}"
+    );
+    let out = render_verify(&verify_events_with(vec![judged], 0));
+    assert!(
+        out.ends_with("verified 1 problem(s): every expectation holds\n"),
+        "{out}"
+    );
+}
+
+#[test]
 fn redaction_hides_times_and_nothing_else() {
     settings().bind(|| {
         insta::assert_snapshot!(

@@ -73,15 +73,26 @@ impl VerifyTable {
         let paint = &self.paint;
         let failed: Vec<&ProblemView> = self.done.iter().filter(|c| !c.ok()).collect();
         let mut s = String::new();
+        let skipped = self
+            .done
+            .iter()
+            .flat_map(|p| &p.solutions)
+            .filter(|s| s.skipped.is_some())
+            .count();
         if failed.is_empty() && self.judge_errors == 0 && self.failures == 0 {
+            // A skipped solution was not checked: the headline does not claim it holds.
+            let verdict = if skipped == 0 {
+                "every expectation holds".to_string()
+            } else {
+                format!(
+                    "the expectations of the judged solutions hold; {skipped} solution(s) skipped, not checked"
+                )
+            };
             s.push_str(&format!(
                 "\n{}\n",
                 paint.verdict(
                     judge_model::Verdict::AC,
-                    &format!(
-                        "verified {} problem(s): every expectation holds",
-                        self.done.len()
-                    )
+                    &format!("verified {} problem(s): {verdict}", self.done.len())
                 )
             ));
         } else {
