@@ -150,3 +150,30 @@ fn a_folder_given_as_a_solution_says_what_is_wrong_once() {
         assert_eq!(stderr.matches("hint:").count(), 1, "{stderr}");
     }
 }
+
+#[test]
+fn a_binary_file_named_cpp_is_said_to_be_no_text() {
+    let root = tempfile::tempdir().unwrap();
+    let source = root.path().join("a.cpp");
+    // The start of a compiled program: an ELF header and its zeros.
+    let mut bytes = b"\x7fELF\x02\x01\x01".to_vec();
+    bytes.extend(std::iter::repeat_n(0u8, 8192));
+    std::fs::write(&source, &bytes).unwrap();
+    let doc = judge()
+        .arg("run")
+        .arg(fixture_problem("sum"))
+        .arg(&source)
+        .arg("--json")
+        .output()
+        .expect_verdict("CE");
+    let msg = doc["compile"]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with(&format!(
+            "{}: not a text file (byte 8 on line 1 is NUL)",
+            source.display()
+        )),
+        "{msg}"
+    );
+    assert!(msg.contains("hint: give the source file"), "{msg}");
+    assert!(msg.len() < 400 && !msg.contains('\0'), "{msg}");
+}
