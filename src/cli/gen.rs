@@ -43,7 +43,7 @@ fn parse_time_limit(text: &str) -> Result<std::time::Duration, String> {
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let dir = package::locate(&args.problem)?;
-    let mut reporter = judge_report::reporter(args.format.pick(), judge_report::Command::Gen)?;
+    let mut reporter = judge_report::reporter(args.format.pick(), judge_report::Command::Gen);
     let mut session = Session::with_jobs(languages, args.jobs.count())?;
     reporter.event(&Event::Started {
         command: "gen".into(),

@@ -165,21 +165,22 @@ fn render_limits(problem: &Problem, line: &mut dyn FnMut(String)) {
     line(format!("problem    {} ({})", problem.slug, problem.name));
     line(format!("path       {}", problem.dir.display()));
     line(format!("format     {}", problem.format.name()));
+    // The values in one column, their sources after it.
+    let values = [secs(l.time), secs(l.wall), mib(l.memory), mib(l.output)];
+    let w = values.iter().map(|v| v.chars().count()).max().unwrap_or(0);
+    let [time, wall, memory, output] = values;
     line(format!(
-        "time       {}   from {}",
-        secs(l.time),
-        problem.origin.time
+        "time       {time:<w$}   {}",
+        from(&problem.origin.time)
     ));
-    line(format!("wall time  {}   (3 x time + 1 s)", secs(l.wall)));
+    line(format!("wall time  {wall:<w$}   (3 x time + 1 s)"));
     line(format!(
-        "memory     {}   from {}",
-        mib(l.memory),
-        problem.origin.memory
+        "memory     {memory:<w$}   {}",
+        from(&problem.origin.memory)
     ));
     line(format!(
-        "output     {}   from {}",
-        mib(l.output),
-        problem.origin.output
+        "output     {output:<w$}   {}",
+        from(&problem.origin.output)
     ));
     line(format!(
         "input      {}",
@@ -201,6 +202,16 @@ fn render_limits(problem: &Problem, line: &mut dyn FnMut(String)) {
                 "file `{f}` in the working folder"
             ))
     ));
+}
+
+/// Where a limit came from: "from problem.toml …", or the origin itself when it says the
+/// package does not state the limit ("not in the package: `judge run` derives it …").
+fn from(origin: &str) -> String {
+    if origin.starts_with("not in the package") {
+        origin.to_string()
+    } else {
+        format!("from {origin}")
+    }
 }
 
 /// The interactor, the checker and the validators, with their protocols.
@@ -310,6 +321,20 @@ fn render_tests(problem: &Problem, line: &mut dyn FnMut(String)) {
         "tests      {} in judging order:",
         problem.tests.len()
     ));
+    let files =
+        |t: &package::TestCase| format!("{} + {}", rel(problem, &t.input), rel(problem, &t.answer));
+    let name_w = problem
+        .tests
+        .iter()
+        .map(|t| t.name.chars().count())
+        .max()
+        .unwrap_or(0);
+    let files_w = problem
+        .tests
+        .iter()
+        .map(|t| files(t).chars().count())
+        .max()
+        .unwrap_or(0);
     for (i, t) in problem.tests.iter().enumerate() {
         let mut notes = Vec::new();
         if t.sample {
@@ -336,18 +361,18 @@ fn render_tests(problem: &Problem, line: &mut dyn FnMut(String)) {
         if let Some(p) = &t.interaction {
             notes.push(format!("exchange {}", rel(problem, p)));
         }
-        line(format!(
-            "  {:>3}  {}  {} + {}{}",
-            i + 1,
-            t.name,
-            rel(problem, &t.input),
-            rel(problem, &t.answer),
-            if notes.is_empty() {
-                String::new()
-            } else {
-                format!("   [{}]", notes.join("; "))
-            }
-        ));
+        let row = if notes.is_empty() {
+            format!("  {:>3}  {:<name_w$}  {}", i + 1, t.name, files(t))
+        } else {
+            format!(
+                "  {:>3}  {:<name_w$}  {:<files_w$}   [{}]",
+                i + 1,
+                t.name,
+                files(t),
+                notes.join("; ")
+            )
+        };
+        line(row);
     }
 }
 
@@ -384,16 +409,31 @@ fn render_solutions(problem: &Problem, line: &mut dyn FnMut(String)) {
             "solutions  {} with their expected verdicts:",
             problem.solutions.len()
         ));
-        for sol in &problem.solutions {
+        let expects = |sol: &package::Solution| {
             let expected: Vec<&str> = sol.expected.iter().map(|v| v.code()).collect();
+            if expected.is_empty() {
+                "nothing (no verdict satisfies the rules)".to_string()
+            } else {
+                expected.join(" or ")
+            }
+        };
+        let path_w = problem
+            .solutions
+            .iter()
+            .map(|sol| rel(problem, &sol.path).chars().count())
+            .max()
+            .unwrap_or(0);
+        let expects_w = problem
+            .solutions
+            .iter()
+            .map(|sol| expects(sol).chars().count())
+            .max()
+            .unwrap_or(0);
+        for sol in &problem.solutions {
             line(format!(
-                "  {}  expects {}   ({})",
+                "  {:<path_w$}  expects {:<expects_w$}   ({})",
                 rel(problem, &sol.path),
-                if expected.is_empty() {
-                    "nothing (no verdict satisfies the rules)".to_string()
-                } else {
-                    expected.join(" or ")
-                },
+                expects(sol),
                 sol.rule
             ));
         }

@@ -277,7 +277,7 @@ pub fn main() -> i32 {
     let code = match result {
         Ok(Ok(code)) => code,
         Ok(Err(e)) => {
-            let _ = writeln!(std::io::stderr(), "error: {e:#}");
+            let _ = writeln!(std::io::stderr(), "error: {}", describe(&e));
             exit::ERROR
         }
         Err(payload) => match payload.downcast::<Gone>() {
@@ -297,6 +297,20 @@ pub fn main() -> i32 {
     };
     judge_sandbox::interrupt::hold_exit();
     code
+}
+
+/// An error and its causes, `: `-joined as `{:#}` writes them, but without a cause whose text
+/// its error already shows (an error that wraps another with `"{0}"`): a message and its hint
+/// are printed once.
+fn describe(e: &anyhow::Error) -> String {
+    let mut text = e.to_string();
+    for cause in e.chain().skip(1) {
+        let cause = cause.to_string();
+        if !text.contains(&cause) {
+            text = format!("{text}: {cause}");
+        }
+    }
+    text
 }
 
 /// `--no-cache` was given.
@@ -479,6 +493,32 @@ pub fn isolation_warning(sandbox: &dyn judge_core::executor::Executor) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_error_wrapping_its_cause_with_its_text_shows_it_once() {
+        /// As `#[error("{0}")] Package(#[from] PackageError)` does.
+        #[derive(Debug)]
+        struct Wraps(std::io::Error);
+        impl std::fmt::Display for Wraps {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                self.0.fmt(f)
+            }
+        }
+        impl std::error::Error for Wraps {
+            fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+                Some(&self.0)
+            }
+        }
+        let cause = std::io::Error::other("the folder holds no source file\n  hint: add one");
+        let e = anyhow::Error::from(Wraps(cause));
+        assert_eq!(
+            describe(&e),
+            "the folder holds no source file\n  hint: add one"
+        );
+        // A cause that adds something is kept, as `{:#}` keeps it.
+        let e = anyhow::Error::from(std::io::Error::other("denied")).context("cannot read x");
+        assert_eq!(describe(&e), "cannot read x: denied");
+    }
 
     fn words(line: &str) -> Vec<OsString> {
         line.split(' ').map(OsString::from).collect()

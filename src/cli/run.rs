@@ -49,7 +49,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         );
     }
     let mut reporter =
-        report::reporter_showing(args.format.pick(), report::Command::Run, args.show_output)?;
+        report::reporter_showing(args.format.pick(), report::Command::Run, args.show_output);
     // Without --all, one job unless asked: the run stops at the first failure, so tests judged
     // ahead would mostly be thrown away, and a TLE judged beside them would be judged again
     // alone (the verdict comes at the limit, not at twice the limit). More jobs than tests

@@ -49,7 +49,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             args.seconds
         );
     }
-    let mut reporter = judge_report::reporter(args.format.pick(), judge_report::Command::Stress)?;
+    let mut reporter = judge_report::reporter(args.format.pick(), judge_report::Command::Stress);
     let mut session = Session::with_jobs(languages, args.jobs.count())?;
     super::started(&mut *reporter, "stress", &session.engine.sandbox);
     for engine in session.engines() {

@@ -32,7 +32,7 @@ pub fn run(args: Args, languages: Option<&Path>) -> anyhow::Result<i32> {
             .map(|p| package::locate(p))
             .collect::<Result<_, _>>()?
     };
-    let mut reporter = report::reporter(args.format.pick(), report::Command::Verify)?;
+    let mut reporter = report::reporter(args.format.pick(), report::Command::Verify);
     let mut session = Session::with_jobs(languages, args.jobs.count())?;
     super::started(&mut *reporter, "verify", &session.engine.sandbox);
     let options = verify::VerifyOptions {

@@ -274,13 +274,46 @@ fn verify_jsonl_tells_each_expectation_and_ends_with_the_exit_status() {
 }
 
 #[test]
-fn a_format_a_subcommand_does_not_write_is_a_usage_error() {
+fn gen_and_stress_write_json_and_junit() {
+    let root = crate::setter::new_package("fmt");
     let f = judge()
-        .args(["gen", "--format", "junit"])
-        .arg(fixture_problem("sum"))
+        .args(["gen", "fmt", "--format", "json"])
+        .current_dir(root.path())
         .output();
-    f.expect_code(2)
-        .expect_stderr_contains("--format junit is not available for `judge gen`");
+    f.expect_code(0);
+    let doc = f.json();
+    assert_eq!(doc["schema"], 1);
+    assert_eq!(doc["command"], "gen");
+    assert_eq!(doc["event"], "generated");
+    assert_eq!(doc["exit"], 0);
+    assert!(doc["inputs_written"].is_array(), "{doc}");
+    let f = judge()
+        .args(["gen", "fmt", "--format", "junit"])
+        .current_dir(root.path())
+        .output();
+    f.expect_code(0)
+        .expect_stdout_contains("<testsuite name=\"gen\" tests=\"1\" failures=\"0\"");
+    let f = judge()
+        .args([
+            "stress",
+            "fmt",
+            "solutions/fmt/accepted/reference.py",
+            "--gen",
+            "{seed} {size}",
+            "--seconds",
+            "1",
+            "--format",
+            "junit",
+        ])
+        .current_dir(root.path())
+        .output();
+    f.expect_code(0).expect_stdout_contains(
+        "<testcase name=\"solutions/fmt/accepted/reference.py\" classname=\"fmt\"",
+    );
+}
+
+#[test]
+fn two_formats_at_once_are_a_usage_error() {
     let f = judge()
         .arg("run")
         .arg(fixture_problem("sum"))

@@ -125,3 +125,55 @@ fn a_wrong_answer_shows_the_lines_aligned_and_all_counts_every_test() {
         "           │ v\nexpected 1 │ 6\n   found 1 │ 42\n           │ ^^\n"
     );
 }
+
+#[test]
+fn a_folder_given_as_a_solution_says_what_is_wrong_once() {
+    let root = tempfile::tempdir().unwrap();
+    let two = root.path().join("two");
+    let empty = root.path().join("empty");
+    std::fs::create_dir(&two).unwrap();
+    std::fs::create_dir(&empty).unwrap();
+    std::fs::copy(program("ac.c"), two.join("a.c")).unwrap();
+    std::fs::copy(program("ac.c"), two.join("b.c")).unwrap();
+    for (dir, said) in [
+        (&two, "holds several source files (a.c, b.c)"),
+        (&empty, "holds no source file"),
+    ] {
+        let f = judge()
+            .arg("run")
+            .arg(fixture_problem("sum"))
+            .arg(dir)
+            .output();
+        f.expect_code(2).expect_stderr_contains(said);
+        let stderr = f.stderr();
+        assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
+        assert_eq!(stderr.matches("hint:").count(), 1, "{stderr}");
+    }
+}
+
+#[test]
+fn a_binary_file_named_cpp_is_said_to_be_no_text() {
+    let root = tempfile::tempdir().unwrap();
+    let source = root.path().join("a.cpp");
+    // The start of a compiled program: an ELF header and its zeros.
+    let mut bytes = b"\x7fELF\x02\x01\x01".to_vec();
+    bytes.extend(std::iter::repeat_n(0u8, 8192));
+    std::fs::write(&source, &bytes).unwrap();
+    let doc = judge()
+        .arg("run")
+        .arg(fixture_problem("sum"))
+        .arg(&source)
+        .arg("--json")
+        .output()
+        .expect_verdict("CE");
+    let msg = doc["compile"]["message"].as_str().unwrap();
+    assert!(
+        msg.starts_with(&format!(
+            "{}: not a text file (byte 8 on line 1 is NUL)",
+            source.display()
+        )),
+        "{msg}"
+    );
+    assert!(msg.contains("hint: give the source file"), "{msg}");
+    assert!(msg.len() < 400 && !msg.contains('\0'), "{msg}");
+}

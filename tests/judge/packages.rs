@@ -238,11 +238,57 @@ fn inspect_shows_format_units_sources_tests_and_checker() {
     let out = judge().arg("inspect").arg(package("kattis-2025")).output();
     out.expect_code(0)
         .expect_stdout_contains("format     kattis-2025-09")
-        .expect_stdout_contains("time       1.500 s   from problem.yaml limits.time_limit = 1.5 s")
+        .expect_stdout_contains("time       1.500 s     from problem.yaml limits.time_limit = 1.5 s")
         .expect_stdout_contains("checker    built-in kattis default validator (case-insensitive)")
         .expect_stdout_contains("secret/1  data/secret/1.in + data/secret/1.ans   [group secret; checker args: case_sensitive]")
         .expect_stdout_contains("protocol kattis: input on stdin; exit 42 = valid")
-        .expect_stdout_contains("submissions/brute_force/slow.py  expects TLE or OLE   (submissions.yaml `brute_force`");
+        .expect_stdout_contains("submissions/brute_force/slow.py        expects TLE or OLE                      (submissions.yaml `brute_force`");
+}
+
+#[test]
+fn inspect_aligns_its_columns_and_says_when_a_limit_is_not_in_the_package() {
+    let out = judge()
+        .arg("inspect")
+        .arg(package("kattis-derive"))
+        .output();
+    out.expect_code(0);
+    let text = out.stdout();
+    assert!(!text.contains("from not in the package"), "{text}");
+    // Each block's second column starts at one place.
+    let column = |prefix: &str, word: &str| {
+        let lines: Vec<&str> = text.lines().filter(|l| l.starts_with(prefix)).collect();
+        assert!(!lines.is_empty(), "no {prefix:?} line: {text}");
+        lines
+            .iter()
+            .map(|l| {
+                l.find(word)
+                    .unwrap_or_else(|| panic!("{word:?} not in {l:?}"))
+            })
+            .collect::<std::collections::BTreeSet<_>>()
+    };
+    // Where each limit's source starts.
+    let source = |l: &str| {
+        ["from ", "not in the package", "(3 x time"]
+            .iter()
+            .filter_map(|m| l.find(m))
+            .min()
+            .unwrap_or_else(|| panic!("no source in {l:?}"))
+    };
+    let starts: std::collections::BTreeSet<usize> = text
+        .lines()
+        .filter(|l| {
+            ["time ", "wall time", "memory", "output     8"]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .map(source)
+        .collect();
+    assert_eq!(starts.len(), 1, "{text}");
+    assert!(
+        text.contains("1.000 s      not in the package: `judge run` derives it"),
+        "{text}"
+    );
+    assert_eq!(column("  submissions/", "expects").len(), 1, "{text}");
 }
 
 #[test]

@@ -92,7 +92,6 @@ pub fn build(
     if !dir.is_dir() {
         std::fs::create_dir(dir).map_err(folder_error(dir))?;
     }
-    let layout = Layout::new(language, source, &bytes, dir)?;
     let mut report = CompileReport {
         language: language.name.clone(),
         ok: true,
@@ -100,6 +99,14 @@ pub fn build(
         time: Duration::ZERO,
         message: String::new(),
     };
+    // A binary file (a compiled program, an archive) named like a source: said in one line,
+    // where a compiler would echo kilobytes of NUL bytes back.
+    if let Some(why) = not_text(language, source, &bytes) {
+        report.ok = false;
+        report.message = why;
+        return Ok((None, report));
+    }
+    let layout = Layout::new(language, source, &bytes, dir)?;
     if language.compile.is_empty() {
         std::fs::write(&layout.src, bytes).map_err(folder_error(dir))?;
     } else {
@@ -127,6 +134,23 @@ pub fn build(
             out_of_memory: language.out_of_memory.clone(),
         }),
         report,
+    ))
+}
+
+/// Why `bytes`, the source of a language picked by its extension, cannot be a program: it
+/// holds a NUL byte, which no language's source text does. `None` for text, and for files a
+/// language takes by their whole name (a Kattis `run` script may be any executable).
+fn not_text(language: &lang::Language, source: &Path, bytes: &[u8]) -> Option<String> {
+    let named = source
+        .file_name()
+        .is_some_and(|n| language.file_names.iter().any(|f| n == f.as_str()));
+    let at = bytes.iter().position(|&b| b == 0).filter(|_| !named)?;
+    let line = bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1;
+    Some(format!(
+        "{}: not a text file (byte {} on line {line} is NUL); a {} source is text\n  hint: give the source file, not a compiled program, an archive or another binary file",
+        source.display(),
+        at + 1,
+        language.name
     ))
 }
 
@@ -474,6 +498,30 @@ pub fn read_capped(path: &Path, cap: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_binary_file_named_like_a_source_is_a_one_line_compilation_error() {
+        let work = tempfile::tempdir().unwrap();
+        let fake = crate::executor::fake::FakeExecutor::new();
+        let mut engine = fake.engine(work.path());
+        let mut elf = b"\x7fELF\x02\x01\x01".to_vec();
+        elf.extend(std::iter::repeat_n(0u8, 8192));
+        let source = work.path().join("a.cpp");
+        std::fs::write(&source, &elf).unwrap();
+        let (artifact, report) = engine.build(&source).unwrap();
+        assert!(artifact.is_none());
+        assert!(!report.ok);
+        assert_eq!(
+            report.message,
+            format!(
+                "{}: not a text file (byte 8 on line 1 is NUL); a Fake source is text\n  hint: give the source file, not a compiled program, an archive or another binary file",
+                source.display()
+            )
+        );
+        assert!(!report.message.contains('\0'));
+        // No compiler ran.
+        assert!(fake.calls().iter().all(|c| !c.compile), "compiled");
+    }
 
     #[test]
     fn compiler_messages_name_the_users_file() {

@@ -333,3 +333,54 @@ impl Reporter for VerifyJson {
         }
     }
 }
+
+/// `--format json` of `judge gen` and `judge stress`: one object at the end, the subcommand's
+/// final event (`generated` or `stress_finished`, with the fields `jsonl` gives it, `"event"`
+/// included) beside `"schema": 1`, `"command"` and the exit status (`exit`).
+pub struct SetterJson {
+    out: super::human::Out,
+    command: &'static str,
+    result: Option<Event>,
+}
+
+#[derive(Serialize)]
+struct SetterDocument<'a> {
+    schema: u32,
+    command: &'a str,
+    #[serde(flatten, skip_serializing_if = "Option::is_none")]
+    result: Option<&'a Event>,
+    exit: i32,
+}
+
+impl SetterJson {
+    pub fn new(out: super::human::Out, command: &'static str) -> SetterJson {
+        SetterJson {
+            out,
+            command,
+            result: None,
+        }
+    }
+}
+
+impl Reporter for SetterJson {
+    fn event(&mut self, e: &Event) {
+        if super::side_note(e) {
+            return;
+        }
+        match e {
+            Event::Generated { .. } | Event::StressFinished { .. } => self.result = Some(e.clone()),
+            Event::Finished { exit } => {
+                let doc = SetterDocument {
+                    schema: SCHEMA,
+                    command: self.command,
+                    result: self.result.as_ref(),
+                    exit: *exit,
+                };
+                let text = serde_json::to_string_pretty(&doc).expect("reports always serialize");
+                let _ = writeln!(self.out, "{text}");
+                let _ = self.out.flush();
+            }
+            _ => {}
+        }
+    }
+}

@@ -11,6 +11,10 @@
 //! solution expected to fail that passes everything fails too). A problem's findings are the
 //! cases of a `<problem>` suite: an invalid or stale test is a `<failure>`, a broken package
 //! part an `<error>`.
+//! `judge gen`: one `gen` suite whose cases are the inputs and answers written (one passing
+//! `gen` case when nothing was). `judge stress`: one `stress` suite with one case named after
+//! the solution, a `<failure>` (`type` the verdict) carrying the counterexample when one was
+//! found.
 
 use super::human::Out;
 use judge_model::event::{Event, Reporter};
@@ -258,6 +262,83 @@ impl Junit {
         });
     }
 
+    /// `judge gen`'s suite: a passing case per file written.
+    fn generated(&mut self, problem: &str, summary: &judge_model::GenSummary) {
+        let case = |name: String| Case {
+            name,
+            classname: problem.to_string(),
+            time: 0.0,
+            outcome: None,
+            system_out: String::new(),
+        };
+        let mut cases: Vec<Case> = summary
+            .inputs_written
+            .iter()
+            .map(|t| case(format!("{t}.in")))
+            .chain(
+                summary
+                    .answers_written
+                    .iter()
+                    .map(|t| case(format!("{t}.ans"))),
+            )
+            .chain(
+                summary
+                    .files_written
+                    .iter()
+                    .flatten()
+                    .map(|f| case(f.clone())),
+            )
+            .collect();
+        if cases.is_empty() {
+            cases.push(case("gen".into()));
+        }
+        self.suites.push(Suite {
+            name: "gen".into(),
+            cases,
+        });
+    }
+
+    /// `judge stress`'s suite: the solution's case, failing with the counterexample.
+    fn stressed(
+        &mut self,
+        problem: &str,
+        solution: &str,
+        seconds: f64,
+        found: Option<&judge_model::Counterexample>,
+    ) {
+        let lossy = |b: &[u8]| String::from_utf8_lossy(b).into_owned();
+        let (outcome, system_out) = match found {
+            Some(c) => (
+                Some((
+                    "failure",
+                    c.verdict.code().to_string(),
+                    format!("{}: {}", c.verdict.code(), first_line(&c.message)),
+                    format!(
+                        "input:\n{}\nexpected:\n{}\ngot:\n{}",
+                        lossy(&c.input),
+                        lossy(&c.answer),
+                        lossy(&c.output)
+                    ),
+                )),
+                format!(
+                    "failed after {} input(s), shrunk in {} step(s)",
+                    c.tries, c.shrink_steps
+                ),
+            ),
+            None => (None, format!("no failing input in {seconds} s")),
+        };
+        self.suites.push(Suite {
+            name: "stress".into(),
+            cases: vec![Case {
+                name: solution.to_string(),
+                classname: problem.to_string(),
+                time: 0.0,
+                outcome,
+                system_out,
+            }],
+        });
+    }
+
     /// The whole document.
     pub fn document(&self) -> String {
         let count = |suite: &Suite, element: &str| {
@@ -368,6 +449,16 @@ impl Reporter for Junit {
                 }],
             }),
             Event::ProblemFinished { findings, .. } => self.findings(findings),
+            Event::Generated {
+                problem, summary, ..
+            } => self.generated(problem, summary),
+            Event::StressFinished {
+                problem,
+                solution,
+                seconds,
+                found,
+                ..
+            } => self.stressed(problem, solution, *seconds, found.as_ref()),
             Event::Finished { .. } => {
                 let doc = self.document();
                 let _ = self.out.write_all(doc.as_bytes());

@@ -167,14 +167,6 @@ pub enum Command {
     Stress,
 }
 
-/// A format a subcommand does not write.
-#[derive(Debug, thiserror::Error)]
-#[error("--format {format} is not available for `judge {command}`\n  hint: gen and stress write human or jsonl; json and junit are for run and verify")]
-pub struct NoSuchFormat {
-    format: &'static str,
-    command: &'static str,
-}
-
 /// Warnings and notes of a document format (`json`, `junit`): on stderr, as in the human
 /// report, so that stdout holds the document alone. `true` when `event` was one.
 pub fn side_note(event: &judge_model::event::Event) -> bool {
@@ -187,39 +179,23 @@ pub fn side_note(event: &judge_model::event::Event) -> bool {
 }
 
 /// The reporter of a subcommand in a format, writing to stdout (and stderr for people).
-pub fn reporter(format: Format, command: Command) -> Result<Box<dyn Reporter>, NoSuchFormat> {
+pub fn reporter(format: Format, command: Command) -> Box<dyn Reporter> {
     reporter_showing(format, command, false)
 }
 
 /// [`reporter`]; `show_output`: `run`'s human table shows the failing test's output and stderr.
-pub fn reporter_showing(
-    format: Format,
-    command: Command,
-    show_output: bool,
-) -> Result<Box<dyn Reporter>, NoSuchFormat> {
+pub fn reporter_showing(format: Format, command: Command, show_output: bool) -> Box<dyn Reporter> {
     let out = || -> human::Out { Box::new(stream::stdout_shared()) };
     let err = || -> human::Out { Box::new(stream::stderr_shared()) };
     let colour = use_colour(&std::io::stdout());
     let status_colour = use_colour(&std::io::stderr());
     let progress = std::io::IsTerminal::is_terminal(&std::io::stderr());
-    Ok(match (format, command) {
+    match (format, command) {
         (Format::Human, Command::Gen | Command::Stress) => {
             Box::new(setter::SetterLines::new(out(), err(), status_colour))
         }
-        (Format::Json | Format::Junit, Command::Gen | Command::Stress) => {
-            return Err(NoSuchFormat {
-                format: if format == Format::Json {
-                    "json"
-                } else {
-                    "junit"
-                },
-                command: if command == Command::Gen {
-                    "gen"
-                } else {
-                    "stress"
-                },
-            })
-        }
+        (Format::Json, Command::Gen) => Box::new(json::SetterJson::new(out(), "gen")),
+        (Format::Json, Command::Stress) => Box::new(json::SetterJson::new(out(), "stress")),
         (Format::Human, Command::Run) => Box::new(
             human::RunTable::new(out(), err(), colour, status_colour, progress)
                 .ticking()
@@ -232,5 +208,5 @@ pub fn reporter_showing(
         (Format::Json, Command::Verify) => Box::new(json::VerifyJson::new(out())),
         (Format::Jsonl, _) => Box::new(jsonl::Jsonl::new(out())),
         (Format::Junit, command) => Box::new(junit::Junit::new(out(), command == Command::Verify)),
-    })
+    }
 }

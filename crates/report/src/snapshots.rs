@@ -478,6 +478,125 @@ fn gen_and_stress_jsonl() {
 }
 
 #[test]
+fn gen_and_stress_json() {
+    let events = setter_events();
+    // gen's events, then stress's: each subcommand's document holds its own final event.
+    let (gen, _) = render(&[&events[..4], &events[6..]].concat(), |o, _| {
+        Box::new(super::json::SetterJson::new(o, "gen"))
+    });
+    check("gen.json", &gen);
+    let (stress, _) = render(&[&events[..1], &events[4..]].concat(), |o, _| {
+        Box::new(super::json::SetterJson::new(o, "stress"))
+    });
+    check("stress.json", &stress);
+}
+
+#[test]
+fn gen_and_stress_junit() {
+    let (out, _) = render(&setter_events(), |o, _| Box::new(Junit::new(o, false)));
+    check("setter.junit.xml", &out);
+}
+
+/// A problem whose one solution does not compile, and the events around it.
+fn verify_events_with(solutions: Vec<Vec<Event>>, failures: usize) -> Vec<Event> {
+    let mut events = vec![started("verify"), problem_started()];
+    events.extend(solutions.into_iter().flatten());
+    events.push(Event::ProblemFinished {
+        problem: "sum".into(),
+        findings: Vec::new(),
+        advice: None,
+        judge_errors: 0,
+        failures,
+        package: None,
+    });
+    events.push(Event::Finished {
+        exit: (failures > 0) as i32,
+    });
+    events
+}
+
+/// `solution`'s events for a source that does not compile, with the compiler's `message`.
+fn not_compiling(run: u64, path: &str, expected: Verdict, message: &str) -> Vec<Event> {
+    let mut events = solution(run, path, Some(expected), Vec::new(), message);
+    if let Some(Event::SolutionFinished {
+        verdict,
+        matches,
+        report: Some(report),
+        ..
+    }) = events.last_mut()
+    {
+        *verdict = Verdict::CE;
+        *matches = Some(expected == Verdict::CE);
+        report.verdict = Verdict::CE;
+        report.compile.ok = false;
+    }
+    events
+}
+
+#[test]
+fn verify_shows_a_compilation_errors_first_error_line() {
+    let message = "wa.cpp: In function 'int main()':\nwa.cpp:3:5: error: 'x' was not declared in this scope\n    3 |     x = 1;\n";
+    let events = verify_events_with(
+        vec![not_compiling(
+            1,
+            "solutions/sum/wrong_answer/wa.cpp",
+            Verdict::WA,
+            message,
+        )],
+        1,
+    );
+    let (out, _) = render(&events, |o, e| {
+        Box::new(VerifyTable::new(o, e, false, false, false))
+    });
+    assert!(
+        out.contains(
+            "  compilation error: wa.cpp:3:5: error: 'x' was not declared in this scope\n"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("all 0 tests passed"), "{out}");
+}
+
+#[test]
+fn verify_does_not_say_every_expectation_holds_when_a_solution_was_skipped() {
+    let all_ac = vec![
+        test("sample-1", Verdict::AC, 3, ""),
+        test("2", Verdict::AC, 5, ""),
+        test("10", Verdict::AC, 4, ""),
+    ];
+    let skipped = Event::SolutionSkipped {
+        problem: "sum".into(),
+        solution: "solutions/sum/accepted/sum.hs".into(),
+        expected: Some(Verdict::AC),
+        allowed: Vec::new(),
+        reason: "no toolchain for .hs files in the language table".into(),
+    };
+    let judged = solution(
+        1,
+        "solutions/sum/accepted/ac.cpp",
+        Some(Verdict::AC),
+        all_ac,
+        "",
+    );
+    let render_verify = |events: &[Event]| {
+        render(events, |o, e| {
+            Box::new(VerifyTable::new(o, e, false, false, false))
+        })
+        .0
+    };
+    let out = render_verify(&verify_events_with(vec![judged.clone(), vec![skipped]], 0));
+    assert!(
+        out.ends_with("verified 1 problem(s): the expectations of the judged solutions hold; 1 solution(s) skipped, not checked\n"),
+        "{out}"
+    );
+    let out = render_verify(&verify_events_with(vec![judged], 0));
+    assert!(
+        out.ends_with("verified 1 problem(s): every expectation holds\n"),
+        "{out}"
+    );
+}
+
+#[test]
 fn redaction_hides_times_and_nothing_else() {
     settings().bind(|| {
         insta::assert_snapshot!(

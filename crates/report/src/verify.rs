@@ -73,15 +73,26 @@ impl VerifyTable {
         let paint = &self.paint;
         let failed: Vec<&ProblemView> = self.done.iter().filter(|c| !c.ok()).collect();
         let mut s = String::new();
+        let skipped = self
+            .done
+            .iter()
+            .flat_map(|p| &p.solutions)
+            .filter(|s| s.skipped.is_some())
+            .count();
         if failed.is_empty() && self.judge_errors == 0 && self.failures == 0 {
+            // A skipped solution was not checked: the headline does not claim it holds.
+            let verdict = if skipped == 0 {
+                "every expectation holds".to_string()
+            } else {
+                format!(
+                    "the expectations of the judged solutions hold; {skipped} solution(s) skipped, not checked"
+                )
+            };
             s.push_str(&format!(
                 "\n{}\n",
                 paint.verdict(
                     judge_model::Verdict::AC,
-                    &format!(
-                        "verified {} problem(s): every expectation holds",
-                        self.done.len()
-                    )
+                    &format!("verified {} problem(s): {verdict}", self.done.len())
                 )
             ));
         } else {
@@ -388,10 +399,13 @@ fn render_problem(c: &ProblemView, paint: &Paint) -> String {
                 } else {
                     format!("{:.1}x", limit.as_secs_f64() / t.as_secs_f64())
                 };
-                let failure = r
-                    .first_failure()
-                    .map(|f| format!("{} ({})", f.name, first_line(&f.message)))
-                    .unwrap_or_else(|| format!("all {} tests passed", r.tests.len()));
+                let failure = if r.verdict == judge_model::Verdict::CE {
+                    compiler_error(&r.compile.message)
+                } else {
+                    r.first_failure()
+                        .map(|f| format!("{} ({})", f.name, first_line(&f.message)))
+                        .unwrap_or_else(|| format!("all {} tests passed", r.tests.len()))
+                };
                 let failure = match r.score {
                     Some(_) => format!("score {}; {failure}", show_score(r)),
                     None => failure,
@@ -451,6 +465,17 @@ fn render_problem(c: &ProblemView, paint: &Paint) -> String {
         }
     }
     s
+}
+
+/// A compilation error's row: the compiler's first line that reports an error (else its first
+/// line that says anything).
+fn compiler_error(message: &str) -> String {
+    let lines = || message.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines()
+        .find(|l| l.to_lowercase().contains("error"))
+        .or_else(|| lines().next())
+        .map(|l| format!("compilation error: {l}"))
+        .unwrap_or_else(|| "compilation error".into())
 }
 
 fn first_line(text: &str) -> String {

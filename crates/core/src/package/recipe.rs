@@ -20,7 +20,25 @@ struct RawGenerated {
     name: String,
     generator: String,
     #[serde(default)]
-    args: Vec<String>,
+    args: Vec<toml::Spanned<RawArg>>,
+}
+
+/// An argument as written: text, or a number (or another value) someone forgot to quote.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum RawArg {
+    Text(String),
+    Other(toml::Value),
+}
+
+impl RawArg {
+    /// The argument as text: a string's own text, another value as TOML writes it.
+    fn text(&self) -> String {
+        match self {
+            RawArg::Text(t) => t.clone(),
+            RawArg::Other(v) => v.to_string(),
+        }
+    }
 }
 
 /// One generated test: `generator args...` prints `tests/<name>.in`.
@@ -89,10 +107,43 @@ pub fn load_recipe(dir: &Path) -> Result<Recipe, PackageError> {
             ))
             .hint("the path is relative to the package folder"));
         }
+        if let Some(arg) = t
+            .args
+            .iter()
+            .find(|a| matches!(a.get_ref(), RawArg::Other(_)))
+        {
+            let RawArg::Other(value) = arg.get_ref() else {
+                unreachable!("found as Other")
+            };
+            let quoted: Vec<String> = t
+                .args
+                .iter()
+                .map(|a| format!("{:?}", a.get_ref().text()))
+                .collect();
+            return Err(PackageError::new(
+                &path,
+                format!(
+                    "test `{}`: argument {value} is {}, not a string",
+                    t.name,
+                    match value {
+                        toml::Value::Integer(_) | toml::Value::Float(_) => "a number",
+                        toml::Value::Boolean(_) => "a boolean",
+                        toml::Value::Array(_) => "an array",
+                        toml::Value::Table(_) => "a table",
+                        _ => "not text",
+                    }
+                ),
+            )
+            .at(&text, arg.span().start)
+            .hint(format!(
+                "quote each argument: args = [{}]",
+                quoted.join(", ")
+            )));
+        }
         out.push(Generated {
             name: t.name.clone(),
             generator,
-            args: t.args.clone(),
+            args: t.args.iter().map(|a| a.get_ref().text()).collect(),
         });
     }
     Ok(Recipe {
@@ -224,5 +275,23 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("more than 600 s"), "{e}");
+    }
+
+    #[test]
+    fn unquoted_numbers_in_args_get_a_hint_to_quote_them() {
+        let e = recipe("[[test]]\nname = \"a\"\ngenerator = \"gen.py\"\nargs = [1, \"x\", 10]\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("tests.toml:4:9: test `a`: argument 1 is a number, not a string"),
+            "{e}"
+        );
+        assert!(
+            e.contains(r#"hint: quote each argument: args = ["1", "x", "10"]"#),
+            "{e}"
+        );
+        let r = recipe("[[test]]\nname = \"a\"\ngenerator = \"gen.py\"\nargs = [\"1\", \"10\"]\n")
+            .unwrap();
+        assert_eq!(r.tests[0].args, ["1", "10"]);
     }
 }

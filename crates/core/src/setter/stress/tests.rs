@@ -279,3 +279,90 @@ fn without_a_reference_there_is_nothing_to_stress_against() {
     let found = stress_with(&programs(), pkg.path(), "buggy", &against, 1).unwrap();
     assert_eq!(found.unwrap().verdict, Verdict::WA);
 }
+
+/// The integers of a run's input (any sign).
+fn integers(run: &Run) -> Vec<i64> {
+    run.input_text()
+        .split_whitespace()
+        .map(|w| w.parse().unwrap_or(i64::MAX))
+        .collect()
+}
+
+/// Programs for inputs of big numbers: the generator prints `numbers`, the validator accepts
+/// integers in `low..1_000_000_000` (absolute value below 10^9), the reference sums them.
+fn big_numbers(numbers: &'static str, low: i64) -> FakeExecutor {
+    programs()
+        .program("gen", move |_| Act::prints(numbers))
+        .program("brute", |run| {
+            Act::prints(format!("{}\n", integers(run).iter().sum::<i64>()))
+        })
+        .program("validator", move |run| {
+            let ok = run.input_text().lines().all(|l| {
+                l.trim()
+                    .parse::<i64>()
+                    .is_ok_and(|n| n >= low && n.abs() < 1_000_000_000)
+            });
+            if ok && !run.input_text().is_empty() {
+                Act::ok()
+            } else {
+                Act::exits(1).stderr("out of bounds\n")
+            }
+        })
+}
+
+#[test]
+fn shrinking_makes_numbers_small_toward_zero() {
+    // Wrong on any number above 5000: the 9-digit input shrinks to the smallest one, 5001.
+    let pkg = package();
+    let fake = big_numbers("123456789\n", -999_999_999).program("big", |run| {
+        let n = integers(run);
+        let sum: i64 = n.iter().filter(|&&x| x <= 5000).sum();
+        Act::prints(format!("{sum}\n"))
+    });
+    let found = stress_with(&fake, pkg.path(), "big", &options(30.0), 1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&found.input), "5001\n");
+    assert_eq!(found.answer, b"5001\n");
+    // Bisection: about log2(10^9) trials, not one per value.
+    let judged = fake.runs_of("big").len();
+    assert!(judged < 100, "{judged} trials");
+
+    // A negative number keeps its sign: wrong below -300, it shrinks to -301.
+    let fake = big_numbers("-987654321\n", -999_999_999).program("low", |run| {
+        let sum: i64 = integers(run).iter().filter(|&&x| x >= -300).sum();
+        Act::prints(format!("{sum}\n"))
+    });
+    let found = stress_with(&fake, pkg.path(), "low", &options(30.0), 1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&found.input), "-301\n");
+}
+
+#[test]
+fn numbers_shrink_no_further_than_the_validator_accepts() {
+    // Wrong on every input; the validator wants numbers of at least 100: 100 it is.
+    let pkg = package();
+    let fake = big_numbers("734212991\n", 100).program("off", |run| {
+        Act::prints(format!("{}\n", integers(run).iter().sum::<i64>() + 1))
+    });
+    let found = stress_with(&fake, pkg.path(), "off", &options(30.0), 1)
+        .unwrap()
+        .unwrap();
+    assert_eq!(String::from_utf8_lossy(&found.input), "100\n");
+    // Candidates below 100 went to the validator and no further.
+    assert!(
+        fake.runs_of("validator").len() > fake.runs_of("off").len(),
+        "the validator saw every candidate"
+    );
+}
+
+#[test]
+fn only_plain_integers_are_made_smaller() {
+    assert_eq!(integer("123456789"), Some(123_456_789));
+    assert_eq!(integer("-42"), Some(-42));
+    assert_eq!(integer("0"), Some(0));
+    for kept in ["007", "+1", "1e9", "1.5", "-0", "-", "", "x1"] {
+        assert_eq!(integer(kept), None, "{kept}");
+    }
+}
