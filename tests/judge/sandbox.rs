@@ -118,9 +118,19 @@ fn the_next_judge_removes_what_a_killed_one_left_and_spares_a_live_one() {
                 .into_iter()
                 .filter(|p| !left.contains(p))
                 .collect();
-            // Its work folders, and the cgroups of its test run (the compile's are gone).
-            if now.len() >= 5 && now.iter().any(|p| p.join("build-1/prog").exists()) {
-                mid_run = now;
+            // Its work folders, and the cgroups of its test run: those that hold a process. The
+            // janitor's spare cgroups (empty, made ahead and removed as it sees fit) come and go
+            // by themselves, and the program may be built already (the build cache).
+            let held = |p: &std::path::PathBuf| {
+                !p.starts_with("/sys/fs/cgroup")
+                    || std::fs::read_to_string(p.join("cgroup.procs"))
+                        .is_ok_and(|procs| !procs.trim().is_empty())
+            };
+            let running = now
+                .iter()
+                .any(|p| p.starts_with("/sys/fs/cgroup") && held(p));
+            if running && now.iter().any(|p| p.join("build-1/prog").exists()) {
+                mid_run = now.into_iter().filter(held).collect();
                 break;
             }
         }
