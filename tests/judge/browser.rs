@@ -284,6 +284,24 @@ const CORRECT_SLOW_ON_2: &str =
     "import time\na, b = map(int, input().split())\nif a == 20:\n    time.sleep(3)\nprint(a + b)\n";
 const WRONG: &str = "a, b = map(int, input().split())\nprint(a * b)\n";
 
+/// Opens the received "Sum of Two" problem from the list and waits for its first sample.
+fn open_sum_problem(browser: &mut Browser) -> Value {
+    let id = browser.wait_for(
+        "(() => { const a = document.querySelector('#problem-list a.problem');
+            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
+        Duration::from_secs(30),
+    );
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    browser.wait_for(
+        "(() => { const s = document.querySelector('.sample-in');
+            return s && s.textContent === '1 2\\n'; })()",
+        Duration::from_secs(30),
+    );
+    id
+}
+
 /// Pastes `source` as Python into the open problem's submit box and submits it; returns the
 /// submission id the page shows once it has one other than `previous`.
 fn paste_and_submit(browser: &mut Browser, source: &str, previous: &Value) -> Value {
@@ -379,19 +397,7 @@ fn practice_page_receives_a_problem_judges_pasted_solutions_live_and_keeps_a_sco
     );
 
     // The received problem is listed; open it: name, limits, link and samples.
-    let id = browser.wait_for(
-        "(() => { const a = document.querySelector('#problem-list a.problem');
-            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
-        Duration::from_secs(30),
-    );
-    browser.eval(&format!(
-        "location.hash = '#/p/' + encodeURIComponent({id})"
-    ));
-    browser.wait_for(
-        "(() => { const s = document.querySelector('.sample-in');
-            return s && s.textContent === '1 2\\n'; })()",
-        Duration::from_secs(30),
-    );
+    let id = open_sum_problem(&mut browser);
     let meta = browser.eval("document.querySelector('.meta').textContent");
     let meta = meta.as_str().unwrap();
     assert!(meta.contains("2000 ms"), "{meta}");
@@ -760,19 +766,7 @@ fn practice_page_shows_a_wrong_answers_output_beside_the_expected_and_its_stderr
     server.receive(&sum_problem());
     let mut browser = Browser::launch();
     browser.goto(&server.url(&format!("/?token={}", server.token)));
-    let id = browser.wait_for(
-        "(() => { const a = document.querySelector('#problem-list a.problem');
-            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
-        Duration::from_secs(30),
-    );
-    browser.eval(&format!(
-        "location.hash = '#/p/' + encodeURIComponent({id})"
-    ));
-    browser.wait_for(
-        "(() => { const s = document.querySelector('.sample-in');
-            return s && s.textContent === '1 2\\n'; })()",
-        Duration::from_secs(30),
-    );
+    open_sum_problem(&mut browser);
     let debugging = "import sys\na, b = map(int, input().split())\n\
                      print('debug: a =', a, file=sys.stderr)\nprint(a * b)\n";
     paste_and_submit(&mut browser, debugging, &Value::Null);
@@ -809,19 +803,7 @@ fn practice_page_does_not_count_a_refused_submission_as_an_attempt() {
     server.receive(&interactive);
     let mut browser = Browser::launch();
     browser.goto(&server.url(&format!("/?token={}", server.token)));
-    let id = browser.wait_for(
-        "(() => { const a = document.querySelector('#problem-list a.problem');
-            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
-        Duration::from_secs(30),
-    );
-    browser.eval(&format!(
-        "location.hash = '#/p/' + encodeURIComponent({id})"
-    ));
-    browser.wait_for(
-        "(() => { const s = document.querySelector('.sample-in');
-            return s && s.textContent === '1 2\\n'; })()",
-        Duration::from_secs(30),
-    );
+    open_sum_problem(&mut browser);
     paste_and_submit(&mut browser, CORRECT, &Value::Null);
     assert_eq!(verdict_of_shown(&mut browser), "JE");
     // Once the history lists it, the sidebar's mark has been drawn from it.
