@@ -395,19 +395,7 @@ impl Stress<'_> {
         progress: &mut dyn FnMut(&str),
     ) -> Result<u64, SetterError> {
         let mut steps = 0;
-        let text = String::from_utf8_lossy(input).into_owned();
-        let mut lines: Vec<Vec<String>> = text
-            .lines()
-            .map(|l| l.split_whitespace().map(str::to_string).collect())
-            .collect();
-        let render = |lines: &[Vec<String>]| -> Vec<u8> {
-            let mut s = String::new();
-            for l in lines {
-                s.push_str(&l.join(" "));
-                s.push('\n');
-            }
-            s.into_bytes()
-        };
+        let mut lines = tokens(input);
         // Inputs whose spacing matters (e.g. grids with spaces) are only shrunk by whole lines.
         if unit == Unit::Token && render(&lines) != *input {
             return Ok(0);
@@ -485,19 +473,7 @@ impl Stress<'_> {
         input: &mut Vec<u8>,
         progress: &mut dyn FnMut(&str),
     ) -> Result<u64, SetterError> {
-        let text = String::from_utf8_lossy(input).into_owned();
-        let mut lines: Vec<Vec<String>> = text
-            .lines()
-            .map(|l| l.split_whitespace().map(str::to_string).collect())
-            .collect();
-        let render = |lines: &[Vec<String>]| -> Vec<u8> {
-            let mut s = String::new();
-            for l in lines {
-                s.push_str(&l.join(" "));
-                s.push('\n');
-            }
-            s.into_bytes()
-        };
+        let mut lines = tokens(input);
         // As for tokens: an input whose spacing matters is left as it is.
         if render(&lines) != *input {
             return Ok(0);
@@ -630,6 +606,24 @@ fn resolve_generator(
         "{}: cannot tell which generator to use\n  hint: start --gen with the generator's path inside the package, e.g. --gen \"gen/random.py {{seed}} {{size}}\"",
         problem.dir.display()
     )))
+}
+
+/// An input as lines of whitespace-separated tokens (what the shrinking works on).
+fn tokens(input: &[u8]) -> Vec<Vec<String>> {
+    String::from_utf8_lossy(input)
+        .lines()
+        .map(|l| l.split_whitespace().map(str::to_string).collect())
+        .collect()
+}
+
+/// Lines of tokens written back: one space between tokens, a newline after each line.
+fn render(lines: &[Vec<String>]) -> Vec<u8> {
+    let mut s = String::new();
+    for l in lines {
+        s.push_str(&l.join(" "));
+        s.push('\n');
+    }
+    s.into_bytes()
 }
 
 #[cfg(test)]
