@@ -3,6 +3,7 @@
 mod attacks;
 mod browser;
 mod cache;
+mod chaos;
 mod checkers;
 mod cli;
 mod conventions;

@@ -190,8 +190,20 @@ pub fn finish(client: &mut Client, fence: &Fence, result: &Final) -> Result<Fenc
         "SELECT pg_notify($1, $2)",
         &[&DONE, &submission.to_string()],
     )?;
+    crate::worker::kill_point("finishing");
     tx.commit()?;
     Ok(Fenced::Done)
+}
+
+/// Whether this attempt's finish committed (its judging ended `done`): a finish retried after
+/// a lost connection tells its own commit from another worker's.
+pub fn finished(client: &mut Client, fence: &Fence) -> Result<bool, Error> {
+    let row = client.query_opt(
+        "SELECT 1 FROM judgings
+         WHERE job = $1 AND attempt = $2 AND worker = $3 AND outcome = 'done'",
+        &[&fence.job, &fence.attempt, &fence.worker],
+    )?;
+    Ok(row.is_some())
 }
 
 /// The worker gives the job back because it could not judge it (`reason`: the package does not
@@ -268,6 +280,9 @@ pub fn reap(client: &mut Client, retry_delay: Duration) -> Result<Vec<Reaped>, E
             worker,
             failed,
         });
+    }
+    if !reaped.is_empty() {
+        crate::worker::kill_point("reaping");
     }
     tx.commit()?;
     Ok(reaped)

@@ -23,6 +23,22 @@ pub struct Server {
     bin: PathBuf,
     child: Option<Child>,
     owner: Option<(u32, u32)>,
+    options: Options,
+}
+
+/// How a [`Server`] runs beyond the defaults (Unix socket only, commits not waited for).
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Commits wait for their WAL to reach the kernel (PostgreSQL's own default), so a crash
+    /// of the server ([`Server::stop`]) loses no commit it acknowledged. Off by default:
+    /// faster, and enough while the server is never crashed.
+    pub synchronous_commit: bool,
+    /// TCP addresses to listen on besides the Unix socket, on port 5432; clients of the
+    /// addresses' networks (`samenet`) are trusted. Meant for a network namespace of the
+    /// test's own ([`Options::netns`]), where the port is free.
+    pub listen: Vec<String>,
+    /// The network namespace to run in: a `/proc/PID/ns/net` file.
+    pub netns: Option<PathBuf>,
 }
 
 /// Where `initdb` and `postgres` are: on PATH, else the newest `/usr/lib/postgresql/*/bin`.
@@ -90,6 +106,11 @@ impl Server {
     /// Initialises a cluster in a new temporary folder and starts it; waits (up to 60 s) until
     /// it accepts connections.
     pub fn start() -> Result<Server, String> {
+        Server::start_with(Options::default())
+    }
+
+    /// [`Server::start`] with `options`.
+    pub fn start_with(options: Options) -> Result<Server, String> {
         let bin = binaries().ok_or(
             "PostgreSQL is not installed: no initdb on PATH or under /usr/lib/postgresql/*/bin\n  hint: apt-get install postgresql",
         )?;
@@ -130,11 +151,19 @@ impl Server {
                 String::from_utf8_lossy(&out.stderr)
             ));
         }
+        if !options.listen.is_empty() {
+            let hba = data.join("pg_hba.conf");
+            let mut text =
+                std::fs::read_to_string(&hba).map_err(|e| format!("{}: {e}", hba.display()))?;
+            text.push_str("\n# The test's own links\nhost all all samenet trust\n");
+            std::fs::write(&hba, text).map_err(|e| format!("{}: {e}", hba.display()))?;
+        }
         let mut server = Server {
             dir: Some(dir),
             bin,
             child: None,
             owner,
+            options,
         };
         server.resume()?;
         Ok(server)
@@ -154,6 +183,17 @@ impl Server {
             "host={} user=postgres dbname={db}",
             self.socket_dir().display()
         )
+    }
+
+    /// Connection words for database `db` over TCP to `addr` (one of [`Options::listen`]).
+    pub fn tcp_url(addr: &str, db: &str) -> String {
+        format!("host={addr} port=5432 user=postgres dbname={db}")
+    }
+
+    /// A new empty database; returns its name (connection words: [`Server::url`]).
+    pub fn fresh_db_name(&self) -> Result<String, String> {
+        let url = self.fresh_db()?;
+        Ok(url.rsplit("dbname=").next().unwrap_or_default().to_string())
     }
 
     /// A new empty database of this server; returns its connection words.
@@ -196,24 +236,65 @@ impl Server {
             .arg(dir.join("data"))
             .arg("-k")
             .arg(&dir)
-            .args(["-c", "listen_addresses=", "-c", "fsync=off"])
-            .args(["-c", "synchronous_commit=off", "-c", "full_page_writes=off"])
-            .args(["-c", "max_connections=200"])
+            .arg("-c")
+            .arg(format!(
+                "listen_addresses={}",
+                self.options.listen.join(",")
+            ))
+            .args(["-c", "port=5432", "-c", "fsync=off"])
+            .arg("-c")
+            .arg(format!(
+                "synchronous_commit={}",
+                if self.options.synchronous_commit {
+                    "on"
+                } else {
+                    "off"
+                }
+            ))
+            .args(["-c", "full_page_writes=off", "-c", "max_connections=200"])
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(log)
             .current_dir(&dir);
-        as_owner(&mut postgres, self.owner);
+        let netns = match &self.options.netns {
+            Some(path) => {
+                Some(std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?)
+            }
+            None => None,
+        };
+        // In a namespace, the uid changes after entering it (entering needs root).
+        let owner = self.owner;
+        match &netns {
+            None => as_owner(&mut postgres, owner),
+            Some(_) => {
+                postgres.env("HOME", "/tmp");
+            }
+        }
         {
+            use std::os::fd::AsRawFd;
             use std::os::unix::process::CommandExt;
-            // SAFETY: prctl is async-signal-safe; it runs after the uid change, which would
-            // clear the setting.
+            let netns = netns.as_ref().map(|f| f.as_raw_fd());
+            // SAFETY: setns, setgroups, setgid, setuid and prctl are async-signal-safe; the
+            // namespace's descriptor stays open until the spawn returns. The parent-death
+            // signal is set after the uid change, which would clear it.
             unsafe {
-                postgres.pre_exec(|| {
-                    if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGQUIT) != 0 {
-                        return Err(std::io::Error::last_os_error());
+                postgres.pre_exec(move || {
+                    let check = |r: i32| {
+                        if r != 0 {
+                            Err(std::io::Error::last_os_error())
+                        } else {
+                            Ok(())
+                        }
+                    };
+                    if let Some(fd) = netns {
+                        check(libc::setns(fd, libc::CLONE_NEWNET))?;
+                        if let Some((uid, gid)) = owner {
+                            check(libc::setgroups(0, std::ptr::null()))?;
+                            check(libc::setgid(gid))?;
+                            check(libc::setuid(uid))?;
+                        }
                     }
-                    Ok(())
+                    check(libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGQUIT))
                 });
             }
         }

@@ -64,6 +64,17 @@ pub fn connect_retrying(url: &str, log: &dyn Log, stop: &AtomicBool) -> Option<C
     }
 }
 
+/// The job connection LISTENs on `judge_queued`, which wakes the slot when it waits for work.
+fn listen(mut client: Client) -> Result<Client, Error> {
+    client.batch_execute(&format!("LISTEN {}", queue::QUEUED))?;
+    Ok(client)
+}
+
+/// A new job connection in place of one that failed (listening, as the first was).
+fn reconnect(url: &str) -> Result<Client, Error> {
+    listen(crate::connect(url)?)
+}
+
 /// Runs one slot until `stop` is set: reap, claim, judge, finish; between jobs it waits for a
 /// `judge_queued` notification (or polls every lease/3 at most 1 s, for back-offs and leases
 /// ending).
@@ -77,16 +88,19 @@ pub fn run_slot(
     let poll = (options.lease / 3).min(Duration::from_secs(1));
     let mut failures = 0;
     'connection: while !stop.load(Ordering::Relaxed) {
-        let Some(mut client) = connect_retrying(&options.url, log, stop) else {
+        let Some(client) = connect_retrying(&options.url, log, stop) else {
             return;
         };
         let Some(mut beat) = connect_retrying(&options.url, log, stop) else {
             return;
         };
-        if let Err(e) = client.batch_execute(&format!("LISTEN {}", queue::QUEUED)) {
-            log.line(&format!("database: {e}; reconnecting"));
-            continue;
-        }
+        let mut client = match listen(client) {
+            Ok(client) => client,
+            Err(e) => {
+                log.line(&format!("{e}; reconnecting"));
+                continue;
+            }
+        };
         while !stop.load(Ordering::Relaxed) {
             let step = step(options, worker, engine, log, &mut client, &mut beat, stop);
             match step {
@@ -134,6 +148,7 @@ pub fn step(
     let Some(job) = queue::claim(client, worker, options.lease)? else {
         return Ok(false);
     };
+    kill_point("claimed");
     log.line(&format!(
         "job {} attempt {}: submission {} ({})",
         job.fence.job, job.fence.attempt, job.submission, job.filename
@@ -143,10 +158,11 @@ pub fn step(
     let outcome = std::thread::scope(|scope| {
         let (fence, lost) = (&job.fence, &lost);
         scope.spawn(move || heartbeat_loop(options, fence, beat, &done_rx, lost, log, stop));
-        let outcome = run(options, engine, client, &job);
+        let outcome = run(options, engine, client, &job, log);
         drop(done_tx);
         outcome
     });
+    kill_point("judged");
     if lost.load(Ordering::Relaxed) {
         log.line(&format!(
             "job {} attempt {}: lost (another worker holds it); result dropped",
@@ -158,7 +174,11 @@ pub fn step(
         Ok(result) => finish_retrying(options, client, &job.fence, &result, log, stop),
         Err(reason) => queue::release(client, &job.fence, &reason, options.retry_delay),
     };
-    match written? {
+    let written = written?;
+    if written == Fenced::Done {
+        kill_point("finished");
+    }
+    match written {
         Fenced::Done => log.line(&format!(
             "job {} attempt {}: done",
             job.fence.job, job.fence.attempt
@@ -185,7 +205,7 @@ fn heartbeat_loop(
     let every = options.lease / 3;
     while let Err(mpsc::RecvTimeoutError::Timeout) = done.recv_timeout(every) {
         match queue::heartbeat(beat, fence, options.lease) {
-            Ok(Fenced::Done) => {}
+            Ok(Fenced::Done) => kill_point("heartbeat"),
             Ok(Fenced::Lost) => {
                 lost.store(true, Ordering::Relaxed);
                 return;
@@ -216,12 +236,21 @@ fn finish_retrying(
     let mut failures = 0;
     loop {
         match queue::finish(client, fence, result) {
+            // A retry finding the job done may find its own earlier commit, whose answer
+            // the lost connection never brought.
+            Ok(Fenced::Lost) if failures > 0 => {
+                return Ok(if queue::finished(client, fence)? {
+                    Fenced::Done
+                } else {
+                    Fenced::Lost
+                })
+            }
             Ok(f) => return Ok(f),
             Err(e) if std::time::Instant::now() < deadline && !stop.load(Ordering::Relaxed) => {
                 log.line(&format!("finish: {e}; retrying"));
                 std::thread::sleep(backoff(failures));
                 failures += 1;
-                if let Ok(fresh) = crate::connect(&options.url) {
+                if let Ok(fresh) = reconnect(&options.url) {
                     *client = fresh;
                 }
             }
@@ -238,16 +267,26 @@ pub fn run(
     engine: &mut Engine,
     client: &mut Client,
     job: &Claimed,
+    log: &dyn Log,
 ) -> Result<Final, String> {
-    let package =
-        cached_package(client, &options.cache, &job.package).map_err(|e| e.to_string())?;
+    // The reads are retried on a new connection while the lease would hold (a restarted
+    // database); the heartbeat says meanwhile whether the job is still ours.
+    let deadline = std::time::Instant::now() + options.lease;
+    let package = read_retrying(options, client, deadline, log, |c| {
+        cached_package(c, &options.cache, &job.package)
+    })
+    .map_err(|e| e.to_string())?;
     if !is_plain_name(&job.filename) {
         return Ok(judge_error(format!(
             "the file name {:?} is not a plain file name",
             job.filename
         )));
     }
-    let source = store::blob(client, &job.source).map_err(|e| e.to_string())?;
+    let source = read_retrying(options, client, deadline, log, |c| {
+        store::blob(c, &job.source)
+    })
+    .map_err(|e| e.to_string())?;
+    kill_point("fetched");
     let folder = options.cache.join("jobs").join(format!(
         "{}-{}-{}",
         job.fence.job,
@@ -263,6 +302,59 @@ pub fn run(
     let outcome = judge(engine, &package, &copy);
     let _ = std::fs::remove_dir_all(&folder);
     Ok(outcome)
+}
+
+/// Runs `read` (which changes nothing in the database), reconnecting and retrying after a
+/// database error until `deadline`.
+fn read_retrying<T>(
+    options: &Options,
+    client: &mut Client,
+    deadline: std::time::Instant,
+    log: &dyn Log,
+    mut read: impl FnMut(&mut Client) -> Result<T, Error>,
+) -> Result<T, Error> {
+    let mut failures = 0;
+    loop {
+        match read(client) {
+            Err(Error::Db(e)) if std::time::Instant::now() < deadline => {
+                log.line(&format!("database: {e}; retrying"));
+                std::thread::sleep(backoff(failures));
+                failures += 1;
+                if let Ok(fresh) = reconnect(&options.url) {
+                    *client = fresh;
+                }
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Tests only: with `JUDGE_TEST_KILL_AT=POINT[:N]` in its environment, the worker kills
+/// itself with SIGKILL the Nth time (N = 1 when left out) any slot reaches POINT — a crash at
+/// a chosen step, for the chaos tests. The points: `claimed` (the claim committed),
+/// `fetched` (package and source read), `heartbeat` (a renewal committed), `judged` (before
+/// the finish), `finishing` (inside the finish's transaction, its writes made, before the
+/// commit), `finished` (the finish committed), `reaping` (inside the reaper's transaction,
+/// before the commit).
+pub(crate) fn kill_point(point: &str) {
+    use std::sync::atomic::AtomicUsize;
+    use std::sync::OnceLock;
+    static AT: OnceLock<Option<(String, usize)>> = OnceLock::new();
+    static REACHED: AtomicUsize = AtomicUsize::new(0);
+    let at = AT.get_or_init(|| {
+        let spec = std::env::var("JUDGE_TEST_KILL_AT").ok()?;
+        let (name, n) = match spec.split_once(':') {
+            Some((name, n)) => (name.to_string(), n.parse().ok()?),
+            None => (spec, 1),
+        };
+        Some((name, n))
+    });
+    if let Some((name, n)) = at {
+        if name == point && REACHED.fetch_add(1, Ordering::SeqCst) + 1 == *n {
+            // SAFETY: kill and getpid have no memory preconditions.
+            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
+        }
+    }
 }
 
 /// A file name with no folder in it.

@@ -66,6 +66,9 @@ impl State {
     }
 }
 
+/// How long a pooled connection has to answer before it is replaced.
+const POOLED_CHECK: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// Runs `work` with a database connection on a blocking thread; the connection goes back to
 /// the pool unless it broke.
 pub(crate) async fn db<T: Send + 'static>(
@@ -75,9 +78,14 @@ pub(crate) async fn db<T: Send + 'static>(
     let state = state.clone();
     tokio::task::spawn_blocking(move || {
         let taken = state.idle.lock().unwrap_or_else(|e| e.into_inner()).pop();
-        let mut client = match taken {
-            Some(client) if !client.is_closed() => client,
-            _ => Client::connect(&state.url, NoTls).map_err(ApiError::from)?,
+        // A pooled connection may have died with the server (a restart) unnoticed: one
+        // round trip tells, and a dead one is replaced.
+        let live = taken
+            .filter(|c| !c.is_closed())
+            .and_then(|mut c| c.is_valid(POOLED_CHECK).is_ok().then_some(c));
+        let mut client = match live {
+            Some(client) => client,
+            None => Client::connect(&state.url, NoTls).map_err(ApiError::from)?,
         };
         let result = work(&mut client);
         if !client.is_closed() {
