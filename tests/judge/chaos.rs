@@ -25,22 +25,27 @@ use std::time::{Duration, Instant};
 pub(crate) const DEADLINE: Duration = Duration::from_secs(120);
 pub(crate) const ORGANISER: &str = "organiser-token-chaos-0123456789";
 
-/// A process started in a network namespace (`netns`: an open `/proc/PID/ns/net`) or in ours.
+/// A process started in a network namespace (`netns`: an open `/proc/PID/ns/net`) or in
+/// ours; it is killed if the thread that started it (the test's) ends first.
 pub(crate) fn command_in(program: &str, netns: Option<&std::fs::File>) -> Command {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::process::CommandExt;
     let mut command = Command::new(program);
-    if let Some(ns) = netns {
-        use std::os::fd::AsRawFd;
-        use std::os::unix::process::CommandExt;
-        let fd = ns.as_raw_fd();
-        // SAFETY: setns is async-signal-safe; the descriptor is open until the spawn returns.
-        unsafe {
-            command.pre_exec(move || {
+    let fd = netns.map(|ns| ns.as_raw_fd());
+    // SAFETY: setns and prctl are async-signal-safe; the descriptor is open until the spawn
+    // returns.
+    unsafe {
+        command.pre_exec(move || {
+            if let Some(fd) = fd {
                 if libc::setns(fd, libc::CLONE_NEWNET) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-                Ok(())
-            });
-        }
+            }
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
     }
     command
 }
@@ -54,7 +59,7 @@ pub(crate) struct Worker {
 
 impl Worker {
     /// Starts `judge worker --db url --name name --lease lease` with `env` added, in `netns`
-    /// when given, its packages cached in `cache`.
+    /// when given, its packages and builds cached in `cache`.
     pub(crate) fn start(
         url: &str,
         name: &str,
@@ -66,7 +71,9 @@ impl Worker {
         let mut child = command_in(env!("CARGO_BIN_EXE_judge"), netns)
             .args(["worker", "--db", url, "--name", name, "--lease", lease])
             .args(["--retry-delay", "0.2", "--cache"])
-            .arg(cache)
+            .arg(cache.join("packages"))
+            // The builds are cached there too: a host's workers share them.
+            .env("JUDGE_CACHE_DIR", cache)
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -93,7 +100,6 @@ impl Worker {
     }
 
     /// Waits for a line of the worker's stderr containing `text`; returns it.
-    #[expect(dead_code, reason = "for netns.rs, next")]
     pub(crate) fn wait_line(&self, text: &str) -> String {
         let deadline = Instant::now() + DEADLINE;
         let mut seen = Vec::new();

@@ -14,6 +14,7 @@ mod interactive;
 mod java;
 mod jobs;
 mod messages;
+mod netns;
 mod package_errors;
 mod packages;
 mod pair;
