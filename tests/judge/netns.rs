@@ -16,7 +16,7 @@ use crate::chaos::{
 };
 use crate::harness::fixture_problem;
 use judge_service::testdb;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -269,4 +269,188 @@ fn a_worker_cut_off_mid_job_loses_it_to_another_host_and_its_late_writes_commit_
     let ids: Vec<(i64, String)> = left.iter().map(|id| (*id, key(&slow))).collect();
     assert_invariants(&site.url, &ids, &calm);
     assert_eq!(calm[&key(&slow)].verdict.as_deref(), Some("AC"));
+}
+
+/// A copy of the shipped problem `name` keeping only its sample tests (the generator recipe
+/// and the other tests left out), so that 200 judgings take minutes: the verdicts compared
+/// are those of the same package either way.
+fn samples_only(name: &str, into: &Path) -> PathBuf {
+    let dir = into.join(name);
+    crate::harness::copy_dir(&crate::harness::root().join("problems").join(name), &dir);
+    for extra in ["tests.toml", "gen", "brute.py"] {
+        let path = dir.join(extra);
+        if path.is_dir() {
+            std::fs::remove_dir_all(path).unwrap();
+        } else if path.exists() {
+            std::fs::remove_file(path).unwrap();
+        }
+    }
+    for e in std::fs::read_dir(dir.join("tests")).unwrap().flatten() {
+        if !e.file_name().to_string_lossy().starts_with("sample-") {
+            std::fs::remove_file(e.path()).unwrap();
+        }
+    }
+    dir
+}
+
+/// The acceptance test of the service: 200 submissions (AC, WA, TLE, MLE, RE and CE over the
+/// four shipped problems, from `solutions/` and `tests/fixtures/service/`) posted to the API
+/// of a server in one namespace, judged by three workers in two others, each reaching one
+/// final verdict, with the tests' verdicts `judge run --all` gives the same file. The
+/// problems keep their sample tests only (2 or 3 each); the TLE file is 4 of the 200.
+#[test]
+fn two_hundred_submissions_judged_by_three_workers_on_two_hosts_match_judge_run() {
+    let solution = |p: &str, f: &str| crate::harness::root().join("solutions").join(p).join(f);
+    let own = |f: &str| {
+        crate::harness::root()
+            .join("tests/fixtures/service")
+            .join(f)
+    };
+    let (bwb, hr, mah, snake) = (
+        "black-white-board",
+        "huarong-road",
+        "morning-after-halloween",
+        "snake",
+    );
+    let files: Vec<(&str, PathBuf)> = vec![
+        (bwb, solution(bwb, "accepted/bfs-parents.rs")),
+        (bwb, solution(bwb, "accepted/brute-bfs-strings.py")),
+        (
+            bwb,
+            solution(bwb, "runtime_error/eight-lines-without-separator.rs"),
+        ),
+        (bwb, solution(bwb, "wrong_answer/count-only.rs")),
+        (bwb, own("re-abort.c")),
+        (hr, solution(hr, "accepted/state-graph-dijkstra.rs")),
+        (hr, solution(hr, "runtime_error/unchecked-border.rs")),
+        (hr, solution(hr, "wrong_answer/same-cell-not-zero.rs")),
+        (mah, solution(mah, "accepted/bfs-numbered-cells.rs")),
+        (
+            mah,
+            solution(mah, "memory_limit_exceeded/uncompressed-coordinates.rs"),
+        ),
+        (mah, solution(mah, "runtime_error/no-stay-move.rs")),
+        (mah, solution(mah, "wrong_answer/swaps-allowed.rs")),
+        (mah, own("wa-zero.py")),
+        (snake, solution(snake, "accepted/bfs-bitset.rs")),
+        (
+            snake,
+            solution(snake, "wrong_answer/tail-cell-forbidden.rs"),
+        ),
+        (snake, own("ce-undeclared.cpp")),
+    ];
+    let tle = (hr, own("tle-spin.c"));
+    let mut plan: Vec<&(&str, PathBuf)> = (0..196).map(|i| &files[i % files.len()]).collect();
+    for at in [10, 60, 110, 160] {
+        plan.insert(at, &tle);
+    }
+    assert_eq!(plan.len(), 200);
+    let packages = tempfile::tempdir().unwrap();
+    let dirs: BTreeMap<&str, PathBuf> = [bwb, hr, mah, snake]
+        .into_iter()
+        .map(|p| (p, samples_only(p, packages.path())))
+        .collect();
+    // `judge run --all` on each distinct file: the verdicts the service must give.
+    let mut distinct: Vec<&(&str, PathBuf)> = files.iter().collect();
+    distinct.push(&tle);
+    let reference: BTreeMap<String, serde_json::Value> = std::thread::scope(|scope| {
+        let runs: Vec<_> = distinct
+            .chunks(distinct.len().div_ceil(2))
+            .map(|chunk| {
+                let dirs = &dirs;
+                scope.spawn(move || {
+                    chunk
+                        .iter()
+                        .map(|(problem, file)| {
+                            let doc = crate::harness::judge()
+                                .arg("run")
+                                .arg(&dirs[problem])
+                                .arg(file)
+                                .args(["--all", "--json"])
+                                .output()
+                                .json();
+                            (key(file), doc)
+                        })
+                        .collect::<Vec<_>>()
+                })
+            })
+            .collect();
+        runs.into_iter().flat_map(|r| r.join().unwrap()).collect()
+    });
+    let verdicts: BTreeSet<&str> = reference
+        .values()
+        .map(|d| d["verdict"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        verdicts,
+        BTreeSet::from(["AC", "CE", "MLE", "RE", "TLE", "WA"]),
+        "{reference:#?}"
+    );
+
+    let net = Net::new();
+    let site = Site::new(&net);
+    let (cache_a, cache_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let _workers = [
+        site.worker(&net.a, HUB_A, "a1", "30", cache_a.path()),
+        site.worker(&net.a, HUB_A, "a2", "30", cache_a.path()),
+        site.worker(&net.b, HUB_B, "b1", "30", cache_b.path()),
+    ];
+    let mut events = Events::listen(&site.url);
+    let ids: Vec<(i64, &(&str, PathBuf))> = net.hub.run(|| {
+        for (name, dir) in &dirs {
+            site.server.upload(name, dir);
+        }
+        plan.iter()
+            .map(|entry| (site.server.submit(entry.0, &entry.1), *entry))
+            .collect()
+    });
+    let all: Vec<i64> = ids.iter().map(|(id, _)| *id).collect();
+    events.all_done(&all);
+    let tests = |doc: &serde_json::Value| -> Vec<(String, String)> {
+        doc["tests"]
+            .as_array()
+            .map(|t| {
+                t.iter()
+                    .map(|t| {
+                        let s = |k: &str| t[k].as_str().unwrap_or_default().to_string();
+                        (s("name"), s("verdict"))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let mut by_worker: BTreeMap<String, usize> = BTreeMap::new();
+    for (id, (problem, file)) in &ids {
+        let s = stored(&site.url, *id);
+        let run = &reference[&key(file)];
+        assert_eq!(s.state, "done", "{s:#?}");
+        assert_eq!(s.problem, *problem);
+        assert_eq!(
+            s.verdict.as_deref(),
+            run["verdict"].as_str(),
+            "{}: {s:#?}",
+            file.display()
+        );
+        let served: Vec<(String, String)> = s
+            .tests
+            .iter()
+            .map(|t| (t.name.clone(), t.verdict.clone()))
+            .collect();
+        if run["verdict"] != "CE" {
+            assert_eq!(served, tests(run), "{}: {s:#?}", file.display());
+        }
+        let done: Vec<_> = s
+            .judgings
+            .iter()
+            .filter(|j| j.outcome.as_deref() == Some("done"))
+            .collect();
+        assert_eq!(done.len(), 1, "one final judging: {s:#?}");
+        *by_worker.entry(done[0].worker.clone()).or_default() += 1;
+    }
+    // Both hosts judged: the work spread over the namespaces.
+    assert!(
+        by_worker.keys().any(|w| w.starts_with('a')) && by_worker.contains_key("b1"),
+        "{by_worker:?}"
+    );
+    eprintln!("judged by: {by_worker:?}");
 }
