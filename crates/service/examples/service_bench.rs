@@ -1,0 +1,227 @@
+//! The judging service's throughput, on a throwaway PostgreSQL (`testdb`, fsync off):
+//!
+//! - **queue**: claim + finish cycles per second alone (no judging), with 1, 2 and 4 threads
+//!   each holding a connection, over `--jobs` queued submissions;
+//! - **judging**: submissions judged per second by one `judge worker --slots N` (N = 1, 2, 4)
+//!   on a trivial program (`tests/fixtures/programs/ac.c` on the `sum` fixture: 3 tests),
+//!   its builds cached (one submission judged first, untimed), rounds interleaved so that a
+//!   load that comes and goes hits each alike. The span is read from the database: the first
+//!   measured claim to the last finish.
+//!
+//! ```text
+//! cargo build --release
+//! cargo run --release -p judge-service --example service_bench -- target/release/judge
+//! cargo run --release -p judge-service --example service_bench -- target/release/judge --rounds 3 --submissions 60
+//! ```
+//!
+//! Run it as root (the sandbox needs it) on a quiet machine; the load average is printed.
+
+use judge_service::queue::{self, Final, TestRow};
+use judge_service::store::{self, NewSubmission};
+use judge_service::testdb;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+fn load() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .unwrap_or_default()
+        .split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A fresh database with the `sum` fixture and `n` submissions of `ac.c` queued.
+fn queued(pg: &testdb::Server, n: usize) -> (String, postgres::Client) {
+    let url = pg.fresh_db().expect("a database");
+    let mut client = judge_service::connect(&url).expect("connect");
+    let package = store::pack(&root().join("tests/fixtures/problems/sum")).expect("pack");
+    store::put_problem(&mut client, "sum", &package).expect("problem");
+    submit(&mut client, n);
+    (url, client)
+}
+
+fn submit(client: &mut postgres::Client, n: usize) {
+    let source = std::fs::read(root().join("tests/fixtures/programs/ac.c")).expect("ac.c");
+    for _ in 0..n {
+        store::submit(
+            client,
+            &NewSubmission {
+                problem: "sum",
+                filename: "ac.c",
+                source: &source,
+                language: None,
+                max_attempts: None,
+                submitter: None,
+            },
+        )
+        .expect("submit");
+    }
+}
+
+/// Claim + finish cycles per second with `threads` threads until the queue is empty.
+fn queue_rate(pg: &testdb::Server, jobs: usize, threads: usize) -> f64 {
+    let (url, _client) = queued(pg, jobs);
+    let result = Final {
+        verdict: "AC".into(),
+        tests: (1..=3)
+            .map(|i| TestRow {
+                name: format!("{i}"),
+                verdict: "AC".into(),
+                time_ms: 1,
+                memory_kib: 1024,
+                message: String::new(),
+            })
+            .collect(),
+        ..Final::default()
+    };
+    let start = Instant::now();
+    let done: usize = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let (url, result) = (&url, &result);
+                scope.spawn(move || {
+                    let mut client = judge_service::connect(url).expect("connect");
+                    let name = format!("bench{t}");
+                    let mut n = 0;
+                    while let Some(job) =
+                        queue::claim(&mut client, &name, Duration::from_secs(60)).expect("claim")
+                    {
+                        let written = queue::finish(&mut client, &job.fence, result);
+                        assert_eq!(written.expect("finish"), queue::Fenced::Done);
+                        n += 1;
+                    }
+                    n
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).sum()
+    });
+    assert_eq!(done, jobs, "every job claimed and finished once");
+    done as f64 / start.elapsed().as_secs_f64()
+}
+
+/// Submissions judged per second by `judge worker --slots slots` over `n` submissions.
+fn judging_rate(pg: &testdb::Server, judge: &Path, slots: usize, n: usize) -> f64 {
+    let (url, mut client) = queued(pg, 1);
+    let cache = tempfile::tempdir().expect("a cache folder");
+    let mut worker = Command::new(judge)
+        .args(["worker", "--db", &url, "--lease", "60", "--name", "bench"])
+        .args(["--slots", &slots.to_string(), "--cache"])
+        .arg(cache.path().join("packages"))
+        .env("JUDGE_CACHE_DIR", cache.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("judge worker");
+    let wait_done = |client: &mut postgres::Client, total: i64| {
+        let deadline = Instant::now() + Duration::from_secs(600);
+        loop {
+            let done: i64 = client
+                .query_one("SELECT count(*) FROM submissions WHERE state = 'done'", &[])
+                .expect("count")
+                .get(0);
+            if done == total {
+                return;
+            }
+            assert!(Instant::now() < deadline, "not judged in 10 minutes");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    };
+    // The build and the package cached first, untimed.
+    wait_done(&mut client, 1);
+    submit(&mut client, n);
+    wait_done(&mut client, 1 + n as i64);
+    let _ = worker.kill();
+    let _ = worker.wait();
+    let verdicts: i64 = client
+        .query_one("SELECT count(*) FROM submissions WHERE verdict = 'AC'", &[])
+        .expect("verdicts")
+        .get(0);
+    assert_eq!(verdicts, 1 + n as i64, "every submission judged AC");
+    let span: f64 = client
+        .query_one(
+            "SELECT extract(epoch FROM max(j.finished_at) - min(j.started_at))::float8
+             FROM judgings j JOIN jobs ON jobs.id = j.job WHERE jobs.submission > 1",
+            &[],
+        )
+        .expect("span")
+        .get(0);
+    n as f64 / span
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let mut judge = None;
+    let (mut rounds, mut submissions, mut jobs) = (3usize, 40usize, 5000usize);
+    while let Some(arg) = args.next() {
+        let mut number = |what: &str| -> usize {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or_else(|| panic!("{what} takes a number"))
+        };
+        match arg.as_str() {
+            "--rounds" => rounds = number("--rounds"),
+            "--submissions" => submissions = number("--submissions"),
+            "--jobs" => jobs = number("--jobs"),
+            path => judge = Some(PathBuf::from(path)),
+        }
+    }
+    let judge = judge.unwrap_or_else(|| root().join("target/release/judge"));
+    assert!(
+        judge.is_file(),
+        "{}: no judge binary\n  hint: cargo build --release",
+        judge.display()
+    );
+    let pg = testdb::Server::start().expect("a throwaway PostgreSQL");
+    println!("load average at start: {}", load());
+    let threads = [1, 2, 4];
+    let mut queue_rates = vec![Vec::new(); threads.len()];
+    let mut judge_rates = vec![Vec::new(); threads.len()];
+    for round in 0..rounds {
+        // Interleaved, the order turned each round.
+        let mut order: Vec<usize> = (0..threads.len()).collect();
+        if round % 2 == 1 {
+            order.reverse();
+        }
+        for &i in &order {
+            queue_rates[i].push(queue_rate(&pg, jobs, threads[i]));
+        }
+        for &i in &order {
+            judge_rates[i].push(judging_rate(&pg, &judge, threads[i], submissions));
+        }
+        println!("round {} done, load average {}", round + 1, load());
+    }
+    let q: Vec<f64> = queue_rates.into_iter().map(median).collect();
+    let j: Vec<f64> = judge_rates.into_iter().map(median).collect();
+    println!("queue alone ({jobs} jobs, claim + finish of 3 test rows), median of {rounds}:");
+    for (i, t) in threads.iter().enumerate() {
+        println!(
+            "  {t} thread(s): {:7.0} cycles/s  ({:.2}x of 1)",
+            q[i],
+            q[i] / q[0]
+        );
+    }
+    println!(
+        "judging ({submissions} submissions of ac.c on sum, 3 tests each), median of {rounds}:"
+    );
+    for (i, s) in threads.iter().enumerate() {
+        println!(
+            "  {s} slot(s):   {:7.2} submissions/s  ({:.2}x of 1)",
+            j[i],
+            j[i] / j[0]
+        );
+    }
+    println!("load average at end: {}", load());
+}
