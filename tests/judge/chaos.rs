@@ -24,6 +24,7 @@ use std::time::{Duration, Instant};
 /// Long enough for any step on a loaded 2-core machine, short enough to fail a hang quickly.
 pub(crate) const DEADLINE: Duration = Duration::from_secs(120);
 pub(crate) const ORGANISER: &str = "organiser-token-chaos-0123456789";
+pub(crate) const SUBMITTER: &str = "submitter-token-chaos-alice-0123";
 
 /// A process started in a network namespace (`netns`: an open `/proc/PID/ns/net`) or in
 /// ours; it is killed if the thread that started it (the test's) ends first.
@@ -172,7 +173,11 @@ impl Serve {
     /// Starts `judge serve --db url --listen listen` in `netns` when given.
     pub(crate) fn start(url: &str, listen: &str, netns: Option<&std::fs::File>) -> Serve {
         let mut tokens = tempfile::NamedTempFile::new().unwrap();
-        writeln!(tokens, "organiser {ORGANISER} jury").unwrap();
+        writeln!(
+            tokens,
+            "organiser {ORGANISER} jury\nsubmitter {SUBMITTER} alice"
+        )
+        .unwrap();
         let mut child = command_in(env!("CARGO_BIN_EXE_judge"), netns)
             .args(["serve", "--db", url, "--listen", listen, "--tokens"])
             .arg(tokens.path())

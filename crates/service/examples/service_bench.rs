@@ -16,6 +16,8 @@
 //!
 //! Run it as root (the sandbox needs it) on a quiet machine; the load average is printed.
 
+#![expect(clippy::print_stdout, reason = "a benchmark prints its numbers")]
+
 use judge_service::queue::{self, Final, TestRow};
 use judge_service::store::{self, NewSubmission};
 use judge_service::testdb;
