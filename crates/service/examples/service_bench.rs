@@ -3,7 +3,9 @@
 //! - **queue**: claim + finish cycles per second alone (no judging), with 1, 2 and 4 threads
 //!   each holding a connection, over `--jobs` queued submissions;
 //! - **judging**: submissions judged per second by one `judge worker --slots N` (N = 1, 2, 4)
-//!   on a trivial program (`tests/fixtures/programs/ac.c` on the `sum` fixture: 3 tests),
+//!   on a trivial program (`tests/fixtures/programs/ac.c` on the `sum` fixture: 3 tests;
+//!   `--program NAME` takes another file of that folder, e.g. `ac-slow-sum.c`, 0.5 s of CPU
+//!   a test),
 //!   its builds cached (one submission judged first, untimed), rounds interleaved so that a
 //!   load that comes and goes hits each alike. The span is read from the database: the first
 //!   measured claim to the last finish.
@@ -12,6 +14,7 @@
 //! cargo build --release
 //! cargo run --release -p judge-service --example service_bench -- target/release/judge
 //! cargo run --release -p judge-service --example service_bench -- target/release/judge --rounds 3 --submissions 60
+//! cargo run --release -p judge-service --example service_bench -- target/release/judge --program ac-slow-sum.c --submissions 8
 //! ```
 //!
 //! Run it as root (the sandbox needs it) on a quiet machine; the load average is printed.
@@ -38,7 +41,10 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
-/// A fresh database with the `sum` fixture and `n` submissions of `ac.c` queued.
+/// The program judged (`--program NAME`, a file of `tests/fixtures/programs`).
+static PROGRAM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+
+/// A fresh database with the `sum` fixture and `n` submissions of the program queued.
 fn queued(pg: &testdb::Server, n: usize) -> (String, postgres::Client) {
     let url = pg.fresh_db().expect("a database");
     let mut client = judge_service::connect(&url).expect("connect");
@@ -49,13 +55,14 @@ fn queued(pg: &testdb::Server, n: usize) -> (String, postgres::Client) {
 }
 
 fn submit(client: &mut postgres::Client, n: usize) {
-    let source = std::fs::read(root().join("tests/fixtures/programs/ac.c")).expect("ac.c");
+    let name = PROGRAM.get().expect("the program is set");
+    let source = std::fs::read(root().join("tests/fixtures/programs").join(name)).expect(name);
     for _ in 0..n {
         store::submit(
             client,
             &NewSubmission {
                 problem: "sum",
-                filename: "ac.c",
+                filename: name,
                 source: &source,
                 language: None,
                 max_attempts: None,
@@ -167,6 +174,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let mut judge = None;
     let (mut rounds, mut submissions, mut jobs) = (3usize, 40usize, 5000usize);
+    let mut program = "ac.c".to_string();
     while let Some(arg) = args.next() {
         let mut number = |what: &str| -> usize {
             args.next()
@@ -177,9 +185,11 @@ fn main() {
             "--rounds" => rounds = number("--rounds"),
             "--submissions" => submissions = number("--submissions"),
             "--jobs" => jobs = number("--jobs"),
+            "--program" => program = args.next().expect("--program takes a file name"),
             path => judge = Some(PathBuf::from(path)),
         }
     }
+    PROGRAM.set(program.clone()).expect("set once");
     let judge = judge.unwrap_or_else(|| root().join("target/release/judge"));
     assert!(
         judge.is_file(),
@@ -216,7 +226,7 @@ fn main() {
         );
     }
     println!(
-        "judging ({submissions} submissions of ac.c on sum, 3 tests each), median of {rounds}:"
+        "judging ({submissions} submissions of {program} on sum, 3 tests each), median of {rounds}:"
     );
     for (i, s) in threads.iter().enumerate() {
         println!(
