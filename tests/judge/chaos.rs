@@ -360,6 +360,20 @@ impl Events {
     }
 }
 
+/// The `sum` fixture with a 5 s time limit (a wall limit of 16 s), in a folder named `sum`
+/// under `into`: `ac-slow-sum.c` (0.5 s of CPU a test) holds a worker a while and stays AC
+/// however loaded the machine is — at the fixture's 1 s a busy machine turns its wall time
+/// into a TLE, and the undisturbed verdict would be the load's.
+pub(crate) fn patient_sum(into: &std::path::Path) -> std::path::PathBuf {
+    let dir = into.join("sum");
+    crate::harness::copy_dir(&fixture_problem("sum"), &dir);
+    let toml = dir.join("problem.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    assert!(text.contains("time_limit = 1.0"), "{text}");
+    std::fs::write(&toml, text.replace("time_limit = 1.0", "time_limit = 5.0")).unwrap();
+    dir
+}
+
 pub(crate) fn stored(url: &str, id: i64) -> Submission {
     let mut client = judge_service::connect(url).unwrap();
     store::submission(&mut client, id).unwrap().unwrap()
@@ -457,7 +471,8 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
     .expect("a throwaway PostgreSQL (apt-get install postgresql)");
     let url = pg.fresh_db().unwrap();
     let server = Serve::start(&url, "127.0.0.1:0", None);
-    server.upload("sum", &fixture_problem("sum"));
+    let package = tempfile::tempdir().unwrap();
+    server.upload("sum", &patient_sum(package.path()));
     let cache = tempfile::tempdir().unwrap();
     let mut workers = [
         Worker::start(&url, "w1", "4", cache.path(), &[], None),
@@ -470,7 +485,7 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
         "ac.c",
         "ac-slow-sum.c",
         "re-exit.c",
-        "tle-loop.c",
+        "ce.c",
     ];
     let mut ids: Vec<(i64, String)> = files
         .iter()
@@ -538,12 +553,17 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
     assert_eq!(calm[&key(&program("wa.c"))].verdict.as_deref(), Some("WA"));
 }
 
-/// Queues `file` on the `sum` fixture with `judge submit --db` (which takes
+/// Queues `file` on the package `package` with `judge submit --db` (which takes
 /// `--max-attempts`); its id.
-fn submit_db(url: &str, file: &std::path::Path, max_attempts: u32) -> i64 {
+fn submit_db(
+    url: &str,
+    package: &std::path::Path,
+    file: &std::path::Path,
+    max_attempts: u32,
+) -> i64 {
     let out = Command::new(env!("CARGO_BIN_EXE_judge"))
         .args(["submit", "--db", url])
-        .arg(fixture_problem("sum"))
+        .arg(package)
         .arg(file)
         .args(["--max-attempts", &max_attempts.to_string()])
         .output()
@@ -596,6 +616,8 @@ fn workers_killed_at_twenty_seeded_random_points_leave_one_verdict_each() {
     let url = testdb::shared().expect("a throwaway PostgreSQL (apt-get install postgresql)");
     let mut events = Events::listen(&url);
     let cache = tempfile::tempdir().unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let package = patient_sum(folder.path());
     let fast = ["ac.c", "wa.c", "re-exit.c", "ac-slow-sum.c"];
     let points = [
         "claimed",
@@ -629,7 +651,7 @@ fn workers_killed_at_twenty_seeded_random_points_leave_one_verdict_each() {
             *rng.pick(&fast)
         };
         let file = program(file);
-        ids.push((submit_db(&url, &file, 30), key(&file)));
+        ids.push((submit_db(&url, &package, &file, 30), key(&file)));
         plan.push(format!(
             "{round}: {point} ({})",
             file.file_name().unwrap().to_string_lossy()
@@ -657,6 +679,11 @@ fn workers_killed_at_twenty_seeded_random_points_leave_one_verdict_each() {
     let all: Vec<i64> = ids.iter().map(|(id, _)| *id).collect();
     events.all_done(&all);
     let distinct: BTreeSet<_> = fast.iter().map(|f| program(f)).collect();
-    let calm = undisturbed(|f| submit_db(&url, f, 1), &url, &mut events, &distinct);
+    let calm = undisturbed(
+        |f| submit_db(&url, &package, f, 1),
+        &url,
+        &mut events,
+        &distinct,
+    );
     assert_invariants(&url, &ids, &calm);
 }

@@ -14,7 +14,6 @@
 use crate::chaos::{
     assert_invariants, command_in, key, stored, undisturbed, Events, Serve, Worker,
 };
-use crate::harness::fixture_problem;
 use judge_service::testdb;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
@@ -207,8 +206,9 @@ impl Site {
 fn a_worker_cut_off_mid_job_loses_it_to_another_host_and_its_late_writes_commit_nothing() {
     let net = Net::new();
     let site = Site::new(&net);
-    net.hub
-        .run(|| site.server.upload("sum", &fixture_problem("sum")));
+    let package = tempfile::tempdir().unwrap();
+    let sum = crate::chaos::patient_sum(package.path());
+    net.hub.run(|| site.server.upload("sum", &sum));
     let (cache_a, cache_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let workers = [
         site.worker(&net.a, HUB_A, "host-a", "2", cache_a.path()),
