@@ -360,20 +360,6 @@ impl Events {
     }
 }
 
-/// The `sum` fixture with a 5 s time limit (a wall limit of 16 s), in a folder named `sum`
-/// under `into`: `ac-slow-sum.c` (0.5 s of CPU a test) holds a worker a while and stays AC
-/// however loaded the machine is — at the fixture's 1 s a busy machine turns its wall time
-/// into a TLE, and the undisturbed verdict would be the load's.
-pub(crate) fn patient_sum(into: &std::path::Path) -> std::path::PathBuf {
-    let dir = into.join("sum");
-    crate::harness::copy_dir(&fixture_problem("sum"), &dir);
-    let toml = dir.join("problem.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    assert!(text.contains("time_limit = 1.0"), "{text}");
-    std::fs::write(&toml, text.replace("time_limit = 1.0", "time_limit = 5.0")).unwrap();
-    dir
-}
-
 pub(crate) fn stored(url: &str, id: i64) -> Submission {
     let mut client = judge_service::connect(url).unwrap();
     store::submission(&mut client, id).unwrap().unwrap()
@@ -471,8 +457,8 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
     .expect("a throwaway PostgreSQL (apt-get install postgresql)");
     let url = pg.fresh_db().unwrap();
     let server = Serve::start(&url, "127.0.0.1:0", None);
-    let package = tempfile::tempdir().unwrap();
-    server.upload("sum", &patient_sum(package.path()));
+    // `sum` with a 5 s limit: ac-slow-sum.c stays AC on a busy machine.
+    server.upload("sum", &fixture_problem("sum-patient"));
     let cache = tempfile::tempdir().unwrap();
     let mut workers = [
         Worker::start(&url, "w1", "4", cache.path(), &[], None),
@@ -616,8 +602,7 @@ fn workers_killed_at_twenty_seeded_random_points_leave_one_verdict_each() {
     let url = testdb::shared().expect("a throwaway PostgreSQL (apt-get install postgresql)");
     let mut events = Events::listen(&url);
     let cache = tempfile::tempdir().unwrap();
-    let folder = tempfile::tempdir().unwrap();
-    let package = patient_sum(folder.path());
+    let package = fixture_problem("sum-patient");
     let fast = ["ac.c", "wa.c", "re-exit.c", "ac-slow-sum.c"];
     let points = [
         "claimed",

@@ -206,8 +206,7 @@ impl Site {
 fn a_worker_cut_off_mid_job_loses_it_to_another_host_and_its_late_writes_commit_nothing() {
     let net = Net::new();
     let site = Site::new(&net);
-    let package = tempfile::tempdir().unwrap();
-    let sum = crate::chaos::patient_sum(package.path());
+    let sum = crate::harness::fixture_problem("sum-patient");
     net.hub.run(|| site.server.upload("sum", &sum));
     let (cache_a, cache_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
     let workers = [
