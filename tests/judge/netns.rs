@@ -253,7 +253,7 @@ fn a_worker_cut_off_mid_job_loses_it_to_another_host_and_its_late_writes_commit_
         judged,
         "the cut worker changed the submission"
     );
-    // Both hosts judge on: two more, then the undisturbed verdict of the same file.
+    // The service judges on: two more, then the undisturbed verdict of the same file.
     for _ in 0..2 {
         left.push(net.hub.run(|| site.server.submit("sum", &slow)));
     }
