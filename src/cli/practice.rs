@@ -1,4 +1,4 @@
-//! `judge practice [--dir DIR] [--port P] [--cc-port Q] [--token T] [--open]`: the local
+//! `judge practice [--dir DIR] [--port P] [--cc-port Q] [--token T] [--jobs N] [--open]`: the local
 //! practice server (`crate::practice`). Runs until interrupted (Ctrl-C: exit status 130).
 
 use super::Session;
@@ -31,6 +31,8 @@ pub struct Args {
     /// one each start).
     #[arg(long, value_name = "T")]
     token: Option<String>,
+    #[command(flatten)]
+    jobs: super::JobsArgs,
     /// Open the page in the browser (as the user who started the judge).
     #[arg(long)]
     open: bool,
@@ -78,7 +80,8 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
         .map(PathBuf::from)
         .collect();
-    let mut session = Session::new(languages)?;
+    // One engine per submission judged at once.
+    let mut session = Session::with_jobs(languages, args.jobs.count())?;
     super::warn_isolation(&session.engine.sandbox);
     let state = practice::Practice::new(
         &dir,
@@ -98,7 +101,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     if args.open {
         open_browser(&url);
     }
-    practice::serve(Arc::new(state), listening, &mut session.engine)
+    practice::serve(Arc::new(state), listening, session.engines())
 }
 
 /// Gives the folders the judge made (`judge practice` runs as root) to the user who started it.

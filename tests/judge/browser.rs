@@ -134,6 +134,11 @@ impl Server {
     /// With a copy of the shipped problem `snake` in the practice folder (a native package
     /// with a statement).
     fn start() -> Server {
+        Server::start_with(&[])
+    }
+
+    /// [`Server::start`] with more options of `judge practice`.
+    fn start_with(extra: &[&str]) -> Server {
         let dir = tempfile::tempdir().unwrap();
         let snake = super::harness::root().join("problems/snake");
         let copy = dir.path().join("problems/snake");
@@ -151,6 +156,7 @@ impl Server {
             .arg("--dir")
             .arg(dir.path())
             .args(["--port", "0", "--cc-port", "0", "--token", &token])
+            .args(extra.iter().copied())
             .serve();
         let page = serving.line();
         let port = port_in(&page, "http://127.0.0.1:");
@@ -817,6 +823,56 @@ fn practice_page_does_not_count_a_refused_submission_as_an_attempt() {
     let listed = server.request("GET", "/api/problems", None);
     assert_eq!(listed[0]["attempts"], 0, "{listed}");
     assert_eq!(listed[0]["submissions"], 0, "{listed}");
+    assert_page_was_clean(&browser);
+    server.stop();
+}
+
+/// With one judging engine, a second submission waits: the page says it is queued while the
+/// first is being judged (both in the result and in the history), then judges it.
+#[test]
+fn practice_page_shows_a_submission_queued_behind_one_being_judged() {
+    let server = Server::start_with(&["--jobs", "1"]);
+    server.receive(&sum_problem());
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    open_sum_problem(&mut browser);
+    let slow = paste_and_submit(&mut browser, CORRECT_SLOW_ON_2, &Value::Null);
+    let quick = paste_and_submit(&mut browser, WRONG, &slow);
+    let seen = browser.wait_for(
+        &format!(
+            "(() => {{ const s = document.getElementById('submission');
+                const row = (id) => document.querySelector(`#history tr[data-id='${{id}}']`);
+                const [a, b] = [row({slow}), row({quick})];
+                return s && s.dataset.state === 'queued' && a && b && a.dataset.state === 'judging'
+                    && b.dataset.state === 'queued'
+                    ? [s.querySelector('h2').textContent, b.querySelector('.verdict').textContent,
+                       a.querySelector('.verdict').textContent] : null; }})()"
+        ),
+        Duration::from_secs(30),
+    );
+    let heading = seen[0].as_str().unwrap();
+    assert!(
+        heading.contains("queued") && heading.contains("waiting for a free judging engine"),
+        "{seen}"
+    );
+    assert_eq!(seen[1], "queued", "{seen}");
+    assert_eq!(seen[2], "judging", "{seen}");
+    // Then it is judged, and the history says so for both.
+    assert_eq!(verdict_of_shown(&mut browser), "WA");
+    let states = browser.wait_for(
+        "(() => { const rows = [...document.querySelectorAll('#history tbody tr')];
+            return rows.length === 2 && rows.every((r) => r.dataset.state === 'done')
+                ? rows.map((r) => r.querySelector('.verdict').textContent) : null; })()",
+        Duration::from_secs(60),
+    );
+    assert_eq!(states, json!(["WA", "AC"]));
+    let id = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    let first = server.request("GET", &format!("/api/submissions/{}", id(&slow)), None);
+    let second = server.request("GET", &format!("/api/submissions/{}", id(&quick)), None);
+    assert!(
+        first["finished_at"].as_i64().unwrap() <= second["started_at"].as_i64().unwrap(),
+        "one engine judges one at a time: {first} {second}"
+    );
     assert_page_was_clean(&browser);
     server.stop();
 }

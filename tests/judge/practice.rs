@@ -452,6 +452,101 @@ fn ac_and_wa_through_the_api_with_times_memory_the_diff_and_the_history_after_a_
     server.serving.stop().expect_code(130);
 }
 
+/// The most submissions judged at the same moment: each is judged from an engine taking it
+/// (`started_at`) to its verdict (`finished_at`).
+fn most_at_once(done: &[Value]) -> usize {
+    let span = |s: &Value| {
+        (
+            s["started_at"].as_i64().unwrap(),
+            s["finished_at"].as_i64().unwrap(),
+        )
+    };
+    done.iter()
+        .map(|s| {
+            let (start, _) = span(s);
+            done.iter()
+                .filter(|o| {
+                    let (a, b) = span(o);
+                    a <= start && start < b
+                })
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn three_submissions_posted_at_once_are_judged_two_at_a_time_with_the_verdicts_of_one_at_a_time() {
+    // Each takes over a second a test (asleep, no CPU time), so the ones judged at once overlap.
+    let sleepy = |answer: &str| {
+        format!("import time\na, b = map(int, input().split())\ntime.sleep(1)\nprint({answer})\n")
+    };
+    let sources = [
+        "while True:\n    pass\n".to_string(),
+        sleepy("a + b"),
+        sleepy("a - b"),
+    ];
+    let judge_all = |jobs: &str| -> Vec<Value> {
+        let dir = tempfile::tempdir().unwrap();
+        let server = start(dir.path(), &["--jobs", jobs], &[]);
+        let port = server.port;
+        let mut problem = problem_json("Sum", "https://example.org/sum", None);
+        problem["timeLimit"] = json!(1000);
+        problem["tests"].as_array_mut().unwrap().truncate(2);
+        post(port, "/api/problems", problem);
+        let ids: Vec<i64> = sources.iter().map(|s| submit(port, "sum", s)).collect();
+        // Right after: the last one waits for an engine (each takes seconds), and no more
+        // than `jobs` are being judged.
+        let listed = get(port, "/api/submissions");
+        let states: Vec<&str> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["state"].as_str().unwrap())
+            .collect();
+        assert_eq!(states.len(), 3, "{listed}");
+        assert_eq!(states[0], "queued", "the newest first: {listed}");
+        let judging = states.iter().filter(|s| **s == "judging").count();
+        assert!(judging <= jobs.parse().unwrap(), "{listed}");
+        let done: Vec<Value> = ids.iter().map(|&id| judged(port, id)).collect();
+        server.serving.stop().expect_code(130);
+        done
+    };
+    let two = judge_all("2");
+    let one = judge_all("1");
+    let verdicts = |done: &[Value]| -> Vec<String> {
+        done.iter()
+            .map(|s| s["verdict"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(verdicts(&two), ["TLE", "AC", "WA"], "{two:#?}");
+    assert_eq!(verdicts(&two), verdicts(&one));
+    for s in two.iter().chain(&one) {
+        assert_eq!(s["state"], "done", "{s}");
+        assert_eq!(s["tests"].as_array().unwrap().len(), 2, "{s}");
+    }
+    assert_eq!(most_at_once(&two), 2, "two engines: {two:#?}");
+    assert_eq!(most_at_once(&one), 1, "one engine: {one:#?}");
+    // Beside another submission, a test near its limit (a TLE) is judged again alone; with
+    // one engine nothing is ever beside it.
+    let rejudged = |s: &Value| {
+        s["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["rejudged"].is_object())
+            .count()
+    };
+    assert!(rejudged(&two[0]) >= 1, "{:#}", two[0]);
+    for t in two[0]["tests"].as_array().unwrap() {
+        assert!(
+            t["rejudged"].is_null() || t["rejudged"]["verdict"] == "TLE",
+            "{t}"
+        );
+    }
+    assert!(one.iter().all(|s| rejudged(s) == 0), "{one:#?}");
+}
+
 #[test]
 fn a_watched_file_is_judged_again_after_each_save() {
     let dir = tempfile::tempdir().unwrap();

@@ -3,13 +3,14 @@
 //! a practice folder (`store.rs`); a web page (`page/`, `statement.rs`) and its HTTP API
 //! (`api.rs`, over the small server of `http.rs`, behind the checks of `access.rs`) submit
 //! solutions, pasted or by path (read as the user who started the server: `user.rs`; watched
-//! and re-submitted on every save: `watch.rs`); one judging thread (`judging.rs`, the engine of
-//! `judge run`) works through a queue and sends the judge's events to the page (Server-Sent
-//! Events, [`Hub`]) and to the history (`db.rs`, SQLite); virtual contests are scored from the
-//! history (`contest.rs`).
+//! and re-submitted on every save: `watch.rs`); a pool of judging engines (`--jobs`, one
+//! thread each; `judging.rs`, the engine of `judge run`) works through one queue and sends the
+//! judge's events to the page (Server-Sent Events, [`Hub`]) and to the history (`db.rs`,
+//! SQLite); virtual contests are scored from the history (`contest.rs`).
 //!
-//! The sandbox's worker dies with the thread that started it, so the judging runs on the main
-//! thread ([`serve`] never returns); the HTTP servers and the watcher have threads of their own.
+//! The sandbox's worker dies with the thread that started it, so every engine is made on the
+//! main thread, which judges with the first one and never returns ([`serve`]); the other
+//! engines' threads, the HTTP servers and the watcher have threads of their own.
 
 pub mod access;
 pub mod api;
@@ -59,10 +60,13 @@ pub struct Practice {
     save_lock: Mutex<()>,
 }
 
-/// Work for the judging thread.
+/// Work for the judging engines.
 pub enum Job {
     Judge(i64),
     Stress(judging::StressJob),
+    /// Another engine's thread unwound with this (a closed stdout): the main thread goes on
+    /// unwinding with it.
+    Unwind(Box<dyn std::any::Any + Send>),
 }
 
 #[derive(Default)]
@@ -77,6 +81,15 @@ impl Queue {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push_back(job);
+        self.ready.notify_one();
+    }
+
+    /// Ahead of every other job.
+    fn push_front(&self, job: Job) {
+        self.jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_front(job);
         self.ready.notify_one();
     }
 
@@ -322,11 +335,14 @@ pub fn bind(port: u16, cc_port: u16) -> Result<Listening, String> {
     })
 }
 
-/// Starts the servers' threads and the watcher, then judges on this thread forever.
+/// Starts the servers' threads and the watcher, then judges forever: one thread per engine
+/// (`engines[0]` on this one), each taking the next job from the queue, so `engines.len()`
+/// submissions are judged at once. The engines were made on this thread (their sandbox workers
+/// end with it) and share a gate when there are several (`judge_core::jobs::helpers`).
 pub fn serve(
     practice: Arc<Practice>,
     listening: Listening,
-    engine: &mut judge_core::engine::Engine,
+    engines: Vec<&mut judge_core::engine::Engine>,
 ) -> ! {
     // The saved watches first: the API answers as soon as its thread runs.
     for (id, problem, path, last) in practice.db.watches().unwrap_or_default() {
@@ -374,19 +390,48 @@ pub fn serve(
     for id in practice.db.unfinished().unwrap_or_default() {
         practice.queue.push(Job::Judge(id));
     }
+    let practice = &*practice;
+    std::thread::scope(|scope| {
+        let mut engines = engines.into_iter();
+        let first = engines.next().expect("at least one engine");
+        for (k, engine) in engines.enumerate() {
+            std::thread::Builder::new()
+                .name(format!("practice-judge-{}", k + 2))
+                .spawn_scoped(scope, move || judge_forever(practice, engine, false))
+                .expect("a judging thread");
+        }
+        judge_forever(practice, first, true);
+        unreachable!("the main thread's engine judges until the judge ends")
+    })
+}
+
+/// One engine of the pool: the next job, again and again. On the first engine (`main`) it never
+/// returns; another engine's thread ends when the judge is going away.
+fn judge_forever(practice: &Practice, engine: &mut judge_core::engine::Engine, main: bool) {
     loop {
         let job = practice.queue.pop();
         let submission = match &job {
             Job::Judge(id) => Some(*id),
             Job::Stress(_) => None,
+            Job::Unwind(_) if !main => {
+                // Handed on until the main thread takes it; this engine stops.
+                practice.queue.push_front(job);
+                return;
+            }
+            Job::Unwind(_) => None,
         };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            judging::run(&practice, engine, job)
+            judging::run(practice, engine, job)
         }));
         if let Err(payload) = outcome {
-            // A closed stdout or stderr ends the judge as everywhere else (`report::stream`).
+            // A closed stdout or stderr ends the judge as everywhere else (`report::stream`):
+            // on the main thread, where `cli::main` sees it (and the session cleans up).
             if payload.is::<judge_report::stream::Gone>() {
-                std::panic::resume_unwind(payload);
+                if main {
+                    std::panic::resume_unwind(payload);
+                }
+                practice.queue.push_front(Job::Unwind(payload));
+                return;
             }
             // A bug (its message was printed by the panic hook): the server goes on, and the
             // submission is not judged again at every start.

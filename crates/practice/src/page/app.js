@@ -68,8 +68,15 @@ function verdictClass(v) {
   return "verdict bad";
 }
 
-function verdictBadge(v, big) {
-  return h("span", { class: verdictClass(v) + (big ? " big" : "") }, v || "…");
+// Without a verdict yet: "queued" (waiting for a free engine), "judging", else "…".
+function verdictBadge(v, big, waiting) {
+  const pending = waiting === "queued" || waiting === "judging" ? waiting : "…";
+  return h("span", { class: verdictClass(v) + (big ? " big" : "") }, v || pending);
+}
+
+// What a submission without a verdict is doing: waiting for an engine, or being judged.
+function waitingState(s) {
+  return s.state === "judging" ? "judging" : "queued";
 }
 
 // Only http(s) links from received problems reach an href.
@@ -493,9 +500,11 @@ function resultPanel() {
   const selected = tests.find((t) => t.name === state.selectedTest) || failing;
   const judging = !s.verdict;
   const compile = s.compile && (s.compile.message || s.compile.output);
-  return h("section", { class: "panel", id: "submission", "data-id": s.id, "data-verdict": s.verdict || "" },
-    h("h2", {}, `Submission ${s.id} `, verdictBadge(s.verdict, true),
-      judging ? h("span", { class: "hint" }, " judging…") : null),
+  const waiting = judging ? waitingState(s) : "done";
+  return h("section", { class: "panel", id: "submission", "data-id": s.id, "data-verdict": s.verdict || "", "data-state": waiting },
+    h("h2", {}, `Submission ${s.id} `, verdictBadge(s.verdict, true, waiting),
+      judging ? h("span", { class: "hint", id: "submission-state" },
+        waiting === "queued" ? " queued: waiting for a free judging engine…" : " judging…") : null),
     s.error ? h("p", { class: "error" }, s.error) : null,
     s.message ? h("p", { class: "error", id: "submission-message" }, s.message) : null,
     compile && s.verdict === "CE" ? h("pre", { class: "compile" }, compile) : null,
@@ -514,9 +523,11 @@ function resultPanel() {
               h("td", {}, verdictBadge(t.verdict)),
               h("td", { class: "num time" }, fmtMs(t.time_ms)),
               h("td", { class: "num memory" }, fmtKib(t.memory_kib)),
-              h("td", { class: "msg" }, t.message || ""))),
+              h("td", { class: "msg" }, t.message || "",
+                t.rejudged ? h("span", { class: "hint rejudged" },
+                  `${t.message ? " · " : ""}judged again alone (beside other submissions: ${t.rejudged.verdict}, ${fmtMs(t.rejudged.time_ms)})`) : null))),
             judging ? pendingRows(tests.length) : null))
-      : h("p", { class: "hint" }, judging ? "Compiling…" : "No tests were run."),
+      : h("p", { class: "hint" }, judging ? (waiting === "queued" ? "Waiting for a free engine…" : "Compiling…") : "No tests were run."),
     selected && selected.verdict !== "AC" ? diffPanel(selected) : null,
     selected && selected.verdict === "AC" ? printedPanel(selected, s) : null,
     typeof s.source === "string" ? h("details", { class: "source" }, h("summary", {}, `Source${s.path ? " (" + s.path + ")" : ""}`), h("pre", {}, s.source)) : null,
@@ -624,12 +635,13 @@ function cap(line) {
 function historyPanel() {
   const rows = state.history.map((s) =>
     h("tr", { class: "clickable" + (state.submission && String(state.submission.id) === String(s.id) ? " selected" : ""),
+      "data-id": s.id, "data-state": s.verdict ? "done" : waitingState(s),
       onclick: async () => { state.selectedTest = null; await showSubmission(s.id); renderProblem(); } },
       h("td", { class: "num" }, s.id),
       h("td", {}, fmtWhen(s.created_at ?? s.when ?? s.time)),
       h("td", {}, s.language || ""),
       h("td", { class: "mono" }, s.path || ""),
-      h("td", {}, verdictBadge(s.verdict)),
+      h("td", {}, verdictBadge(s.verdict, false, s.verdict ? null : waitingState(s))),
       h("td", { class: "num" }, fmtMs(s.time_ms ?? maxOf(s.tests, "time_ms"))),
       h("td", { class: "num" }, fmtKib(s.memory_kib ?? maxOf(s.tests, "memory_kib")))));
   return h("section", { class: "panel", id: "history" }, h("h2", {}, "History"),
@@ -1036,6 +1048,11 @@ function onEvent(data) {
       break;
     case "watch_failed":
       if (here) setStatus("submit-status", ev.message || "the watched file could not be read", "error");
+      break;
+    case "submission_started":
+      // An engine took it: queued → judging.
+      if (current) scheduleRefresh({ submission: true });
+      if (here) scheduleRefresh({ history: true });
       break;
     case "submission_finished":
       if (current) scheduleRefresh({ submission: true });
