@@ -139,9 +139,17 @@ impl Server {
 
     /// [`Server::start`] with more options of `judge practice`.
     fn start_with(extra: &[&str]) -> Server {
-        let dir = tempfile::tempdir().unwrap();
+        let token = format!("browser-test-{}", std::process::id());
+        let mut args = vec!["--token", &token];
+        args.extend_from_slice(extra);
+        Server::start_in(tempfile::tempdir().unwrap(), &args)
+    }
+
+    /// `judge practice` on the folder `dir` with `args` (without `--token`: the folder's).
+    fn start_in(dir: tempfile::TempDir, args: &[&str]) -> Server {
         let snake = super::harness::root().join("problems/snake");
         let copy = dir.path().join("problems/snake");
+        let _ = std::fs::remove_dir_all(&copy);
         std::fs::create_dir_all(copy.join("tests")).unwrap();
         for file in ["problem.toml", "statement.md"] {
             std::fs::copy(snake.join(file), copy.join(file)).unwrap();
@@ -150,17 +158,16 @@ impl Server {
             let path = entry.unwrap().path();
             std::fs::copy(&path, copy.join("tests").join(path.file_name().unwrap())).unwrap();
         }
-        let token = format!("browser-test-{}", std::process::id());
         let mut serving = judge()
             .arg("practice")
             .arg("--dir")
             .arg(dir.path())
-            .args(["--port", "0", "--cc-port", "0", "--token", &token])
-            .args(extra.iter().copied())
+            .args(["--port", "0", "--cc-port", "0"])
+            .args(args.iter().copied())
             .serve();
         let page = serving.line();
         let port = port_in(&page, "http://127.0.0.1:");
-        assert!(page.ends_with(&format!("/?token={token}")), "{page}");
+        let token = page.split_once("/?token=").expect(&page).1.to_string();
         let cc_port = port_in(&serving.line(), "competitive-companion port: ");
         let server = Server {
             serving,
@@ -203,6 +210,12 @@ impl Server {
     /// Interrupts the server: it ends with 130 and leaves nothing behind.
     fn stop(self) {
         self.serving.stop().expect_code(130);
+    }
+
+    /// [`Server::stop`], keeping its folder for the next server.
+    fn stop_keeping_folder(self) -> tempfile::TempDir {
+        self.serving.stop().expect_code(130);
+        self._dir
     }
 
     fn url(&self, path: &str) -> String {
@@ -874,5 +887,68 @@ fn practice_page_shows_a_submission_queued_behind_one_being_judged() {
         "one engine judges one at a time: {first} {second}"
     );
     assert_page_was_clean(&browser);
+    server.stop();
+}
+
+/// The token cookie is persistent (HttpOnly, SameSite=Strict, with an expiry): after a browser
+/// restart the page's plain address opens the page, across a server restart too (the folder keeps
+/// its token); once the token is rotated it shows the token page instead.
+#[test]
+fn practice_page_cookie_survives_a_browser_restart_until_the_token_is_rotated() {
+    let server = Server::start_in(tempfile::tempdir().unwrap(), &[]);
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    browser.wait_for(
+        "document.querySelector('#problem-list') && location.search === ''",
+        Duration::from_secs(30),
+    );
+    let cookies = browser.call("Network.getCookies", json!({"urls": [server.url("/")]}));
+    let cookie = cookies["cookies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "judge_token")
+        .unwrap_or_else(|| panic!("{cookies}"))
+        .clone();
+    assert_eq!(cookie["value"], server.token.as_str());
+    assert_eq!(cookie["session"], false, "{cookie}");
+    assert_eq!(cookie["httpOnly"], true, "{cookie}");
+    assert_eq!(cookie["sameSite"], "Strict", "{cookie}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let expires = cookie["expires"].as_f64().unwrap();
+    assert!(expires > now + 29.0 * 86400.0, "{cookie}");
+    // The page's script cannot read it.
+    assert_eq!(browser.eval("document.cookie"), "");
+    // The browser and the server restart; the plain address still opens the page.
+    let token = server.token.clone();
+    let dir = server.stop_keeping_folder();
+    let mut browser = browser.restart();
+    let server = Server::start_in(dir, &[]);
+    assert_eq!(server.token, token, "the folder keeps its token");
+    browser.goto(&server.url("/"));
+    browser.wait_for(
+        "document.querySelector('#problem-list a.problem') !== null",
+        Duration::from_secs(30),
+    );
+    assert_page_was_clean(&browser);
+    // A rotated token: the same address now shows the token page.
+    let dir = server.stop_keeping_folder();
+    let server = Server::start_in(dir, &["--rotate-token"]);
+    assert_ne!(server.token, token);
+    browser.goto(&server.url("/"));
+    let heading = browser.wait_for(
+        "(() => { const h = document.getElementById('locked'); return h && h.textContent; })()",
+        Duration::from_secs(30),
+    );
+    assert_eq!(heading, "This page needs its token");
+    // Its new address lets it in again.
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    browser.wait_for(
+        "document.querySelector('#problem-list a.problem') !== null",
+        Duration::from_secs(30),
+    );
     server.stop();
 }

@@ -20,11 +20,20 @@ struct Server {
 }
 
 fn start(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let mut args = vec!["--token", TOKEN];
+    args.extend_from_slice(extra);
+    let (server, token) = start_without_token(dir, &args, env);
+    assert_eq!(token, TOKEN);
+    server
+}
+
+/// [`start`] without `--token`: the server and the token its address carries.
+fn start_without_token(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> (Server, String) {
     let mut j = judge()
         .arg("practice")
         .arg("--dir")
         .arg(dir)
-        .args(["--port", "0", "--cc-port", "0", "--token", TOKEN])
+        .args(["--port", "0", "--cc-port", "0"])
         .args(extra.iter().copied());
     for (k, v) in env {
         j = j.env(*k, *v);
@@ -33,7 +42,7 @@ fn start(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let page = serving.line();
     let url = page.strip_prefix("page: ").expect(&page);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    assert!(url.ends_with(&format!("/?token={TOKEN}")), "{url}");
+    let token = url.split_once("/?token=").expect(url).1.to_string();
     let port: u16 = url["http://127.0.0.1:".len()..]
         .split('/')
         .next()
@@ -49,11 +58,14 @@ fn start(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
         .unwrap()
         .parse()
         .unwrap();
-    Server {
-        serving,
-        port,
-        cc_port,
-    }
+    (
+        Server {
+            serving,
+            port,
+            cc_port,
+        },
+        token,
+    )
 }
 
 /// An HTTP answer: status, headers (lower-case names), body.
@@ -723,8 +735,11 @@ fn without_the_token_or_from_another_site_the_api_does_nothing() {
     let a = call(port, "GET", &format!("/?token={TOKEN}"), &[], None);
     assert_eq!(a.status, 303, "{a:?}");
     let cookie = a.header("set-cookie").unwrap().to_string();
+    // Persistent: it survives a browser restart (a session cookie has no Max-Age/Expires).
     assert!(
-        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        cookie.contains("HttpOnly")
+            && cookie.contains("SameSite=Strict")
+            && cookie.contains("Max-Age=2592000"),
         "{cookie}"
     );
     let pair = cookie.split(';').next().unwrap();
@@ -834,6 +849,81 @@ fn without_the_token_or_from_another_site_the_api_does_nothing() {
     );
     assert_eq!(a.status, 200, "readable by all now: {a:?}");
     server.serving.stop().expect_code(130);
+}
+
+/// Without `--token` the folder keeps its token (`DIR/token`, 0600) from one start to the next;
+/// `--rotate-token` replaces it, and the old one is refused from then on.
+#[test]
+fn the_folders_token_is_kept_between_starts_and_rotate_token_replaces_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let with = |port: u16, token: &str| {
+        let bearer = format!("Bearer {token}");
+        call(
+            port,
+            "GET",
+            "/api/problems",
+            &[("Authorization", &bearer)],
+            None,
+        )
+        .status
+    };
+    let (server, first) = start_without_token(dir.path(), &[], &[]);
+    assert_eq!(first.len(), 64, "{first}");
+    let file = dir.path().join("token");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), first);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(with(server.port, &first), 200);
+    server.serving.stop().expect_code(130);
+    let (server, again) = start_without_token(dir.path(), &[], &[]);
+    assert_eq!(again, first, "the same token after a restart");
+    server.serving.stop().expect_code(130);
+    let (server, rotated) = start_without_token(dir.path(), &["--rotate-token"], &[]);
+    assert_ne!(rotated, first);
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), rotated);
+    assert_eq!(with(server.port, &first), 401, "the old token is refused");
+    let old_cookie = format!("judge_token={first}");
+    let locked = call(server.port, "GET", "/", &[("Cookie", &old_cookie)], None);
+    assert_eq!(locked.status, 401);
+    assert!(
+        locked.body.contains("This page needs its token"),
+        "{locked:?}"
+    );
+    assert_eq!(with(server.port, &rotated), 200);
+    server.serving.stop().expect_code(130);
+    // Rotating and giving a token at once: refused, nothing changed.
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .args(["--rotate-token", "--token", TOKEN])
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("--rotate-token");
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("--rotate-token")
+        .env("JUDGE_PRACTICE_TOKEN", TOKEN)
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("unset JUDGE_PRACTICE_TOKEN");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), rotated);
+    // A damaged token file is named, with the fix.
+    std::fs::write(&file, "not a token\n").unwrap();
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .args(["--port", "0", "--cc-port", "0"])
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains(&format!("{}:", file.display()))
+        .expect_stderr_contains("--rotate-token");
 }
 
 #[test]

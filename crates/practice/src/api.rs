@@ -90,14 +90,7 @@ pub fn handle(practice: &Practice, r: &Request) -> Response {
             // Sets the cookie and drops the token from the address bar.
             return Response::bytes(303, "text/plain", b"see /\n".to_vec())
                 .with_header("Location", "/")
-                .with_header(
-                    "Set-Cookie",
-                    format!(
-                        "{}={}; Path=/; HttpOnly; SameSite=Strict",
-                        access::COOKIE,
-                        practice.token
-                    ),
-                );
+                .with_header("Set-Cookie", access::cookie(&practice.token));
         }
         ("GET", ["api", "problems"]) => Ok(problems(practice)),
         ("POST", ["api", "problems"]) => body().and_then(|b| post_problem(practice, &b)),

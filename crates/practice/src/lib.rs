@@ -1,7 +1,7 @@
 //! `judge practice`: a local server for contest practice. Problems arrive from the
 //! competitive-companion browser extension (`cc.rs`, its own port) and are kept as packages in
 //! a practice folder (`store.rs`); a web page (`page/`, `statement.rs`) and its HTTP API
-//! (`api.rs`, over the small server of `http.rs`, behind the checks of `access.rs`) submit
+//! (`api.rs`, over axum in `http.rs`, behind the checks of `access.rs`) submit
 //! solutions, pasted or by path (read as the user who started the server: `user.rs`; watched
 //! and re-submitted on every save: `watch.rs`); a pool of judging engines (`--jobs`, one
 //! thread each; `judging.rs`, the engine of `judge run`) works through one queue and sends the
@@ -153,15 +153,21 @@ pub struct Source {
 }
 
 impl Practice {
+    /// The practice folder `dir` (locked while the server runs), its history, and the token
+    /// (the folder's saved one is read, or made, once the folder is locked).
     pub fn new(
         dir: &Path,
-        token: String,
+        token: access::TokenSource,
         port: u16,
         cc_port: u16,
         clock: Box<dyn Clock>,
         languages: Languages,
     ) -> Result<Practice, String> {
         let store = store::Store::open(dir)?;
+        let token = match token {
+            access::TokenSource::Given(t) => t,
+            access::TokenSource::Saved { rotate } => access::saved_token(dir, rotate)?,
+        };
         let db = db::Db::open(&dir.join("history.sqlite"))?;
         Ok(Practice {
             store,
