@@ -952,3 +952,64 @@ fn practice_page_cookie_survives_a_browser_restart_until_the_token_is_rotated() 
     );
     server.stop();
 }
+
+/// A problem received without samples: its page says to add a test (and submitting waits for
+/// one); the button leads to the form, the test added, the prompt goes and a solution is judged.
+#[test]
+fn practice_page_prompts_for_a_test_when_a_problem_came_without_samples() {
+    let server = Server::start();
+    let mut bare = sum_problem();
+    bare["tests"] = json!([]);
+    server.receive(&bare);
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    let id = browser.wait_for(
+        "(() => { const a = document.querySelector('#problem-list a.problem');
+            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
+        Duration::from_secs(30),
+    );
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    let prompt = browser.wait_for(
+        "(() => { const p = document.getElementById('needs-tests');
+            const b = document.getElementById('submit');
+            return p && b ? [p.textContent, b.disabled, !!document.getElementById('problem-error')] : null; })()",
+        Duration::from_secs(30),
+    );
+    assert!(
+        prompt[0].as_str().unwrap().contains("came without samples"),
+        "{prompt}"
+    );
+    assert_eq!(prompt[1], true, "submitting waits for a test: {prompt}");
+    assert_eq!(prompt[2], false, "the package loads: {prompt}");
+    browser.eval("document.getElementById('go-add-test').click()");
+    assert_eq!(
+        browser.eval("document.activeElement && document.activeElement.id"),
+        "own-input"
+    );
+    browser.eval(
+        "(() => {
+            document.getElementById('own-input').value = '20 22\\n';
+            document.getElementById('own-output').value = '42\\n';
+            document.getElementById('add-test').click();
+        })()",
+    );
+    browser.wait_for(
+        "(() => !document.getElementById('needs-tests')
+            && document.getElementById('submit') && !document.getElementById('submit').disabled
+            && document.querySelectorAll('#custom-tests li').length === 1)()",
+        Duration::from_secs(30),
+    );
+    paste_and_submit(&mut browser, CORRECT, &Value::Null);
+    assert_eq!(verdict_of_shown(&mut browser), "AC");
+    assert_eq!(
+        rows_of_shown(&mut browser)
+            .iter()
+            .map(|r| r[0].clone())
+            .collect::<Vec<_>>(),
+        ["custom-1"]
+    );
+    assert_page_was_clean(&browser);
+    server.stop();
+}

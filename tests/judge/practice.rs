@@ -926,6 +926,73 @@ fn the_folders_token_is_kept_between_starts_and_rotate_token_replaces_it() {
         .expect_stderr_contains("--rotate-token");
 }
 
+/// A problem sent without samples (`tests: []`) is stored as a package that loads; it takes no
+/// submission (refused, nothing recorded) until a test is added, then is judged as any other.
+#[test]
+fn a_problem_received_without_samples_is_kept_and_judged_once_it_has_a_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), &[], &[]);
+    let port = server.port;
+    let mut bare = problem_json("Sum", "https://example.org/sum", None);
+    bare["tests"] = json!([]);
+    let a = cc_post(server.cc_port, &bare);
+    assert_eq!(a.status, 200, "{a:?}");
+    let until = Instant::now() + Duration::from_secs(30);
+    let problem = loop {
+        let list = get(port, "/api/problems");
+        if let Some(p) = list.as_array().unwrap().first() {
+            break p.clone();
+        }
+        assert!(Instant::now() < until, "not stored");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(problem["id"], "sum", "{problem}");
+    assert!(
+        problem["error"].is_null(),
+        "a package that loads: {problem}"
+    );
+    assert_eq!(problem["tests"], 0, "{problem}");
+    assert_eq!(problem["needs_tests"], true, "{problem}");
+    assert_eq!(problem["time_limit_ms"], 1500, "{problem}");
+    let refused = call(
+        port,
+        "POST",
+        "/api/submissions",
+        &[BEARER],
+        Some(&json!({"problem": "sum", "source": AC, "language": "Python 3"})),
+    );
+    assert_eq!(refused.status, 409, "{refused:?}");
+    assert!(
+        refused.body.contains("has no tests yet")
+            && refused.body.contains("/api/problems/sum/tests"),
+        "{refused:?}"
+    );
+    assert_eq!(get(port, "/api/submissions").as_array().unwrap().len(), 0);
+    post(
+        port,
+        "/api/problems/sum/tests",
+        json!({"input": "2 2\n", "output": "4\n"}),
+    );
+    let problem = get(port, "/api/problems/sum");
+    assert_eq!(problem["tests"], 1, "{problem}");
+    assert_eq!(problem["needs_tests"], false, "{problem}");
+    let s = judged(port, submit(port, "sum", AC));
+    assert_eq!(s["verdict"], "AC", "{s}");
+    let s = judged(port, submit(port, "sum", CE));
+    assert_eq!(s["verdict"], "CE", "{s}");
+    server.serving.stop().expect_code(130);
+    // On disk: a native package `judge run` takes.
+    let package = dir.path().join("problems/sum");
+    let solution = dir.path().join("sum.py");
+    std::fs::write(&solution, AC).unwrap();
+    judge()
+        .arg("run")
+        .arg(&package)
+        .arg(&solution)
+        .output()
+        .expect_code(0);
+}
+
 #[test]
 fn a_scripted_contest_gets_icpc_solved_counts_and_penalty() {
     let dir = tempfile::tempdir().unwrap();

@@ -172,6 +172,8 @@ fn problem_entry(practice: &Practice, id: &str, stats: &super::db::Stats) -> Val
     v["group"] = json!(meta.group);
     v["url"] = json!(meta.url);
     v["interactive"] = json!(meta.interactive);
+    // Received without samples: nothing can be judged until a test is added.
+    v["needs_tests"] = json!(v["tests"] == json!(0) && v.get("error").is_none());
     v["received_at"] = json!((meta.received_at > 0).then_some(meta.received_at));
     let (count, first, accepted) = stats.get(id).cloned().unwrap_or((0, 0, None));
     v["submissions"] = json!(count);
@@ -308,6 +310,13 @@ fn post_submission(practice: &Practice, body: &Value) -> Result<Value, Response>
         .ok_or_else(|| bad("`problem` (an id from /api/problems) is missing"))?;
     if practice.store.problem_dir(problem).is_none() {
         return Err(Response::error(404, format!("no problem `{problem}`")));
+    }
+    if practice
+        .store
+        .load(problem)
+        .is_ok_and(|p| p.tests.is_empty())
+    {
+        return Err(Response::error(409, super::no_tests(problem)));
     }
     let source = source_of(practice, body)?;
     let id = practice

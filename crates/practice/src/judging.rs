@@ -156,6 +156,11 @@ fn judge(practice: &Practice, engine: &mut Engine, id: i64) {
         let message = "interactive problems are not judged yet: the samples hold only one side of the conversation";
         return finish("JE", Some(message), None, &json!([]), None, None);
     }
+    if problem.tests.is_empty() {
+        // Its last test was removed while this waited.
+        let message = super::no_tests(&problem_id);
+        return finish("JE", Some(&message), None, &json!([]), None, None);
+    }
     if problem
         .tests
         .iter()

@@ -249,10 +249,14 @@ impl Practice {
         })
     }
 
-    /// Records a submission and queues it; returns its id.
+    /// Records a submission and queues it; returns its id. A problem without tests takes none
+    /// (nothing to judge it on: it would be accepted on nothing).
     pub fn submit(&self, problem: &str, source: &Source) -> Result<i64, String> {
         if self.store.problem_dir(problem).is_none() {
             return Err(format!("no problem `{problem}`"));
+        }
+        if self.store.load(problem).is_ok_and(|p| p.tests.is_empty()) {
+            return Err(no_tests(problem));
         }
         let path = source.path.as_ref().map(|p| p.display().to_string());
         let id = self.db.insert(&db::NewSubmission {
@@ -299,6 +303,11 @@ impl Practice {
             .publish(&json!({"event": "problem_received", "problem": id, "contest": contest}));
         Ok(id)
     }
+}
+
+/// Why a problem without tests takes no submission, and what to do.
+pub fn no_tests(problem: &str) -> String {
+    format!("problem `{problem}` has no tests yet (it came without samples): add one first, with its input and expected output (on its page, or POST /api/problems/{problem}/tests)")
 }
 
 /// Where the practice folder is by default: `$XDG_DATA_HOME/judge/practice`, else

@@ -177,12 +177,20 @@ impl Store {
     }
 
     /// Loads problem `id` as the judge reads it, with the file input/output of its
-    /// `practice.toml` applied.
+    /// `practice.toml` applied. A package with no test at all yet (a problem received without
+    /// samples) loads with none: the page asks for one, and nothing is judged until it has one
+    /// ([`Practice::submit`](crate::Practice::submit) refuses).
     pub fn load(&self, id: &str) -> Result<Problem, String> {
         let dir = self
             .problem_dir(id)
             .ok_or_else(|| format!("no problem `{id}`"))?;
-        let mut problem = Problem::load(&dir).map_err(|e| e.to_string())?;
+        let mut problem = match Problem::load(&dir) {
+            Ok(p) => p,
+            Err(e) => match Problem::load_inputs(&dir) {
+                Ok(p) if p.tests.is_empty() => p,
+                _ => return Err(e.to_string()),
+            },
+        };
         let meta = self.meta(id);
         if meta.input_file.is_some() || meta.output_file.is_some() {
             problem.io.input = meta.input_file.or(problem.io.input);
@@ -394,5 +402,28 @@ mod tests {
         store.remove_test(&id, "custom-1").unwrap();
         assert_eq!(store.load(&id).unwrap().tests.len(), 3);
         assert!(store.load("../etc").is_err());
+    }
+
+    #[test]
+    fn a_problem_received_without_samples_loads_and_takes_a_test_of_the_users() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(tmp.path()).unwrap();
+        let body = br#"{"name":"No Samples","url":"https://example.org/n","memoryLimit":256,"timeLimit":1000,"tests":[]}"#;
+        let id = store.save(&crate::cc::parse(body).unwrap(), 1).unwrap();
+        let problem = store.load(&id).unwrap();
+        assert!(problem.tests.is_empty());
+        assert_eq!(problem.limits.time, std::time::Duration::from_secs(1));
+        // A package that is broken otherwise is still an error.
+        let dir = store.problem_dir(&id).unwrap();
+        std::fs::write(dir.join("tests/x.ans"), "1\n").unwrap();
+        assert!(store
+            .load(&id)
+            .unwrap_err()
+            .contains("answer without an input"));
+        std::fs::remove_file(dir.join("tests/x.ans")).unwrap();
+        store.add_test(&id, "1 2\n", "3\n").unwrap();
+        // Now a package as any other: `judge run` loads it too.
+        assert_eq!(Problem::load(&dir).unwrap().tests.len(), 1);
+        assert_eq!(store.load(&id).unwrap().tests.len(), 1);
     }
 }

@@ -380,6 +380,7 @@ function renderProblem() {
     metaLine(p),
     p.error ? h("p", { class: "error", id: "problem-error" }, p.error) : null,
     statement,
+    p.needs_tests ? needsTestsPanel() : null,
     submitPanel(),
     h("div", { id: "result" }, resultPanel()),
     historyPanel(),
@@ -389,6 +390,19 @@ function renderProblem() {
   if (window.MathMLElement === undefined) {
     statement.prepend(h("p", { class: "hint" }, "This browser does not show MathML; formulas appear as plain text."));
   }
+}
+
+// A problem received without samples: nothing can be judged until it has a test.
+function needsTestsPanel() {
+  return h("section", { class: "panel notice", id: "needs-tests" },
+    h("h2", {}, "Add a test first"),
+    h("p", {}, "This problem came without samples, so there is nothing to judge a solution on yet. Add a test: an input and its expected output (from the statement, or worked out by hand)."),
+    h("button", { class: "primary", type: "button", id: "go-add-test", onclick: () => {
+      const input = document.getElementById("own-input");
+      if (!input) return;
+      input.scrollIntoView({ block: "center" });
+      input.focus();
+    } }, "Add a test"));
 }
 
 function submitPanel() {
@@ -412,7 +426,8 @@ function submitPanel() {
     text.addEventListener("input", () => (state.draft = text.value));
     body = h("div", {}, text,
       h("div", { class: "row" }, "Language ", lang,
-        h("button", { class: "primary", id: "submit", type: "button", onclick: async (ev) => {
+        h("button", { class: "primary", id: "submit", type: "button", disabled: state.problem.needs_tests ? "" : null,
+          title: state.problem.needs_tests ? "Add a test first" : null, onclick: async (ev) => {
           state.language = lang.value;
           await submit(ev.target, status, { source: text.value, language: lang.value });
         } }, "Submit"), status));
@@ -430,7 +445,8 @@ function submitPanel() {
             } }, "stop watching"))))
         : null,
       h("div", { class: "row" }, path,
-        h("button", { class: "primary", id: "watch", type: "button", onclick: async (ev) => {
+        h("button", { class: "primary", id: "watch", type: "button", disabled: state.problem.needs_tests ? "" : null,
+          title: state.problem.needs_tests ? "Add a test first" : null, onclick: async (ev) => {
           state.watchPath = path.value.trim();
           await submit(ev.target, status, { path: state.watchPath });
         } }, "Watch"), status));
