@@ -1013,3 +1013,98 @@ fn practice_page_prompts_for_a_test_when_a_problem_came_without_samples() {
     assert_page_was_clean(&browser);
     server.stop();
 }
+
+/// Sets the files of the page's file input `#id` as a user picking them would (the page gets its
+/// `change` event).
+fn pick_files(browser: &mut Browser, id: &str, files: &[PathBuf]) {
+    let input = browser.call(
+        "Runtime.evaluate",
+        json!({"expression": format!("document.getElementById('{id}')")}),
+    );
+    let object = input["result"]["objectId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no #{id}: {input}"))
+        .to_string();
+    browser.call(
+        "DOM.setFileInputFiles",
+        json!({"objectId": object, "files": files}),
+    );
+}
+
+/// Tests imported from the page: picked files, then a .zip; each NAME.in with its answer becomes
+/// a test of the user's, what else was picked is named as skipped, and a solution is judged on
+/// them with the samples.
+#[test]
+fn practice_page_imports_tests_from_picked_files_and_a_zip() {
+    use std::io::Write as _;
+    let server = Server::start();
+    server.receive(&sum_problem());
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    open_sum_problem(&mut browser);
+    let picked = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (name, text) in [
+        ("1.in", "5 6\n"),
+        ("1.ans", "11\n"),
+        ("2.in", "7 7\n"),
+        ("2.out", "14\n"),
+        ("notes.txt", "x\n"),
+    ] {
+        std::fs::write(picked.path().join(name), text).unwrap();
+        files.push(picked.path().join(name));
+    }
+    pick_files(&mut browser, "import-files", &files);
+    let status = browser.wait_for(
+        "(() => { const s = document.getElementById('import-status');
+            return s && s.textContent.startsWith('Imported') ? s.textContent : null; })()",
+        Duration::from_secs(30),
+    );
+    assert_eq!(status, "Imported 2 tests (skipped: notes.txt).");
+    let zip = picked.path().join("more.zip");
+    {
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&zip).unwrap());
+        let deflated = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        w.start_file("more/3.in", deflated).unwrap();
+        w.write_all(b"1 1\n").unwrap();
+        w.start_file("more/3.ans", deflated).unwrap();
+        w.write_all(b"2\n").unwrap();
+        w.finish().unwrap();
+    }
+    pick_files(&mut browser, "import-files", &[zip]);
+    let listed = browser.wait_for(
+        "(() => { const s = document.getElementById('import-status');
+            const own = [...document.querySelectorAll('#custom-tests li .mono')].map((e) => e.textContent);
+            return s && s.textContent === 'Imported 1 test.' ? own : null; })()",
+        Duration::from_secs(30),
+    );
+    assert_eq!(listed, json!(["custom-1", "custom-2", "custom-3"]));
+    // A lone input is refused with its name, and nothing is added.
+    let lone = picked.path().join("4.in");
+    std::fs::write(&lone, "4 4\n").unwrap();
+    pick_files(&mut browser, "import-files", &[lone]);
+    let error = browser.wait_for(
+        "(() => { const s = document.getElementById('import-status');
+            return s && s.className === 'error' ? s.textContent : null; })()",
+        Duration::from_secs(30),
+    );
+    assert!(
+        error.as_str().unwrap().contains("4.in has no answer"),
+        "{error}"
+    );
+    paste_and_submit(&mut browser, CORRECT, &Value::Null);
+    assert_eq!(verdict_of_shown(&mut browser), "AC");
+    let names: Vec<String> = rows_of_shown(&mut browser)
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(
+        names,
+        ["sample-1", "sample-2", "custom-1", "custom-2", "custom-3"]
+    );
+    let problem = server.request("GET", "/api/problems", None);
+    assert_eq!(problem[0]["tests"], 5, "{problem}");
+    assert_page_was_clean(&browser);
+    server.stop();
+}

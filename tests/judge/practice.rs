@@ -993,6 +993,125 @@ fn a_problem_received_without_samples_is_kept_and_judged_once_it_has_a_test() {
         .expect_code(0);
 }
 
+/// A zip of `files` (deflated), as an archiver makes it.
+fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut bytes = Vec::new();
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(&mut bytes));
+    let deflated = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, text) in files {
+        w.start_file(*name, deflated).unwrap();
+        w.write_all(text.as_bytes()).unwrap();
+    }
+    w.finish().unwrap();
+    bytes
+}
+
+/// Tests imported from a folder and from a zip by their path (read as the user who started the
+/// server), all or none, and judged with the others.
+#[test]
+fn tests_are_imported_from_a_folder_or_a_zip_all_or_none() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // The server reads paths as uid 65534 (as if started through sudo by that user).
+    let server = start(
+        dir.path(),
+        &[],
+        &[("SUDO_UID", "65534"), ("SUDO_GID", "65534")],
+    );
+    let port = server.port;
+    post(
+        port,
+        "/api/problems",
+        problem_json("Sum", "https://example.org/sum", None),
+    );
+    let files = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(files.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let folder = files.path().join("tests");
+    std::fs::create_dir(&folder).unwrap();
+    for (name, text) in [
+        ("1.in", "5 6\n"),
+        ("1.ans", "11\n"),
+        ("10.in", "7 7\n"),
+        ("10.out", "14\n"),
+        ("notes.txt", "from the editorial\n"),
+    ] {
+        std::fs::write(folder.join(name), text).unwrap();
+    }
+    let import = |body: Value| {
+        call(
+            port,
+            "POST",
+            "/api/problems/sum/tests/import",
+            &[BEARER],
+            Some(&body),
+        )
+    };
+    let a = import(json!({"path": folder}));
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(
+        a.json(),
+        json!({"added": [{"from": "1", "name": "custom-1"}, {"from": "10", "name": "custom-2"}],
+            "skipped": ["notes.txt"]})
+    );
+    let zip = files.path().join("more.zip");
+    std::fs::write(
+        &zip,
+        zip_of(&[("more/3.in", "1 1\n"), ("more/3.ans", "2\n")]),
+    )
+    .unwrap();
+    let a = import(json!({"path": zip}));
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(
+        a.json()["added"],
+        json!([{"from": "more/3", "name": "custom-3"}])
+    );
+    let problem = get(port, "/api/problems/sum");
+    assert_eq!(
+        problem["tests"], 6,
+        "three samples and three imported: {problem}"
+    );
+    let own: Vec<(&str, &str)> = problem["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["custom"] == true)
+        .map(|t| (t["input"].as_str().unwrap(), t["output"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        own,
+        [("5 6\n", "11\n"), ("7 7\n", "14\n"), ("1 1\n", "2\n")]
+    );
+    // A lone input: refused, nothing added; a folder the user may not read: refused, unread.
+    std::fs::write(folder.join("4.in"), "4 4\n").unwrap();
+    let a = import(json!({"path": folder}));
+    assert_eq!(a.status, 422, "{a:?}");
+    assert!(a.body.contains("4.in has no answer"), "{a:?}");
+    std::fs::remove_file(folder.join("4.in")).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let a = import(json!({"path": folder}));
+    assert_eq!(a.status, 422, "{a:?}");
+    assert!(a.body.contains("Permission denied"), "{a:?}");
+    let a = import(json!({"path": "relative/tests"}));
+    assert_eq!(a.status, 400, "{a:?}");
+    let a = import(json!({"zip": "not base64!"}));
+    assert_eq!(a.status, 400, "{a:?}");
+    assert_eq!(get(port, "/api/problems/sum")["tests"], 6);
+    // Judged with the others: a solution right on the samples only fails an imported test.
+    let s = judged(port, submit(port, "sum", WA));
+    let verdicts: Vec<(&str, &str)> = s["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["verdict"].as_str().unwrap()))
+        .collect();
+    assert!(verdicts.contains(&("custom-3", "AC")), "{s}");
+    assert!(verdicts.contains(&("sample-3", "WA")), "{s}");
+    assert_eq!(judged(port, submit(port, "sum", AC))["verdict"], "AC");
+    server.serving.stop().expect_code(130);
+}
+
 #[test]
 fn a_scripted_contest_gets_icpc_solved_counts_and_penalty() {
     let dir = tempfile::tempdir().unwrap();

@@ -98,6 +98,9 @@ pub fn handle(practice: &Practice, r: &Request) -> Response {
         ("POST", ["api", "problems", id, "tests"]) => {
             body().and_then(|b| add_test(practice, id, &b))
         }
+        ("POST", ["api", "problems", id, "tests", "import"]) => {
+            body().and_then(|b| import_tests(practice, id, &b))
+        }
         ("DELETE", ["api", "problems", id, "tests", name]) => practice
             .store
             .remove_test(id, name)
@@ -279,6 +282,67 @@ fn add_test(practice: &Practice, id: &str, body: &Value) -> Result<Value, Respon
         .hub
         .publish(&json!({"event": "problem_changed", "problem": id, "test": name}));
     Ok(json!({ "name": name }))
+}
+
+/// `POST /api/problems/{id}/tests/import`: `{"path"}` (a folder or a `.zip`, read as the user
+/// who started the server), `{"zip"}` (base64) or `{"files": [{"name", "text"}]}` (what the
+/// page picked); every `.in` with its `.ans`/`.out` becomes a test of the user's, all or none.
+fn import_tests(practice: &Practice, id: &str, body: &Value) -> Result<Value, Response> {
+    use super::import;
+    if practice.store.problem_dir(id).is_none() {
+        return Err(Response::error(404, format!("no problem `{id}`")));
+    }
+    let files = match (body.get("path"), body.get("zip"), body.get("files")) {
+        (Some(Value::String(path)), None, None) => {
+            let path = PathBuf::from(path);
+            if !path.is_absolute() {
+                return Err(bad(format!("{}: give an absolute path", path.display())));
+            }
+            let owned = path.clone();
+            super::user::as_user(&practice.user, &path, move || {
+                if owned.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip")) {
+                    let bytes = super::user::read_capped_as_caller(&owned, import::MAX_FILE)?;
+                    import::unzip(&bytes).map_err(|e| format!("{}: {e}", owned.display()))
+                } else {
+                    import::folder(&owned)
+                }
+            })
+            .map_err(|e| Response::error(422, e))?
+        }
+        (None, Some(Value::String(zip)), None) => {
+            let bytes = import::base64_decode(zip).map_err(|e| bad(format!("`zip`: {e}")))?;
+            import::unzip(&bytes).map_err(|e| Response::error(422, e))?
+        }
+        (None, None, Some(Value::Array(files))) => files
+            .iter()
+            .map(|f| match (f.get("name"), f.get("text")) {
+                (Some(Value::String(name)), Some(Value::String(text))) => Ok(import::Found {
+                    name: name.clone(),
+                    bytes: text.as_bytes().to_vec(),
+                }),
+                _ => Err(bad("each of `files` is {\"name\", \"text\"}")),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => {
+            return Err(bad(
+                "give one of `path` (a folder or a .zip), `zip` (base64) or `files` ([{\"name\", \"text\"}])",
+            ))
+        }
+    };
+    let (pairs, skipped) = import::pairs(files).map_err(|e| Response::error(422, e))?;
+    let names = practice
+        .store
+        .import_tests(id, &pairs)
+        .map_err(|e| Response::error(500, e))?;
+    practice
+        .hub
+        .publish(&json!({"event": "problem_changed", "problem": id, "imported": names.len()}));
+    let added: Vec<Value> = pairs
+        .iter()
+        .zip(&names)
+        .map(|(p, n)| json!({"from": p.from, "name": n}))
+        .collect();
+    Ok(json!({ "added": added, "skipped": skipped }))
 }
 
 /// `{"source", "language"}` or `{"path"}` in `body` (or under `key` of it).

@@ -18,6 +18,7 @@ pub mod cc;
 pub mod contest;
 pub mod db;
 pub mod http;
+pub mod import;
 pub mod judging;
 pub mod page;
 pub mod statement;

@@ -285,7 +285,13 @@ impl Store {
     }
 
     /// Adds a test of the user's (`custom-N`) to problem `id`; returns its name.
-    pub fn add_test(&self, id: &str, input: &str, answer: &str) -> Result<String, String> {
+    pub fn add_test(
+        &self,
+        id: &str,
+        input: impl AsRef<[u8]>,
+        answer: impl AsRef<[u8]>,
+    ) -> Result<String, String> {
+        let (input, answer) = (input.as_ref(), answer.as_ref());
         let dir = self
             .problem_dir(id)
             .ok_or_else(|| format!("no problem `{id}`"))?;
@@ -302,7 +308,7 @@ impl Store {
             {
                 Ok(mut f) => {
                     use std::io::Write;
-                    f.write_all(input.as_bytes())
+                    f.write_all(input)
                         .and_then(|_| std::fs::write(tests.join(format!("{name}.ans")), answer))
                         .map_err(|e| format!("{}: {e}", input_path.display()))?;
                     return Ok(name);
@@ -312,6 +318,28 @@ impl Store {
             }
         }
         Err("too many tests of your own".into())
+    }
+
+    /// Adds every pair as a test of the user's, in order; all or none (the ones added are
+    /// removed again when one cannot be). Returns their names.
+    pub fn import_tests(
+        &self,
+        id: &str,
+        pairs: &[super::import::Pair],
+    ) -> Result<Vec<String>, String> {
+        let mut added = Vec::new();
+        for pair in pairs {
+            match self.add_test(id, &pair.input, &pair.answer) {
+                Ok(name) => added.push(name),
+                Err(e) => {
+                    for name in &added {
+                        let _ = self.remove_test(id, name);
+                    }
+                    return Err(format!("{}: {e}", pair.from));
+                }
+            }
+        }
+        Ok(added)
     }
 
     /// Removes a test of the user's (only `custom-N` ones: the samples belong to the problem).

@@ -698,7 +698,73 @@ function testsPanel() {
     h("div", { class: "row" },
       h("button", { type: "button", id: "add-test", onclick: async (ev) => {
         await addTest(ev.target, status, input.value, output.value);
-      } }, "Add test"), status));
+      } }, "Add test"), status),
+    importRow());
+}
+
+// Import many tests at once: NAME.in with NAME.ans (or NAME.out), as files, a folder or a .zip
+// picked here, or a folder or .zip on this machine by its path.
+function importRow() {
+  // The last import's outcome survives the redraws that the import itself causes.
+  const last = state.importStatus && String(state.importStatus.problem) === String(state.problem.id) ? state.importStatus : null;
+  const status = h("span", { class: last ? last.cls : "hint", id: "import-status" }, last ? last.text : "");
+  const files = h("input", { type: "file", id: "import-files", multiple: true, accept: ".in,.out,.ans,.zip" });
+  const folder = h("input", { type: "file", id: "import-folder", webkitdirectory: true });
+  const path = h("input", { type: "text", id: "import-path", placeholder: "/home/you/tests or /home/you/tests.zip" });
+  const picked = async (ev) => {
+    const list = [...ev.target.files];
+    ev.target.value = "";
+    if (!list.length) return;
+    try {
+      if (list.length === 1 && /\.zip$/i.test(list[0].name)) {
+        await importTests(status, { zip: await base64Of(list[0]) });
+      } else {
+        const sent = await Promise.all(list.map(async (f) => ({ name: f.webkitRelativePath || f.name, text: await f.text() })));
+        await importTests(status, { files: sent });
+      }
+    } catch (e) {
+      importStatus(e.message, "error");
+    }
+  };
+  files.addEventListener("change", picked);
+  folder.addEventListener("change", picked);
+  return h("div", { class: "import", id: "import" },
+    h("h3", {}, "Import tests"),
+    h("p", { class: "hint" }, "Each NAME.in with NAME.ans (or NAME.out) beside it becomes a test; anything else is skipped."),
+    h("div", { class: "row" }, h("label", {}, "Files or a .zip ", files), h("label", {}, "A folder ", folder)),
+    h("div", { class: "row" }, path,
+      h("button", { type: "button", id: "import-path-button", onclick: async () => {
+        if (!path.value.trim()) return importStatus("Give the absolute path of a folder or a .zip.", "error");
+        await importTests(status, { path: path.value.trim() }).catch((e) => importStatus(e.message, "error"));
+      } }, "Import"), status));
+}
+
+function importStatus(text, cls) {
+  state.importStatus = { problem: state.problem && state.problem.id, text, cls };
+  setStatus("import-status", text, cls);
+}
+
+// A file's bytes as base64 (what `zip` carries).
+function base64Of(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(new Error(`cannot read ${file.name}`));
+    reader.readAsDataURL(file);
+  });
+}
+
+async function importTests(status, what) {
+  importStatus("Importing…", "hint");
+  const res = await api("POST", `/api/problems/${encodeURIComponent(state.problem.id)}/tests/import`, what);
+  const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
+  if (detail) state.problem = detail;
+  loadProblems();
+  renderProblem();
+  const added = (res && res.added) || [];
+  const skipped = (res && res.skipped) || [];
+  importStatus(
+    `Imported ${added.length} test${added.length === 1 ? "" : "s"}` + (skipped.length ? ` (skipped: ${skipped.join(", ")})` : "") + ".", "ok");
 }
 
 async function addTest(button, status, input, output) {
