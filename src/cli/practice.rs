@@ -36,8 +36,11 @@ pub struct Args {
     /// are refused from now on.
     #[arg(long, conflicts_with = "token")]
     rotate_token: bool,
-    #[command(flatten)]
-    jobs: super::JobsArgs,
+    /// Judge N submissions at a time, each on an engine with its own sandbox (default: the
+    /// number of CPUs). A test within a factor 1.5 of its time limit (or TLE) judged beside
+    /// another submission is judged again alone; -j 1 judges one at a time.
+    #[arg(long, short = 'j', value_name = "N", value_parser = super::parse_jobs)]
+    jobs: Option<usize>,
     /// Open the page in the browser (as the user who started the judge).
     #[arg(long)]
     open: bool,
@@ -92,7 +95,8 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         .map(PathBuf::from)
         .collect();
     // One engine per submission judged at once.
-    let mut session = Session::with_jobs(languages, args.jobs.count())?;
+    let jobs = args.jobs.unwrap_or_else(judge_core::jobs::default_jobs);
+    let mut session = Session::with_jobs(languages, jobs)?;
     super::warn_isolation(&session.engine.sandbox);
     let state = practice::Practice::new(
         &dir,
