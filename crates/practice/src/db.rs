@@ -109,7 +109,7 @@ impl Db {
         let conn = Connection::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(err)?;
-        // WAL keeps readers (the API) and the writer (the judging thread) out of each other's way.
+        // WAL keeps readers (the API) and the writers (the judging engines) out of each other's way.
         let _: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
             .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -634,5 +634,33 @@ mod tests {
         assert_eq!(db.watches().unwrap()[0].3, Some(sha));
         assert!(db.remove_watch(w).unwrap());
         assert!(db.watches().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_history_from_before_started_at_opens_and_gains_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("history.sqlite");
+        {
+            let old = Connection::open(&path).unwrap();
+            let before = SCHEMA.replace("    started_at INTEGER,\n", "");
+            assert!(!before.contains("started_at"));
+            old.execute_batch(&before).unwrap();
+            old.execute(
+                "INSERT INTO submissions (problem, language, source, source_sha256, file_name, created_at)
+                 VALUES ('a', 'C++', 'x', 'h', 'main.cpp', 5)",
+                [],
+            )
+            .unwrap();
+        }
+        let db = Db::open(&path).unwrap();
+        let s = db.get(1, false).unwrap().unwrap();
+        assert_eq!(s["state"], "queued", "{s}");
+        assert!(s["started_at"].is_null(), "{s}");
+        db.start(1, 6).unwrap();
+        assert_eq!(db.get(1, false).unwrap().unwrap()["state"], "judging");
+        drop(db);
+        // Opening again changes nothing more.
+        let db = Db::open(&path).unwrap();
+        assert_eq!(db.get(1, false).unwrap().unwrap()["started_at"], 6);
     }
 }
