@@ -112,6 +112,12 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     judge_report::outln!("page: {url}");
     judge_report::outln!("competitive-companion port: {cc_port} (add it as a custom port in the extension's options)");
     judge_report::outln!("folder: {}", dir.display());
+    let at_once = if jobs == 1 {
+        "one submission at a time".to_string()
+    } else {
+        format!("{jobs} submissions at a time")
+    };
+    judge_report::outln!("judging: {at_once} (--jobs)");
     judge_report::outln!("Ctrl-C stops the server");
     if args.open {
         open_browser(&url);

@@ -500,8 +500,15 @@ fn three_submissions_posted_at_once_are_judged_two_at_a_time_with_the_verdicts_o
     ];
     let judge_all = |jobs: &str| -> Vec<Value> {
         let dir = tempfile::tempdir().unwrap();
-        let server = start(dir.path(), &["--jobs", jobs], &[]);
+        let mut server = start(dir.path(), &["--jobs", jobs], &[]);
         let port = server.port;
+        assert!(server.serving.line().starts_with("folder: "));
+        let told = server.serving.line();
+        let expected = match jobs {
+            "1" => "judging: one submission at a time (--jobs)".to_string(),
+            n => format!("judging: {n} submissions at a time (--jobs)"),
+        };
+        assert_eq!(told, expected);
         let mut problem = problem_json("Sum", "https://example.org/sum", None);
         problem["timeLimit"] = json!(1000);
         problem["tests"].as_array_mut().unwrap().truncate(2);
