@@ -89,10 +89,12 @@ impl Answer {
     }
 }
 
-/// Sends one raw request (the server closes each connection after its answer).
+/// Sends one raw request (the server closes each connection after its answer). It waits as
+/// long as the slowest answer may take: `POST /api/stress` answers when its run is done, within
+/// its seconds (60 in the stress test) and 120 s more.
 fn raw(port: u16, request: &[u8]) -> Answer {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(180))).unwrap();
     s.write_all(request).unwrap();
     let mut text = Vec::new();
     s.read_to_end(&mut text).unwrap();
