@@ -31,6 +31,8 @@ pub fn run(practice: &Practice, engine: &mut Engine, job: Job) {
     match job {
         Job::Judge(id) => judge(practice, engine, id),
         Job::Unwind(payload) => std::panic::resume_unwind(payload),
+        // Handled by the pool (`serve`): never given to an engine.
+        Job::Stop => {}
         Job::Stress(job) => {
             let outcome = stress_run(practice, engine, &job);
             let _ = std::fs::remove_dir_all(&job.folder);

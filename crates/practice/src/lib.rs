@@ -68,6 +68,9 @@ pub enum Job {
     /// Another engine's thread unwound with this (a closed stdout): the main thread goes on
     /// unwinding with it.
     Unwind(Box<dyn std::any::Any + Send>),
+    /// The judge is going away: every other engine's thread ends after its current job (the
+    /// main thread waits for them before it unwinds).
+    Stop,
 }
 
 #[derive(Default)]
@@ -406,7 +409,12 @@ pub fn serve(
     for id in practice.db.unfinished().unwrap_or_default() {
         practice.queue.push(Job::Judge(id));
     }
-    let practice = &*practice;
+    judge_with(&practice, engines)
+}
+
+/// The pool: a thread per engine but the first, which judges on this thread; never returns
+/// (unwinds, once every other engine's thread has ended, when stdout or stderr is closed).
+fn judge_with(practice: &Practice, engines: Vec<&mut judge_core::engine::Engine>) -> ! {
     std::thread::scope(|scope| {
         let mut engines = engines.into_iter();
         let first = engines.next().expect("at least one engine");
@@ -429,12 +437,12 @@ fn judge_forever(practice: &Practice, engine: &mut judge_core::engine::Engine, m
         let submission = match &job {
             Job::Judge(id) => Some(*id),
             Job::Stress(_) => None,
-            Job::Unwind(_) if !main => {
-                // Handed on until the main thread takes it; this engine stops.
+            Job::Unwind(_) | Job::Stop if !main => {
+                // Handed on (to the main thread, to the other engines); this engine stops.
                 practice.queue.push_front(job);
                 return;
             }
-            Job::Unwind(_) => None,
+            Job::Unwind(_) | Job::Stop => None,
         };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             judging::run(practice, engine, job)
@@ -444,6 +452,7 @@ fn judge_forever(practice: &Practice, engine: &mut judge_core::engine::Engine, m
             // on the main thread, where `cli::main` sees it (and the session cleans up).
             if payload.is::<judge_report::stream::Gone>() {
                 if main {
+                    practice.queue.push_front(Job::Stop);
                     std::panic::resume_unwind(payload);
                 }
                 practice.queue.push_front(Job::Unwind(payload));
@@ -509,6 +518,54 @@ mod tests {
         held.pop();
         assert!(hub.subscribe().is_some());
         drop(reader);
+    }
+
+    #[test]
+    fn a_closed_stdout_in_any_engine_ends_every_engine_and_then_unwinds_the_main_thread() {
+        use judge_core::engine::Engine;
+        use judge_core::executor::fake::FakeExecutor;
+        let tmp = tempfile::tempdir().unwrap();
+        let languages = Languages::load(None).unwrap();
+        let practice = Practice::new(
+            &tmp.path().join("practice"),
+            access::TokenSource::Given("0123456789abcdef".into()),
+            1,
+            2,
+            Box::new(contest::SystemClock),
+            languages.clone(),
+        )
+        .unwrap();
+        let mut engines: Vec<Engine> = (0..3)
+            .map(|k| {
+                let work = tmp.path().join(format!("work-{k}"));
+                std::fs::create_dir(&work).unwrap();
+                Engine::new(FakeExecutor::new(), languages.clone(), work)
+            })
+            .collect();
+        let (done, ended) = std::sync::mpsc::channel();
+        let practice = Arc::new(practice);
+        let shared = practice.clone();
+        std::thread::spawn(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                judge_with(&shared, engines.iter_mut().collect())
+            }));
+            let _ = done.send(outcome.err().map(|p| p.is::<judge_report::stream::Gone>()));
+        });
+        // Every engine waits for work; then, as if one of them found stdout closed:
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let gone = judge_report::stream::Gone {
+            stream: "stdout",
+            error: std::io::ErrorKind::BrokenPipe.into(),
+        };
+        practice.queue.push(Job::Unwind(Box::new(gone)));
+        // The scope ended (every engine's thread with it) and the payload went on.
+        let unwound = ended
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the pool ended");
+        assert_eq!(unwound, Some(true));
+        // What is left tells the next engines to stop, and nothing else.
+        assert_eq!(practice.queue.len(), 1);
+        assert!(matches!(practice.queue.pop(), Job::Stop));
     }
 
     #[test]
