@@ -12,7 +12,8 @@
 //! within what is left of the deadline (408) and at most a cap per listener (413, before it is
 //! read when `Content-Length` says so); one request per connection (`Connection: close`). A
 //! long-lived response (Server-Sent Events) is written by its handler on a blocking thread
-//! into a small channel; a client that stops reading for [`WRITE_TIMEOUT`] ends it.
+//! into a small channel; a write that stalls for [`WRITE_TIMEOUT`] (the client stopped
+//! reading, its buffers are full) ends it.
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -31,7 +32,7 @@ pub const MAX_HEAD: usize = 16 * 1024;
 pub const MAX_CONNECTIONS: usize = 64;
 /// The whole request (head and body) must arrive within this.
 pub const REQUEST_DEADLINE: Duration = Duration::from_secs(10);
-/// A long-lived response whose client reads nothing for this long ends.
+/// A long-lived response whose writes stall this long (its client stopped reading) ends.
 pub const WRITE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// What one listener allows.
@@ -416,8 +417,8 @@ fn into_axum(response: Response) -> axum::response::Response {
 }
 
 /// A long-lived body: `write` runs on a blocking thread and its writes become the body's
-/// chunks; it ends when `write` returns, or its writes fail once the client is gone (or has
-/// read nothing for [`WRITE_TIMEOUT`]).
+/// chunks; it ends when `write` returns, or its writes fail once the client is gone (or a
+/// write has stalled for [`WRITE_TIMEOUT`]).
 fn stream_body(write: Box<StreamFn>) -> Body {
     let (tx, rx) = tokio::sync::mpsc::channel::<Bytes>(16);
     tokio::task::spawn_blocking(move || {
