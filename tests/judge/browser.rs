@@ -983,10 +983,12 @@ fn practice_page_prompts_for_a_test_when_a_problem_came_without_samples() {
     );
     assert_eq!(prompt[1], true, "submitting waits for a test: {prompt}");
     assert_eq!(prompt[2], false, "the package loads: {prompt}");
-    browser.eval("document.getElementById('go-add-test').click()");
-    assert_eq!(
-        browser.eval("document.activeElement && document.activeElement.id"),
-        "own-input"
+    // The button puts the cursor in the form (clicked again if a redraw of the page, from an
+    // event that came late, took the focus away meanwhile).
+    browser.wait_for(
+        "(() => { if (document.activeElement && document.activeElement.id === 'own-input') return true;
+            const b = document.getElementById('go-add-test'); if (b) b.click(); return null; })()",
+        Duration::from_secs(30),
     );
     browser.eval(
         "(() => {

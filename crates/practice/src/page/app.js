@@ -717,10 +717,10 @@ function importRow() {
     if (!list.length) return;
     try {
       if (list.length === 1 && /\.zip$/i.test(list[0].name)) {
-        await importTests(status, { zip: await base64Of(list[0]) });
+        await importTests({ zip: await base64Of(list[0]) });
       } else {
         const sent = await Promise.all(list.map(async (f) => ({ name: f.webkitRelativePath || f.name, text: await f.text() })));
-        await importTests(status, { files: sent });
+        await importTests({ files: sent });
       }
     } catch (e) {
       importStatus(e.message, "error");
@@ -735,7 +735,7 @@ function importRow() {
     h("div", { class: "row" }, path,
       h("button", { type: "button", id: "import-path-button", onclick: async () => {
         if (!path.value.trim()) return importStatus("Give the absolute path of a folder or a .zip.", "error");
-        await importTests(status, { path: path.value.trim() }).catch((e) => importStatus(e.message, "error"));
+        await importTests({ path: path.value.trim() }).catch((e) => importStatus(e.message, "error"));
       } }, "Import"), status));
 }
 
@@ -754,7 +754,7 @@ function base64Of(file) {
   });
 }
 
-async function importTests(status, what) {
+async function importTests(what) {
   importStatus("Importing…", "hint");
   const res = await api("POST", `/api/problems/${encodeURIComponent(state.problem.id)}/tests/import`, what);
   const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
