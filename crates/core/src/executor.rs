@@ -15,6 +15,7 @@
 use judge_model::IsolationLevel;
 use judge_sandbox::{Layer, RunOutcome, RunSpec, SandboxError};
 
+mod direct;
 pub mod fake;
 mod gate;
 mod local;
