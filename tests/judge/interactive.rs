@@ -503,6 +503,29 @@ sys.exit(42)
 }
 
 #[test]
+fn what_either_side_writes_after_its_partner_ended_is_dropped_with_or_without_the_relay() {
+    // The solution writes 1 MiB more after the interactor accepted and ended; the interactor
+    // writes 1 MiB more after saying "correct" to a solution that ends at once. The judge
+    // reads it and drops it (direct pipes: its copies of the read ends, drained once the
+    // reader ended; the relay: its threads): neither writer is left waiting on a full pipe
+    // (TLE, or the interactor's wall-clock cap: JE) nor sent a broken pipe (RE, JE).
+    let flood = "sys.stdout.write('x' * (1 << 20)); sys.stdout.flush()";
+    let writes_on = format!("{BISECT}import sys\n{flood}\n");
+    let cases = [
+        (plain(), writes_on),
+        (interactor("", "", flood), BISECT.to_string()),
+    ];
+    for (interactor, solution) in cases {
+        let (dir, source) = hostile(&interactor, &solution);
+        for extra in [&[][..], &["--transcript"][..]] {
+            let (doc, took) = run(dir.path(), &source, extra);
+            assert_eq!(verdict(&doc), "AC", "{extra:?}: {doc}");
+            assert!(took < Duration::from_secs(20), "{extra:?}: {took:?}");
+        }
+    }
+}
+
+#[test]
 fn broken_interactors_are_judge_errors_never_accepted() {
     // Crashes at the start.
     let (t, _) = expect(&interactor("sys.exit(1)", "", ""), BISECT, "JE");
