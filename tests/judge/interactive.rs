@@ -17,10 +17,21 @@ fn submission(name: &str) -> PathBuf {
     package("kattis-guess").join("submissions").join(name)
 }
 
+/// The build cache of [`run`]: each package's interactor (a C++ program for most) and each
+/// solution is built once for all the tests of this module and all their runs, not once per
+/// run (none of them is about building). The judge's cache is safe to share between judges
+/// running at once (an entry is renamed into place whole) and is keyed by the source, the
+/// language entry and the compiler, so it can outlive a run of the tests: it lives in the
+/// folder cargo gives integration tests for their data (`target/tmp`).
+fn shared_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("interactive-build-cache")
+}
+
 /// `judge run --json` of `source` on the package in `dir`: the document and how long it took.
 fn run(dir: &Path, source: &Path, extra: &[&str]) -> (Value, Duration) {
     let start = Instant::now();
     let out = judge()
+        .env("JUDGE_CACHE_DIR", shared_cache())
         .arg("run")
         .arg(dir)
         .arg(source)
