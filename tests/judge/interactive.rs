@@ -489,6 +489,30 @@ fn an_interactor_that_rejects_first_beats_the_solutions_tle() {
 }
 
 #[test]
+fn an_interactor_that_rejects_first_beats_the_solution_failing_to_read_then() {
+    // The interactor rejects the first guess and ends; the solution then reads the end of its
+    // input and crashes (EOFError): the two end within a moment of each other, and the one
+    // that closed its output first decides, with the relay (which passes the end on) or
+    // without (the judge looks for the end of the interactor's output as the solution ends).
+    let rejects = interactor("", "judge_message('rejected at once'); sys.exit(43)", "");
+    let (dir, source) = hostile(&rejects, BISECT);
+    for extra in [
+        &[][..],
+        &["--transcript"][..],
+        &[][..],
+        &["--transcript"][..],
+    ] {
+        let (doc, _) = run(dir.path(), &source, extra);
+        assert_eq!(verdict(&doc), "WA", "{extra:?}: {doc}");
+        assert_eq!(
+            first_failure(&doc)["message"],
+            "interactor: rejected at once",
+            "{extra:?}: {doc}"
+        );
+    }
+}
+
+#[test]
 fn an_interactor_closing_its_output_gives_the_solution_its_end() {
     // The interactor sends every number, closes its output, then reads the sum: the solution
     // reads to the end of its input. Any other process holding a copy of the pipe's write end
