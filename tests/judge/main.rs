@@ -21,6 +21,7 @@ mod run;
 mod sandbox;
 mod scoring;
 mod serve;
+mod serve_judging;
 mod service;
 mod service_queue;
 mod setter;

@@ -260,7 +260,7 @@ pub fn run(
         .and_then(|_| open_up(&folder))
         .and_then(|_| std::fs::write(&copy, &source))
         .map_err(|e| format!("{}: {e}", copy.display()))?;
-    let outcome = judge(engine, &package, &copy);
+    let outcome = judge(engine, &package, &copy, job.language.as_deref());
     let _ = std::fs::remove_dir_all(&folder);
     Ok(outcome)
 }
@@ -284,12 +284,20 @@ fn judge_error(message: String) -> Final {
     }
 }
 
-/// Judges `source` on the package in `dir` with every test (as the practice page does).
-pub fn judge(engine: &mut Engine, dir: &Path, source: &Path) -> Final {
+/// Judges `source` on the package in `dir` with every test, built as `judge run` builds it
+/// (the package format's entries of the language table), in `language` when one was given
+/// at submit time (whatever the file name says), else in the one its file name tells.
+pub fn judge(engine: &mut Engine, dir: &Path, source: &Path, language: Option<&str>) -> Final {
     let problem = match Problem::load(dir) {
         Ok(p) => p,
         Err(e) => return judge_error(format!("the package does not load: {e}")),
     };
+    problem.set_languages(&mut engine.languages);
+    if let Some(name) = language {
+        if let Err(e) = engine.languages.pin_named(source, name) {
+            return judge_error(e.to_string());
+        }
+    }
     if problem
         .tests
         .iter()
