@@ -22,6 +22,7 @@ mod sandbox;
 mod scoring;
 mod serve;
 mod serve_judging;
+mod serve_packages;
 mod service;
 mod service_queue;
 mod setter;

@@ -11,6 +11,7 @@ mod events;
 pub mod openapi;
 mod problems;
 mod submissions;
+mod unzip;
 
 use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -24,6 +25,8 @@ use std::sync::{Arc, Mutex};
 pub const MAX_BODY: usize = 64 << 20;
 /// The largest package archive once decompressed: a gzip bomb stops here.
 pub const MAX_PACKAGE: u64 = 256 << 20;
+/// The most files and folders a `.zip` package may hold.
+pub const MAX_ENTRIES: usize = 10_000;
 /// The largest source a submission may carry.
 pub const MAX_SOURCE: usize = 1 << 20;
 /// The largest submission request (a 1 MiB source escaped in JSON fits).

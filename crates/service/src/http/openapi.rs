@@ -80,16 +80,17 @@ pub fn spec() -> Value {
                     "parameters": [{"name": "name", "in": "query", "required": true, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"}}],
                     "requestBody": {"required": true, "content": {
                         "application/x-tar": {"schema": {"type": "string", "format": "binary"}},
-                        "application/gzip": {"schema": {"type": "string", "format": "binary"}}
+                        "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+                        "application/zip": {"schema": {"type": "string", "format": "binary"}}
                     }},
                     "responses": ok("201", "stored as the problem's current package", json!({
                         "type": "object", "required": ["name", "package"],
                         "properties": {"name": {"type": "string"}, "package": {"type": "string"}}
                     }), errors(&[
-                        ("400", "no name, a bad name, an empty body or a broken .tar.gz"),
+                        ("400", "no name, a bad name, an empty body or a broken .tar.gz or .zip"),
                         ("403", "a submitter token"),
-                        ("413", "the archive is too large, or too large once decompressed"),
-                        ("422", "a path leaving the folder, a link, or a package that does not load"),
+                        ("413", "the archive is too large, or too large once decompressed (256 MiB), or a .zip of more than 10000 entries"),
+                        ("422", "a path leaving the folder, a link, an entry twice, or a package that does not load"),
                     ]))
                 }
             },
