@@ -1,8 +1,11 @@
-//! `judge serve --db URL [--listen ADDR] [--tokens FILE]`: the service's HTTP API
-//! (`judge_service::http`) until stopped.
+//! `judge serve --db URL [--listen ADDR] [--tokens FILE] [--problems DIR]`: the service's
+//! HTTP API (`judge_service::http`) until stopped; with `--problems`, the packages of a folder
+//! served and reloaded when they change (`judge_service::folder`).
 
 use judge_service::http::{self, auth::Tokens};
 use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
 pub struct Args {
@@ -16,6 +19,22 @@ pub struct Args {
     /// Without it, one organiser token is generated and printed.
     #[arg(long, value_name = "FILE", value_hint = clap::ValueHint::FilePath)]
     tokens: Option<PathBuf>,
+    /// A folder of packages, each served as the problem named by its folder: loaded at start
+    /// and again when its files change. One that does not load is reported and skipped.
+    #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
+    problems: Option<PathBuf>,
+    /// Seconds between two looks at the --problems folder.
+    #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = super::worker::parse_secs, hide = true)]
+    problems_poll: f64,
+}
+
+/// What the server says about its folder of packages, on stderr.
+struct Stderr;
+
+impl judge_service::worker::Log for Stderr {
+    fn line(&self, line: &str) {
+        judge_report::errln!("{line}");
+    }
 }
 
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
@@ -41,6 +60,16 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         }
     };
     let state = http::State::new(&args.db, tokens, languages)?;
+    if let Some(dir) = &args.problems {
+        let mut folder = judge_service::folder::Folder::new(dir);
+        let mut client = judge_service::connect(&args.db)?;
+        folder
+            .sync(&mut client, &Stderr)
+            .map_err(|e| anyhow::anyhow!("--problems: {e}"))?;
+        drop(client);
+        let (url, every) = (args.db.clone(), Duration::from_secs_f64(args.problems_poll));
+        std::thread::spawn(move || folder.watch(&url, every, &Stderr, &AtomicBool::new(false)));
+    }
     let listener = std::net::TcpListener::bind(&args.listen)
         .map_err(|e| anyhow::anyhow!("listening on {}: {e}", args.listen))?;
     judge_report::errln!("listening on http://{}", listener.local_addr()?);

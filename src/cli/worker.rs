@@ -38,7 +38,7 @@ fn parse_slots(text: &str) -> Result<usize, String> {
     }
 }
 
-fn parse_secs(text: &str) -> Result<f64, String> {
+pub(super) fn parse_secs(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
         _ => Err(format!("`{text}` is not a number of seconds")),

@@ -98,3 +98,86 @@ fn a_zip_upload_is_stored_as_its_tar_is_and_a_hostile_zip_stores_nothing() {
         "a refused upload stores nothing"
     );
 }
+
+#[test]
+fn a_folder_of_packages_is_served_and_reloaded_and_a_broken_one_stops_no_other() {
+    let url = database();
+    let dir = tempfile::tempdir().unwrap();
+    let packages = dir.path();
+    crate::harness::copy_dir(
+        &crate::harness::fixture_problem("sum"),
+        &packages.join("adder"),
+    );
+    std::fs::create_dir(packages.join("broken")).unwrap();
+    std::fs::write(
+        packages.join("broken/problem.toml"),
+        "time_limit = \"fast\"\n",
+    )
+    .unwrap();
+    std::fs::create_dir(packages.join(".hidden")).unwrap();
+    let server = Server::start_with(
+        &url,
+        &[
+            "--problems".as_ref(),
+            packages.as_os_str(),
+            "--problems-poll".as_ref(),
+            "0.2".as_ref(),
+        ],
+    );
+    // Loaded before the server listens: both lines came first.
+    let adder = server.wait_line("problem adder: ");
+    assert!(adder.starts_with("problem adder: loaded from "), "{adder}");
+    let broken = server.wait_line("problem broken: ");
+    assert!(
+        broken.contains("broken is not served: the package does not load: "),
+        "{broken}"
+    );
+    let problems = |server: &Server| -> Vec<(String, String)> {
+        let (status, body) = server.get("/api/v1/problems", Some(ORGANISER));
+        assert_eq!(status, 200, "{body}");
+        body["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| {
+                (
+                    p["name"].as_str().unwrap().to_string(),
+                    p["package"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect()
+    };
+    let first = problems(&server);
+    let names: Vec<&str> = first.iter().map(|(n, _)| n.as_str()).collect();
+    assert!(
+        names.contains(&"adder") && !names.contains(&"broken"),
+        "{first:?}"
+    );
+    let package = |all: &[(String, String)], name: &str| {
+        all.iter().find(|(n, _)| n == name).map(|(_, p)| p.clone())
+    };
+    let before = package(&first, "adder").unwrap();
+    assert_eq!(before, judge_service::store::hash(&sum_package()));
+
+    // A changed package is stored again; the broken one mended is served; a new one too.
+    let toml = packages.join("adder/problem.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, text.replace("time_limit = 1.0", "time_limit = 2.0")).unwrap();
+    crate::harness::copy_dir(
+        &crate::harness::fixture_problem("sum"),
+        &packages.join("newer"),
+    );
+    std::fs::remove_dir_all(packages.join("broken")).unwrap();
+    crate::harness::copy_dir(
+        &crate::harness::fixture_problem("sum"),
+        &packages.join("broken"),
+    );
+    for name in ["adder", "broken", "newer"] {
+        let line = server.wait_line(&format!("problem {name}: "));
+        assert!(line.contains(": loaded from "), "{line}");
+    }
+    let after = problems(&server);
+    assert_ne!(package(&after, "adder").unwrap(), before, "{after:?}");
+    assert_eq!(package(&after, "newer"), Some(before.clone()));
+    assert_eq!(package(&after, "broken"), Some(before));
+}

@@ -8,6 +8,7 @@
 //! throwaway PostgreSQL for tests.
 
 pub mod client;
+pub mod folder;
 pub mod http;
 pub mod queue;
 pub mod schema;

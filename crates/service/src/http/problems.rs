@@ -42,19 +42,7 @@ pub struct UploadQuery {
 
 /// A problem's name: a folder name `judge run` would accept, and nothing a path could abuse.
 fn check_name(name: &str) -> Result<(), ApiError> {
-    let fine = !name.is_empty()
-        && name.len() <= 64
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if fine {
-        Ok(())
-    } else {
-        Err(ApiError::bad_request(format!(
-            "`{name}` is not a problem name: 1 to 64 of A-Z a-z 0-9 - _ . , not starting with ."
-        )))
-    }
+    crate::store::check_problem_name(name).map_err(ApiError::bad_request)
 }
 
 /// The archive as a plain tar: a gzip stream is decompressed, up to `limit` bytes.
