@@ -175,6 +175,25 @@ pub(crate) struct Events {
 }
 
 impl Events {
+    /// The next event: its name and data.
+    pub(crate) fn next_any(&mut self) -> (String, Value) {
+        let mut name = String::new();
+        loop {
+            let mut line = String::new();
+            let n = self
+                .lines
+                .read_line(&mut line)
+                .expect("an event within the deadline");
+            assert!(n > 0, "the events stream ended");
+            let line = line.trim_end();
+            if let Some(event) = line.strip_prefix("event: ") {
+                name = event.to_string();
+            } else if let Some(data) = line.strip_prefix("data: ").filter(|_| !name.is_empty()) {
+                return (name, serde_json::from_str(data).unwrap());
+            }
+        }
+    }
+
     /// The data of the next event named `name` (other events are skipped).
     pub(crate) fn next(&mut self, name: &str) -> Value {
         let mut named = false;

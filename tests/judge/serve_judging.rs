@@ -73,3 +73,84 @@ fn the_language_given_at_submit_time_is_the_one_the_worker_builds_with() {
     }
     assert_eq!(crate::serve::count(&url, "submissions"), before);
 }
+
+#[test]
+fn the_events_stream_carries_each_tests_result_as_it_is_judged() {
+    let url = database();
+    let server = Server::start(&url);
+    assert_eq!(upload(&server, "sum", ORGANISER, &sum_package()).0, 201);
+    let mut events = server.events();
+    let _worker = Worker::start(&url, "events", "10");
+    let wa = std::fs::read_to_string(program("wa.py")).unwrap();
+    let (status, body) = post(
+        &server,
+        &json!({"problem": "sum", "filename": "wa.py", "source": wa}),
+    );
+    assert_eq!(status, 201, "{body}");
+    let id = body["id"].as_i64().unwrap();
+
+    // In order: claimed, built, each test started and finished, the solution, done.
+    let mut names = Vec::new();
+    let mut finished = Vec::new();
+    loop {
+        let (name, data) = events.next_any();
+        if name == "done" {
+            assert_eq!(data["id"], id);
+            break;
+        }
+        if name == "judging" {
+            assert_eq!((&data["id"], &data["attempt"]), (&json!(id), &json!(1)));
+        } else {
+            assert_eq!(data["event"], name.as_str(), "{data}");
+            assert_eq!(data["submission"], id, "{data}");
+            assert_eq!(data["attempt"], 1, "{data}");
+            assert_eq!(data["schema"], 1, "{data}");
+            assert_eq!(data["problem"], "sum", "the name, not a path: {data}");
+            assert_eq!(data["solution"], "wa.py", "the name, not a path: {data}");
+        }
+        if name == "test_finished" {
+            finished.push((
+                data["test"]["name"].clone(),
+                data["result"]["verdict"].clone(),
+            ));
+        }
+        names.push(name);
+    }
+    let position = |n: &str| names.iter().position(|x| x == n);
+    assert_eq!(position("judging"), Some(0), "{names:?}");
+    assert!(
+        position("compile_finished") < position("test_started")
+            && position("test_started") < position("test_finished")
+            && position("test_finished") < position("solution_finished"),
+        "{names:?}"
+    );
+    // The same tests and verdicts as the stored result.
+    let done = server.wait_done(id);
+    let stored: Vec<(Value, Value)> = done["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].clone(), t["verdict"].clone()))
+        .collect();
+    assert_eq!(finished, stored, "{done:#}");
+    assert!(finished.iter().any(|(_, v)| v == "WA"), "{finished:?}");
+
+    // An event larger than a notification's 8000 bytes: a compiler's message of 8 KiB.
+    let noisy: String = (0..400)
+        .map(|i| format!("int f{i}(void) {{ return undefined_{i}; }}\n"))
+        .collect();
+    let (status, body) = post(
+        &server,
+        &json!({"problem": "sum", "filename": "noisy.c", "source": noisy}),
+    );
+    assert_eq!(status, 201, "{body}");
+    let data = events.next("compile_finished");
+    assert_eq!(data["submission"], body["id"]);
+    let message = data["compile"]["message"].as_str().unwrap();
+    assert!(
+        data.to_string().len() > 8000,
+        "{} bytes: {message}",
+        data.to_string().len()
+    );
+    assert_eq!(events.next("done")["verdict"], "CE");
+}

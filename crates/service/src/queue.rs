@@ -22,12 +22,16 @@ pub const QUEUED: &str = "judge_queued";
 pub const CLAIMED: &str = "judge_claimed";
 /// Channel: a submission reached its final verdict; the payload is its id.
 pub const DONE: &str = "judge_done";
+/// Channel: a worker told an event of its judging; the payload is the `events` row's id.
+pub const EVENT: &str = "judge_event";
 
 /// A job a worker holds: the fence its writes carry, and the submission to judge.
 #[derive(Debug, Clone)]
 pub struct Claimed {
     pub fence: Fence,
     pub submission: i64,
+    /// The problem's name, as submitted.
+    pub problem: String,
     pub max_attempts: i32,
     /// The package blob's hash, the source blob's hash, the file name and the language asked
     /// for (none: guessed from the file name).
@@ -103,7 +107,7 @@ pub fn claim(client: &mut Client, worker: &str, lease: Duration) -> Result<Optio
     )?;
     let sub = tx.query_one(
         "UPDATE submissions SET state = 'judging' WHERE id = $1
-         RETURNING package, source, filename, language",
+         RETURNING package, source, filename, language, problem",
         &[&submission],
     )?;
     let payload = format!("{job}:{attempt}:{worker}");
@@ -121,6 +125,7 @@ pub fn claim(client: &mut Client, worker: &str, lease: Duration) -> Result<Optio
         source: sub.get(1),
         filename: sub.get(2),
         language: sub.get(3),
+        problem: sub.get(4),
     }))
 }
 
@@ -130,6 +135,35 @@ pub fn heartbeat(client: &mut Client, fence: &Fence, lease: Duration) -> Result<
         "UPDATE jobs SET lease_until = now() + make_interval(secs => $4)
          WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'",
         &[&fence.job, &fence.attempt, &fence.worker, &secs(lease)],
+    )?;
+    Ok(if n == 1 { Fenced::Done } else { Fenced::Lost })
+}
+
+/// Records an event of the judging (`name`, its JSON `data`) while the job is still this
+/// attempt's, announcing it on [`EVENT`] at commit; [`Fenced::Lost`]: nothing was written.
+pub fn event(
+    client: &mut Client,
+    fence: &Fence,
+    submission: i64,
+    name: &str,
+    data: &str,
+) -> Result<Fenced, Error> {
+    let n = client.execute(
+        "WITH e AS (
+             INSERT INTO events (submission, attempt, name, data)
+             SELECT $4, $2, $5, $6 FROM jobs
+             WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'
+             RETURNING id)
+         SELECT pg_notify($7, id::text) FROM e",
+        &[
+            &fence.job,
+            &fence.attempt,
+            &fence.worker,
+            &submission,
+            &name,
+            &data,
+            &EVENT,
+        ],
     )?;
     Ok(if n == 1 { Fenced::Done } else { Fenced::Lost })
 }

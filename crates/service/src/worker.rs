@@ -260,7 +260,18 @@ pub fn run(
         .and_then(|_| open_up(&folder))
         .and_then(|_| std::fs::write(&copy, &source))
         .map_err(|e| format!("{}: {e}", copy.display()))?;
-    let outcome = judge(engine, &package, &copy, job.language.as_deref());
+    let mut publisher = Publisher {
+        client,
+        job,
+        lost: false,
+    };
+    let outcome = judge(
+        engine,
+        &package,
+        &copy,
+        job.language.as_deref(),
+        &mut publisher,
+    );
     let _ = std::fs::remove_dir_all(&folder);
     Ok(outcome)
 }
@@ -287,7 +298,14 @@ fn judge_error(message: String) -> Final {
 /// Judges `source` on the package in `dir` with every test, built as `judge run` builds it
 /// (the package format's entries of the language table), in `language` when one was given
 /// at submit time (whatever the file name says), else in the one its file name tells.
-pub fn judge(engine: &mut Engine, dir: &Path, source: &Path, language: Option<&str>) -> Final {
+/// The engine's events go to `reporter` as they happen.
+pub fn judge(
+    engine: &mut Engine,
+    dir: &Path,
+    source: &Path,
+    language: Option<&str>,
+    reporter: &mut dyn Reporter,
+) -> Final {
     let problem = match Problem::load(dir) {
         Ok(p) => p,
         Err(e) => return judge_error(format!("the package does not load: {e}")),
@@ -311,9 +329,8 @@ pub fn judge(engine: &mut Engine, dir: &Path, source: &Path, language: Option<&s
         all: true,
         ..Default::default()
     };
-    let mut quiet = Quiet;
     let judged = Prepared::new(engine, problem).and_then(|prepared| {
-        judging::judge_one(&mut [engine], &prepared, source, options, &mut quiet)
+        judging::judge_one(&mut [engine], &prepared, source, options, reporter)
     });
     match judged {
         Ok(report) => result_of(&report),
@@ -321,11 +338,54 @@ pub fn judge(engine: &mut Engine, dir: &Path, source: &Path, language: Option<&s
     }
 }
 
-/// The events of a worker's judging go nowhere yet (the service's event stream will take them).
-struct Quiet;
+/// The events of a worker's judging, written to the `events` table (fenced by the job's
+/// attempt) for `judge serve`'s event stream: each as its `--format jsonl` line, with the
+/// problem's and the file's names the submitter gave in place of the worker's paths.
+struct Publisher<'a> {
+    client: &'a mut Client,
+    job: &'a Claimed,
+    /// A write found the job taken, or the database gone: the rest are not sent.
+    lost: bool,
+}
 
-impl Reporter for Quiet {
-    fn event(&mut self, _: &Event) {}
+/// An event as the service tells it: its `--format jsonl` object with the submission's id and
+/// attempt, and its problem and solution as submitted.
+pub fn event_data(event: &Event, job: &Claimed) -> serde_json::Value {
+    let mut data = serde_json::to_value(event).expect("events always serialize");
+    if let Some(fields) = data.as_object_mut() {
+        fields.insert("schema".into(), judge_model::event::SCHEMA.into());
+        fields.insert("submission".into(), job.submission.into());
+        fields.insert("attempt".into(), job.fence.attempt.into());
+        if fields.contains_key("problem") {
+            fields.insert("problem".into(), job.problem.clone().into());
+        }
+        if fields.contains_key("solution") {
+            fields.insert("solution".into(), job.filename.clone().into());
+        }
+    }
+    data
+}
+
+impl Reporter for Publisher<'_> {
+    fn event(&mut self, event: &Event) {
+        if self.lost {
+            return;
+        }
+        let data = event_data(event, self.job);
+        let name = data["event"].as_str().unwrap_or("event").to_string();
+        let written = queue::event(
+            self.client,
+            &self.job.fence,
+            self.job.submission,
+            &name,
+            &data.to_string(),
+        );
+        // Events are told, not kept: a lost job or database ends them, never the judging (the
+        // heartbeat and the finish decide what happens to the job).
+        if !matches!(written, Ok(Fenced::Done)) {
+            self.lost = true;
+        }
+    }
 }
 
 /// A report as the rows a finish writes.

@@ -143,8 +143,8 @@ pub fn spec() -> Value {
             },
             "/api/v1/events": {
                 "get": {
-                    "summary": "Server-Sent Events of submissions changing state (organisers)",
-                    "description": "`judging` {id, attempt, worker} when a worker claims a submission; `done` {id, problem, verdict, time_ms, memory_kib} when its final verdict commits.",
+                    "summary": "Server-Sent Events of submissions being judged (organisers)",
+                    "description": "`judging` {id, attempt, worker} when a worker claims a submission; then, as the worker judges it, the events of `judge run --format jsonl` under their own names (`compile_started`, `compile_finished`, `test_started`, `test_finished` {test, result}, `solution_finished`, …), each with `submission` (its id), `attempt`, `problem` and `solution` (the problem's and the file's names as submitted); `done` {id, problem, verdict, time_ms, memory_kib} when its final verdict commits. An attempt that loses its job tells nothing more.",
                     "operationId": "events",
                     "responses": ok_as("text/event-stream", "200", "the stream", json!({"type": "string"}), errors(&[
                         ("403", "a submitter token"),
