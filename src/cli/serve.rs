@@ -26,6 +26,21 @@ pub struct Args {
     /// Seconds between two looks at the --problems folder.
     #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = super::worker::parse_secs, hide = true)]
     problems_poll: f64,
+    /// Only workers of this environment digest (printed by each `judge worker` as it starts)
+    /// claim submissions from now on; `none` lifts the pin. Kept in the database.
+    #[arg(long, value_name = "DIGEST", value_parser = parse_digest)]
+    pin_digest: Option<String>,
+}
+
+fn parse_digest(text: &str) -> Result<String, String> {
+    let hex = text.len() == 16 && text.chars().all(|c| c.is_ascii_hexdigit());
+    if hex || text == "none" {
+        Ok(text.to_ascii_lowercase())
+    } else {
+        Err(format!(
+            "`{text}` is not an environment digest: 16 hex digits, as `judge worker` prints it, or none"
+        ))
+    }
 }
 
 /// What the server says about its folder of packages, on stderr.
@@ -60,6 +75,15 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         }
     };
     let state = http::State::new(&args.db, tokens, languages)?;
+    if let Some(digest) = &args.pin_digest {
+        let mut client = judge_service::connect(&args.db)?;
+        let pin = Some(digest.as_str()).filter(|d| *d != "none");
+        judge_service::queue::set_pin(&mut client, pin)?;
+        match pin {
+            Some(d) => judge_report::errln!("only workers of environment digest {d} claim"),
+            None => judge_report::errln!("any worker claims (no environment digest pinned)"),
+        }
+    }
     if let Some(dir) = &args.problems {
         let mut folder = judge_service::folder::Folder::new(dir);
         let mut client = judge_service::connect(&args.db)?;

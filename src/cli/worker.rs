@@ -2,6 +2,7 @@
 //! submissions from the service's queue until stopped (`judge_service::worker`).
 
 use super::Session;
+use judge_service::digest::Environment;
 use judge_service::worker::{self, Log, Options};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -79,11 +80,18 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         lease: Duration::from_secs_f64(args.lease),
         retry_delay: Duration::from_secs_f64(args.retry_delay),
         cache: args.cache.unwrap_or_else(default_cache),
+        environment: None,
     };
     // The engines (and their sandboxes) are made on this thread, which outlives the slots.
     let mut session = Session::with_jobs(languages, args.slots)?;
     super::warn_isolation(&session.engine.sandbox);
     let log = Stderr(name.clone());
+    let environment = Environment::here(&session.engine.languages);
+    log.line(&format!("environment digest {}", environment.digest));
+    let options = Options {
+        environment: Some(environment),
+        ..options
+    };
     log.line(&format!("{} slot(s), lease {} s", args.slots, args.lease));
     let stop = AtomicBool::new(false);
     let several = args.slots > 1;

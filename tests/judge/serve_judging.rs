@@ -135,9 +135,11 @@ fn the_events_stream_carries_each_tests_result_as_it_is_judged() {
     assert_eq!(finished, stored, "{done:#}");
     assert!(finished.iter().any(|(_, v)| v == "WA"), "{finished:?}");
 
-    // An event larger than a notification's 8000 bytes: a compiler's message of 8 KiB.
+    // An event larger than a notification's 8000 bytes: a compiler's message of 8 KiB, its
+    // echoed quotes and backslashes doubled in JSON.
+    let quotes = r#"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\""#;
     let noisy: String = (0..400)
-        .map(|i| format!("int f{i}(void) {{ return undefined_{i}; }}\n"))
+        .map(|i| format!("int f{i}(void) {{ return undefined_{i} + \"{quotes}\"[0]; }}\n"))
         .collect();
     let (status, body) = post(
         &server,
@@ -153,4 +155,57 @@ fn the_events_stream_carries_each_tests_result_as_it_is_judged() {
         data.to_string().len()
     );
     assert_eq!(events.next("done")["verdict"], "CE");
+}
+
+#[test]
+fn a_pinned_environment_digest_lets_only_matching_workers_claim_and_each_judging_records_its_own() {
+    let url = database();
+    let other = "0123456789abcdef";
+    let server = Server::start_with(&url, &["--pin-digest".as_ref(), other.as_ref()]);
+    server.wait_line(&format!("only workers of environment digest {other} claim"));
+    assert_eq!(upload(&server, "sum", ORGANISER, &sum_package()).0, 201);
+    let c = std::fs::read_to_string(program("ac.c")).unwrap();
+    let (status, body) = post(
+        &server,
+        &json!({"problem": "sum", "filename": "a.c", "source": c}),
+    );
+    assert_eq!(status, 201, "{body}");
+    let id = body["id"].as_i64().unwrap();
+
+    // Queued before the worker starts: its first turn finds it and may not claim it.
+    let worker = Worker::start(&url, "pinned", "10");
+    let line = worker.wait_line("environment digest ");
+    let digest = line.rsplit(' ').next().unwrap().to_string();
+    assert_eq!(digest.len(), 16, "{line}");
+    assert_ne!(digest, other);
+    worker.wait_line(&format!(
+        "the organiser pinned environment digest {other}; this worker's is {digest}: it claims nothing until they match"
+    ));
+    let (_, queued) = server.get(&format!("/api/v1/submissions/{id}"), Some(ORGANISER));
+    assert_eq!(queued["state"], "queued", "{queued:#}");
+    assert_eq!(queued["judgings"], json!([]), "{queued:#}");
+
+    // The pin set in the database to this worker's digest: it claims, and records it.
+    let mut client = judge_service::connect(&url).unwrap();
+    judge_service::queue::set_pin(&mut client, Some(&digest)).unwrap();
+    let done = server.wait_done(id);
+    assert_eq!(done["verdict"], "AC", "{done:#}");
+    let judging = &done["judgings"][0];
+    assert_eq!(judging["digest"], digest.as_str(), "{done:#}");
+    let environment = judging["environment"].as_str().unwrap();
+    assert!(environment.starts_with("judge: "), "{environment}");
+    assert!(environment.contains("\nkernel: "), "{environment}");
+    judge_service::queue::set_pin(&mut client, None).unwrap();
+
+    // A digest that is not one is refused before anything starts.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args(["serve", "--db", &url, "--pin-digest", "fast-machines"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("`fast-machines` is not an environment digest: 16 hex digits"),
+        "{stderr}"
+    );
 }

@@ -72,7 +72,7 @@ impl Worker {
     }
 
     /// Waits for a line of the worker's stderr containing `text`; returns it.
-    fn wait_line(&self, text: &str) -> String {
+    pub(crate) fn wait_line(&self, text: &str) -> String {
         let deadline = Instant::now() + DEADLINE;
         let mut seen = Vec::new();
         loop {

@@ -6,6 +6,7 @@
 //! database): the result is dropped, never written. A lost connection is retried with a
 //! back-off; the job it held comes back through the reaper if the lease runs out meanwhile.
 
+use crate::digest::Environment;
 use crate::queue::{self, Claimed, Fence, Fenced, Final, TestRow};
 use crate::{store, Error};
 use judge_core::engine::{Engine, JudgeOptions};
@@ -32,6 +33,9 @@ pub struct Options {
     pub retry_delay: Duration,
     /// Where packages are unpacked, one folder per hash, reused.
     pub cache: PathBuf,
+    /// What this worker judges with, recorded in each judging; claims only while no other
+    /// digest is pinned. None: claims only while none is.
+    pub environment: Option<Environment>,
 }
 
 /// What a worker tells its operator (the CLI prints it on stderr).
@@ -76,6 +80,8 @@ pub fn run_slot(
 ) {
     let poll = (options.lease / 3).min(Duration::from_secs(1));
     let mut failures = 0;
+    // The pin last seen while idle, to say once why this worker claims nothing.
+    let mut pin: Option<String> = None;
     'connection: while !stop.load(Ordering::Relaxed) {
         let Some(mut client) = connect_retrying(&options.url, log, stop) else {
             return;
@@ -92,6 +98,18 @@ pub fn run_slot(
             match step {
                 Ok(true) => failures = 0,
                 Ok(false) => {
+                    let now = queue::pinned(&mut client).ok().flatten();
+                    if now != pin {
+                        let mine = options.environment.as_ref().map(|e| e.digest.as_str());
+                        match (&now, mine) {
+                            (Some(d), m) if Some(d.as_str()) != m => log.line(&format!(
+                                "the organiser pinned environment digest {d}; this worker's is {}: it claims nothing until they match",
+                                m.unwrap_or("unknown")
+                            )),
+                            _ => log.line("this worker's environment may claim: claiming"),
+                        }
+                        pin = now;
+                    }
                     // Nothing to claim: wait for a notification or the poll.
                     let mut notes = client.notifications();
                     let _ = postgres::fallible_iterator::FallibleIterator::next(
@@ -131,7 +149,8 @@ pub fn step(
             r.job, r.attempt, r.worker
         ));
     }
-    let Some(job) = queue::claim(client, worker, options.lease)? else {
+    let Some(job) = queue::claim_as(client, worker, options.lease, options.environment.as_ref())?
+    else {
         return Ok(false);
     };
     log.line(&format!(

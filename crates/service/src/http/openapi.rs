@@ -219,7 +219,9 @@ fn components() -> Value {
                             "started_at": {"type": "string", "format": "date-time"},
                             "finished_at": nullable("string"),
                             "outcome": {"type": ["string", "null"], "enum": ["done", "lost", "failed", null]},
-                            "reason": nullable("string")
+                            "reason": nullable("string"),
+                            "digest": {"type": ["string", "null"], "description": "the worker's environment digest (`judge serve --pin-digest`)"},
+                            "environment": {"type": ["string", "null"], "description": "what the digest covers, one `what: version` a line"}
                         }
                     }}
                 }

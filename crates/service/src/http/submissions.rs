@@ -136,7 +136,7 @@ fn view(client: &mut Client, id: i64) -> Result<Option<(Value, Option<String>)>,
                 "SELECT j.attempt, j.worker,
                         to_char(j.started_at AT TIME ZONE 'UTC', {TIME}),
                         to_char(j.finished_at AT TIME ZONE 'UTC', {TIME}),
-                        j.outcome, j.reason
+                        j.outcome, j.reason, j.digest, j.environment
                  FROM judgings j JOIN jobs ON jobs.id = j.job
                  WHERE jobs.submission = $1 ORDER BY j.attempt"
             ),
@@ -151,6 +151,8 @@ fn view(client: &mut Client, id: i64) -> Result<Option<(Value, Option<String>)>,
                 "finished_at": r.get::<_, Option<String>>(3),
                 "outcome": r.get::<_, Option<String>>(4),
                 "reason": r.get::<_, Option<String>>(5),
+                "digest": r.get::<_, Option<String>>(6),
+                "environment": r.get::<_, Option<String>>(7),
             })
         })
         .collect();
