@@ -209,3 +209,103 @@ fn a_pinned_environment_digest_lets_only_matching_workers_claim_and_each_judging
         "{stderr}"
     );
 }
+
+/// A copy of the `sum` fixture whose time limit is `seconds`.
+fn sum_with_time_limit(seconds: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = dir.path().join("sum");
+    crate::harness::copy_dir(&crate::harness::fixture_problem("sum"), &sum);
+    let toml = sum.join("problem.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let changed = text.replace("time_limit = 1.0", &format!("time_limit = {seconds}.0"));
+    assert_ne!(changed, text);
+    std::fs::write(&toml, changed).unwrap();
+    dir
+}
+
+/// Queues `file` on the package in `dir` with `judge submit --db`; its id.
+fn submit_db(url: &str, dir: &std::path::Path, file: &str, attempts: &str) -> i64 {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args(["submit", "--db", url])
+        .arg(dir)
+        .arg(program(file))
+        .args(["--max-attempts", attempts])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap()
+}
+
+/// Polls until the submission `id` has an event named `name` (a worker published it).
+fn wait_event(client: &mut postgres::Client, id: i64, name: &str) {
+    let deadline = std::time::Instant::now() + crate::serve::DEADLINE;
+    loop {
+        let n: i64 = client
+            .query_one(
+                "SELECT count(*) FROM events WHERE submission = $1 AND name = $2",
+                &[&id, &name],
+            )
+            .unwrap()
+            .get(0);
+        if n > 0 {
+            return;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no {name} event for {id}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_worker_whose_job_is_taken_kills_its_runs_at_once_instead_of_judging_to_the_end() {
+    let url = database();
+    // Three tests of a program that never ends, under a 60 s limit: judged to the end, the
+    // attempt would take minutes, past the deadline of every wait below.
+    let package = sum_with_time_limit(60);
+    let worker = Worker::start(&url, "cancel", "2");
+    let id = submit_db(&url, &package.path().join("sum"), "tle-loop.c", "1");
+    worker.wait_line(&format!("submission {id} (tle-loop.c)"));
+    let mut client = judge_service::connect(&url).unwrap();
+    wait_event(&mut client, id, "test_started");
+
+    // The job taken from it while its first test runs: its lease ended, the reaper ends it
+    // (its only attempt: a judge error).
+    client
+        .execute(
+            "UPDATE jobs SET lease_until = now() - interval '1 second' WHERE submission = $1",
+            &[&id],
+        )
+        .unwrap();
+    let reaped = judge_service::queue::reap(&mut client, std::time::Duration::ZERO).unwrap();
+    assert_eq!(reaped.len(), 1, "{reaped:?}");
+    assert!(reaped[0].failed);
+    let line = worker.wait_line("lost");
+    assert!(
+        line.ends_with("attempt 1: lost (its lease was taken): judging stopped, its runs killed, nothing written"),
+        "{line}"
+    );
+    // Nothing of the lost attempt was kept: no test row, no event after the loss, and the
+    // worker is free for the next submission.
+    let sub = judge_service::store::submission(&mut client, id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(sub.verdict.as_deref(), Some("JE"));
+    assert_eq!(sub.tests, vec![]);
+    let finished: i64 = client
+        .query_one(
+            "SELECT count(*) FROM events WHERE submission = $1 AND name = 'test_finished'",
+            &[&id],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(finished, 0, "no test was judged to its end");
+    let next = submit_db(&url, &package.path().join("sum"), "ac.c", "1");
+    worker.wait_line(&format!("submission {next} (ac.c)"));
+    worker.wait_line("attempt 1: done");
+}

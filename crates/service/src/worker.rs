@@ -157,18 +157,22 @@ pub fn step(
         "job {} attempt {}: submission {} ({})",
         job.fence.job, job.fence.attempt, job.submission, job.filename
     ));
-    let lost = AtomicBool::new(false);
+    // Set by the heartbeat when the job was taken: the engine's runs are killed at once, and
+    // what is left of the judging goes by in moments (each run killed as it starts).
+    let lost = judge_sandbox_cancel();
+    engine.sandbox.set_cancel(Some(lost.clone()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let outcome = std::thread::scope(|scope| {
-        let (fence, lost) = (&job.fence, &lost);
+        let (fence, lost) = (&job.fence, &*lost);
         scope.spawn(move || heartbeat_loop(options, fence, beat, &done_rx, lost, log, stop));
         let outcome = run(options, engine, client, &job);
         drop(done_tx);
         outcome
     });
+    engine.sandbox.set_cancel(None);
     if lost.load(Ordering::Relaxed) {
         log.line(&format!(
-            "job {} attempt {}: lost (another worker holds it); result dropped",
+            "job {} attempt {}: lost (its lease was taken): judging stopped, its runs killed, nothing written",
             job.fence.job, job.fence.attempt
         ));
         return Ok(true);
@@ -188,6 +192,11 @@ pub fn step(
         )),
     }
     Ok(true)
+}
+
+/// A fresh cancel flag for the engine's sandbox (see `judge_sandbox::Cancel`).
+fn judge_sandbox_cancel() -> std::sync::Arc<AtomicBool> {
+    std::sync::Arc::new(AtomicBool::new(false))
 }
 
 /// Renews the lease every lease/3 until the job is done (`done` closed); marks `lost` and ends

@@ -15,6 +15,8 @@ pub struct LocalExecutor {
     sandbox: Sandbox,
     /// The other side of pairs, made when first needed.
     partner: Option<Sandbox>,
+    /// Given to both sandboxes (see [`Executor::set_cancel`]).
+    cancel: Option<judge_sandbox::Cancel>,
 }
 
 impl LocalExecutor {
@@ -28,6 +30,8 @@ impl LocalExecutor {
             let made = Sandbox::new().map_err(|e| {
                 SandboxError::Setup(format!("could not make the second sandbox of a pair: {e}"))
             })?;
+            let mut made = made;
+            made.set_cancel(self.cancel.clone());
             self.partner = Some(made);
         }
         Ok(self.partner.as_mut().expect("made above"))
@@ -39,6 +43,7 @@ impl std::convert::From<Sandbox> for LocalExecutor {
         LocalExecutor {
             sandbox,
             partner: None,
+            cancel: None,
         }
     }
 }
@@ -54,6 +59,14 @@ impl Executor for LocalExecutor {
 
     fn layers(&self) -> Vec<Layer> {
         self.sandbox.layers()
+    }
+
+    fn set_cancel(&mut self, cancel: Option<judge_sandbox::Cancel>) {
+        self.sandbox.set_cancel(cancel.clone());
+        if let Some(partner) = &mut self.partner {
+            partner.set_cancel(cancel.clone());
+        }
+        self.cancel = cancel;
     }
 
     fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
