@@ -97,6 +97,22 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let listener = std::net::TcpListener::bind(&args.listen)
         .map_err(|e| anyhow::anyhow!("listening on {}: {e}", args.listen))?;
     judge_report::errln!("listening on http://{}", listener.local_addr()?);
-    http::serve(listener, state)?;
+    // SIGTERM (or Ctrl-C) once: the requests under way are answered, event streams end, exit
+    // 0; twice: the usual clean-up and exit.
+    let shutdown = http::Stop::new();
+    {
+        let shutdown = shutdown.clone();
+        let signals = std::sync::atomic::AtomicUsize::new(0);
+        judge_sandbox::interrupt::on_signal(move |_| {
+            if signals.fetch_add(1, std::sync::atomic::Ordering::SeqCst) > 0 {
+                return false;
+            }
+            judge_report::errln!("stopping: answering the requests under way");
+            shutdown.stop();
+            true
+        });
+    }
+    http::serve(listener, state, shutdown)?;
+    judge_report::errln!("stopped");
     Ok(super::exit::OK)
 }

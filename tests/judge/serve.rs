@@ -77,6 +77,12 @@ impl Server {
         }
     }
 
+    /// The lines of its stderr not read yet (for a failure's message).
+    pub(crate) fn rest(&self) -> String {
+        std::thread::sleep(Duration::from_millis(200));
+        self.lines.try_iter().collect::<Vec<_>>().join("\n")
+    }
+
     /// Waits for a line of the server's stderr containing `text`; returns it.
     pub(crate) fn wait_line(&self, text: &str) -> String {
         let deadline = Instant::now() + DEADLINE;
@@ -175,6 +181,14 @@ pub(crate) struct Events {
 }
 
 impl Events {
+    /// Reads until the stream ends (the server closed it); panics past the read deadline.
+    pub(crate) fn wait_end(&mut self) {
+        let mut rest = String::new();
+        self.lines
+            .read_to_string(&mut rest)
+            .expect("the stream ends within the deadline");
+    }
+
     /// The next event: its name and data.
     pub(crate) fn next_any(&mut self) -> (String, Value) {
         let mut name = String::new();

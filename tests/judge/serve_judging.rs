@@ -309,3 +309,79 @@ fn a_worker_whose_job_is_taken_kills_its_runs_at_once_instead_of_judging_to_the_
     worker.wait_line(&format!("submission {next} (ac.c)"));
     worker.wait_line("attempt 1: done");
 }
+
+#[test]
+fn sigterm_stops_a_worker_after_its_job_and_twice_gives_the_job_back_now() {
+    // Once: the job under way is finished and written, then the worker exits 0.
+    let url = database();
+    let sum = crate::harness::fixture_problem("sum");
+    let id = submit_db(&url, &sum, "ac.c", "3");
+    let mut worker = Worker::start(&url, "graceful", "10");
+    worker.wait_line(&format!("submission {id} (ac.c)"));
+    worker.signal(libc::SIGTERM);
+    assert_eq!(worker.wait_exit(), Some(0));
+    let mut client = judge_service::connect(&url).unwrap();
+    let sub = judge_service::store::submission(&mut client, id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (sub.state.as_str(), sub.verdict.as_deref()),
+        ("done", Some("AC"))
+    );
+    assert_eq!(sub.judgings.len(), 1, "{sub:?}");
+
+    // Twice: the job is given back at once (its runs killed), requeued for another worker.
+    let url = database();
+    let package = sum_with_time_limit(60);
+    let id = submit_db(&url, &package.path().join("sum"), "tle-loop.c", "3");
+    let mut worker = Worker::start(&url, "impatient", "10");
+    worker.wait_line(&format!("submission {id} (tle-loop.c)"));
+    let mut client = judge_service::connect(&url).unwrap();
+    wait_event(&mut client, id, "test_started");
+    worker.signal(libc::SIGTERM);
+    worker.wait_line("stopping: the jobs under way finish first");
+    assert!(worker.running(), "still judging");
+    worker.signal(libc::SIGTERM);
+    let line = worker.wait_line("given back (stopped)");
+    assert!(
+        line.ends_with("attempt 1: given back (stopped): its runs killed"),
+        "{line}"
+    );
+    assert_eq!(worker.wait_exit(), Some(0));
+    let sub = judge_service::store::submission(&mut client, id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(sub.state, "queued", "{sub:?}");
+    let judging = &sub.judgings[0];
+    assert_eq!(judging.outcome.as_deref(), Some("failed"));
+    assert_eq!(
+        judging.reason.as_deref(),
+        Some("worker impatient was stopped before it finished")
+    );
+}
+
+#[test]
+fn sigterm_stops_the_server_ending_its_event_streams_and_exits_0() {
+    let url = database();
+    let mut server = Server::start(&url);
+    let mut events = server.events();
+    // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
+    assert_eq!(
+        unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) },
+        0
+    );
+    server.wait_line("stopping: answering the requests under way");
+    events.wait_end();
+    let deadline = std::time::Instant::now() + crate::serve::DEADLINE;
+    let status = loop {
+        if let Some(status) = server.child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "judge serve did not exit"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0), "{}", server.rest());
+}

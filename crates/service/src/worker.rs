@@ -18,7 +18,9 @@ use postgres::Client;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::Duration;
+use std::time::Instant;
 
 /// How a worker runs.
 #[derive(Debug, Clone)]
@@ -36,6 +38,9 @@ pub struct Options {
     /// What this worker judges with, recorded in each judging; claims only while no other
     /// digest is pinned. None: claims only while none is.
     pub environment: Option<Environment>,
+    /// Set (a second SIGTERM): the jobs under way are given back at once (`release`), their
+    /// runs killed; with `stop`, the slots end.
+    pub give_back: Arc<AtomicBool>,
 }
 
 /// What a worker tells its operator (the CLI prints it on stderr).
@@ -157,14 +162,17 @@ pub fn step(
         "job {} attempt {}: submission {} ({})",
         job.fence.job, job.fence.attempt, job.submission, job.filename
     ));
-    // Set by the heartbeat when the job was taken: the engine's runs are killed at once, and
-    // what is left of the judging goes by in moments (each run killed as it starts).
-    let lost = judge_sandbox_cancel();
-    engine.sandbox.set_cancel(Some(lost.clone()));
+    // Set by the heartbeat when the job was taken (`lost`) or is to be given back now: the
+    // engine's runs are killed at once, and what is left of the judging goes by in moments
+    // (each run killed as it starts).
+    let cancel = Arc::new(AtomicBool::new(false));
+    let lost = AtomicBool::new(false);
+    engine.sandbox.set_cancel(Some(cancel.clone()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let outcome = std::thread::scope(|scope| {
-        let (fence, lost) = (&job.fence, &*lost);
-        scope.spawn(move || heartbeat_loop(options, fence, beat, &done_rx, lost, log, stop));
+        let flags = (&*cancel, &lost);
+        let fence = &job.fence;
+        scope.spawn(move || heartbeat_loop(options, fence, beat, &done_rx, flags, log, stop));
         let outcome = run(options, engine, client, &job);
         drop(done_tx);
         outcome
@@ -178,6 +186,18 @@ pub fn step(
         return Ok(true);
     }
     let written = match outcome {
+        _ if cancel.load(Ordering::Relaxed) => {
+            let reason = format!("worker {worker} was stopped before it finished");
+            let given = queue::release(client, &job.fence, &reason, options.retry_delay)?;
+            if given == Fenced::Done {
+                log.line(&format!(
+                    "job {} attempt {}: given back (stopped): its runs killed",
+                    job.fence.job, job.fence.attempt
+                ));
+                return Ok(true);
+            }
+            Ok(given)
+        }
         Ok(result) => finish_retrying(options, client, &job.fence, &result, log, stop),
         Err(reason) => queue::release(client, &job.fence, &reason, options.retry_delay),
     };
@@ -194,11 +214,6 @@ pub fn step(
     Ok(true)
 }
 
-/// A fresh cancel flag for the engine's sandbox (see `judge_sandbox::Cancel`).
-fn judge_sandbox_cancel() -> std::sync::Arc<AtomicBool> {
-    std::sync::Arc::new(AtomicBool::new(false))
-}
-
 /// Renews the lease every lease/3 until the job is done (`done` closed); marks `lost` and ends
 /// when a renewal updates nothing. A failed renewal is retried on a new connection.
 fn heartbeat_loop(
@@ -206,16 +221,32 @@ fn heartbeat_loop(
     fence: &Fence,
     beat: &mut Client,
     done: &mpsc::Receiver<()>,
-    lost: &AtomicBool,
+    (cancel, lost): (&AtomicBool, &AtomicBool),
     log: &dyn Log,
     stop: &AtomicBool,
 ) {
     let every = options.lease / 3;
-    while let Err(mpsc::RecvTimeoutError::Timeout) = done.recv_timeout(every) {
+    let mut next = Instant::now() + every;
+    loop {
+        // Awake every 100 ms at most, for a stop that gives the job back now.
+        let slice = next
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_millis(100));
+        if let Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) = done.recv_timeout(slice) {
+            return;
+        }
+        if options.give_back.load(Ordering::Relaxed) {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        if Instant::now() < next {
+            continue;
+        }
+        next = Instant::now() + every;
         match queue::heartbeat(beat, fence, options.lease) {
             Ok(Fenced::Done) => {}
             Ok(Fenced::Lost) => {
                 lost.store(true, Ordering::Relaxed);
+                cancel.store(true, Ordering::Relaxed);
                 return;
             }
             Err(e) => {

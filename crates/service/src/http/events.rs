@@ -114,7 +114,7 @@ pub async fn stream(
                 return;
             }
         };
-        while !tx.is_closed() {
+        while !tx.is_closed() && !thread_state.stopping.load(Ordering::SeqCst) {
             let next = client
                 .notifications()
                 .timeout_iter(Duration::from_secs(1))
