@@ -365,11 +365,10 @@ fn sigterm_stops_the_server_ending_its_event_streams_and_exits_0() {
     let url = database();
     let mut server = Server::start(&url);
     let mut events = server.events();
+    let pid = server.child.id() as i32;
     // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
-    assert_eq!(
-        unsafe { libc::kill(server.child.id() as i32, libc::SIGTERM) },
-        0
-    );
+    let sent = unsafe { libc::kill(pid, libc::SIGTERM) };
+    assert_eq!(sent, 0);
     server.wait_line("stopping: answering the requests under way");
     events.wait_end();
     let deadline = std::time::Instant::now() + crate::serve::DEADLINE;
