@@ -384,3 +384,47 @@ fn sigterm_stops_the_server_ending_its_event_streams_and_exits_0() {
     };
     assert_eq!(status.code(), Some(0), "{}", server.rest());
 }
+
+#[test]
+fn judge_submit_language_names_the_language_and_refuses_an_unknown_one() {
+    let url = database();
+    let dir = tempfile::tempdir().unwrap();
+    let source = dir.path().join("solution.txt");
+    std::fs::copy(program("ac.c"), &source).unwrap();
+    let submit = |language: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_judge"))
+            .args(["submit", "--db", &url])
+            .arg(crate::harness::fixture_problem("sum"))
+            .arg(&source)
+            .args(["--language", language])
+            .output()
+            .unwrap()
+    };
+    let out = submit("Scala");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("unknown language `Scala`\n  hint: the judge knows C++, C, Rust"),
+        "{stderr}"
+    );
+    let out = submit("c");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let id: i64 = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    let worker = Worker::start(&url, "cli-lang", "10");
+    worker.wait_line(&format!("submission {id} (solution.txt)"));
+    worker.wait_line("attempt 1: done");
+    let mut client = judge_service::connect(&url).unwrap();
+    let sub = judge_service::store::submission(&mut client, id)
+        .unwrap()
+        .unwrap();
+    assert_eq!(sub.verdict.as_deref(), Some("AC"), "{sub:?}");
+    let language: Option<String> = client
+        .query_one("SELECT language FROM submissions WHERE id = $1", &[&id])
+        .unwrap()
+        .get(0);
+    assert_eq!(language.as_deref(), Some("C"));
+}
