@@ -137,7 +137,7 @@ fn the_events_stream_carries_each_tests_result_as_it_is_judged() {
 
     // An event larger than a notification's 8000 bytes: a compiler's message of 8 KiB, its
     // echoed quotes and backslashes doubled in JSON.
-    let quotes = r#"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\"\""#;
+    let quotes = r#"\""#.repeat(100);
     let noisy: String = (0..400)
         .map(|i| format!("int f{i}(void) {{ return undefined_{i} + \"{quotes}\"[0]; }}\n"))
         .collect();
@@ -149,6 +149,10 @@ fn the_events_stream_carries_each_tests_result_as_it_is_judged() {
     let data = events.next("compile_finished");
     assert_eq!(data["submission"], body["id"]);
     let message = data["compile"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("\nnoisy.c: In function") && !message.contains("/jobs/"),
+        "the file's name, not the worker's path: {message}"
+    );
     assert!(
         data.to_string().len() > 8000,
         "{} bytes: {message}",

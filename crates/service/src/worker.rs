@@ -322,6 +322,7 @@ pub fn run(
     let mut publisher = Publisher {
         client,
         job,
+        folder: format!("{}/", folder.display()),
         lost: false,
     };
     let outcome = judge(
@@ -403,6 +404,9 @@ pub fn judge(
 struct Publisher<'a> {
     client: &'a mut Client,
     job: &'a Claimed,
+    /// The worker's folder of the source (`…/jobs/J-A-PID/`), left out of what is told: a
+    /// compiler's message names `a.cpp`, not the worker's cache.
+    folder: String,
     /// A write found the job taken, or the database gone: the rest are not sent.
     lost: bool,
 }
@@ -437,7 +441,7 @@ impl Reporter for Publisher<'_> {
             &self.job.fence,
             self.job.submission,
             &name,
-            &data.to_string(),
+            &data.to_string().replace(&self.folder, ""),
         );
         // Events are told, not kept: a lost job or database ends them, never the judging (the
         // heartbeat and the finish decide what happens to the job).
