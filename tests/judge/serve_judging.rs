@@ -291,7 +291,7 @@ fn a_worker_whose_job_is_taken_kills_its_runs_at_once_instead_of_judging_to_the_
     assert!(reaped[0].failed);
     let line = worker.wait_line("lost");
     assert!(
-        line.ends_with("attempt 1: lost (its lease was taken): judging stopped, its runs killed, nothing written"),
+        line.ends_with("attempt 1: lost (its lease was taken: another worker holds it, or it ended): judging stopped, its runs killed, nothing written"),
         "{line}"
     );
     // Nothing of the lost attempt was kept: no test row, no event after the loss, and the

@@ -180,7 +180,7 @@ pub fn step(
     engine.sandbox.set_cancel(None);
     if lost.load(Ordering::Relaxed) {
         log.line(&format!(
-            "job {} attempt {}: lost (its lease was taken): judging stopped, its runs killed, nothing written",
+            "job {} attempt {}: lost (its lease was taken: another worker holds it, or it ended): judging stopped, its runs killed, nothing written",
             job.fence.job, job.fence.attempt
         ));
         return Ok(true);
