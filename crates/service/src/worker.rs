@@ -3,8 +3,11 @@
 //! A slot holds two connections (one for the job, one for its heartbeat) and an engine. While
 //! it judges, a heartbeat thread renews the lease every lease/3; a heartbeat that updates
 //! nothing means the job was taken from this worker (its lease expired: it froze or lost the
-//! database): the result is dropped, never written. A lost connection is retried with a
-//! back-off; the job it held comes back through the reaper if the lease runs out meanwhile.
+//! database): the engine's runs are killed at once (the sandbox's cancel flag) and nothing is
+//! written. A lost connection is retried with a back-off; the job it held comes back through
+//! the reaper if the lease runs out meanwhile. The engine's events are written as they happen
+//! (`Publisher`) for `judge serve`'s event stream; the source is built in the language given
+//! at submit time when there is one.
 
 use crate::digest::Environment;
 use crate::queue::{self, Claimed, Fence, Fenced, Final, TestRow};
