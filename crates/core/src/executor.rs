@@ -60,6 +60,10 @@ pub trait Executor: Send {
     /// Each isolation layer with its status (for the `started` event and its warning).
     fn layers(&self) -> Vec<Layer>;
 
+    /// Kills this executor's runs while `cancel` is set (a worker whose job was taken stops
+    /// judging at once); `None`: never. Executors that cannot stop a run ignore it.
+    fn set_cancel(&mut self, _cancel: Option<judge_sandbox::Cancel>) {}
+
     /// Summary of [`Executor::layers`].
     fn level(&self) -> IsolationLevel {
         let layers = self.layers();

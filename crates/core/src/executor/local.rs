@@ -17,6 +17,8 @@ pub struct LocalExecutor {
     sandbox: Sandbox,
     /// The other side of pairs, made when first needed.
     partner: Option<Sandbox>,
+    /// Given to both sandboxes (see [`Executor::set_cancel`]).
+    cancel: Option<judge_sandbox::Cancel>,
 }
 
 impl LocalExecutor {
@@ -30,6 +32,8 @@ impl LocalExecutor {
             let made = Sandbox::new().map_err(|e| {
                 SandboxError::Setup(format!("could not make the second sandbox of a pair: {e}"))
             })?;
+            let mut made = made;
+            made.set_cancel(self.cancel.clone());
             self.partner = Some(made);
         }
         Ok(self.partner.as_mut().expect("made above"))
@@ -160,6 +164,7 @@ impl std::convert::From<Sandbox> for LocalExecutor {
         LocalExecutor {
             sandbox,
             partner: None,
+            cancel: None,
         }
     }
 }
@@ -175,6 +180,14 @@ impl Executor for LocalExecutor {
 
     fn layers(&self) -> Vec<Layer> {
         self.sandbox.layers()
+    }
+
+    fn set_cancel(&mut self, cancel: Option<judge_sandbox::Cancel>) {
+        self.sandbox.set_cancel(cancel.clone());
+        if let Some(partner) = &mut self.partner {
+            partner.set_cancel(cancel.clone());
+        }
+        self.cancel = cancel;
     }
 
     fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
