@@ -155,7 +155,7 @@ impl Engine {
                 break;
             }
         }
-        report.score_with(problem);
+        self.score(&mut report, problem);
         Ok(report)
     }
 

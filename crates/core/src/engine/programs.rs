@@ -106,9 +106,11 @@ impl Engine {
         )?)
     }
 
-    /// Builds the problem's checker (only custom checkers need building).
+    /// Builds the problem's checker (only custom checkers need building), and its grader if it
+    /// has one.
     pub fn prepare_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
         let checker = self.prepare_output_checker(problem)?;
+        self.prepare_grader(problem)?;
         crate::engine::interactive::prepare(self, problem, checker)
     }
 

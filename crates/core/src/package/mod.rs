@@ -145,6 +145,9 @@ pub struct Problem {
     /// A multi-pass problem (Kattis `multi-pass`): the most passes per test (the output
     /// validator asks for another with `nextpass.in` and exit 42).
     pub passes: Option<u32>,
+    /// The package's own grader (Kattis legacy `graders/`), which makes the result of each
+    /// group with `grading: custom` (`crate::score::grader`); the engine builds and runs it.
+    pub grader: Option<Program>,
 }
 
 impl Problem {

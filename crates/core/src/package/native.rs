@@ -78,6 +78,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         warnings: Vec::new(),
         scoring,
         passes: None,
+        grader: None,
     })
 }
 
