@@ -66,7 +66,18 @@ impl Engine {
                     args: Vec::new(),
                 }
             } else if source.is_dir() {
-                crate::package::program_from(source, Protocol::Testlib, "program")?
+                match self.folder_program(source)? {
+                    Ok(program) => program,
+                    Err(report) => {
+                        reporter.event(&Event::CompileFinished {
+                            problem: ids.problem.clone(),
+                            solution: ids.solution.clone(),
+                            run: ids.run,
+                            compile: report.clone(),
+                        });
+                        return Ok((None, report));
+                    }
+                }
             } else {
                 Program {
                     source: source.to_path_buf(),

@@ -19,7 +19,7 @@ pub mod recipe;
 pub mod scored;
 mod select;
 
-pub use program::program_from;
+pub use program::{folder_program, main_file, program_from, Unclear};
 pub(crate) use program::{visible_entries, SOURCE_EXTENSIONS};
 pub use scored::Scored;
 pub use select::{glob_match, select_tests};
