@@ -902,3 +902,58 @@ fn kattis_multi_file_submissions_follow_the_language_rules() {
         );
     }
 }
+
+/// Which Python runs a package's `.py` programs: PyPy for a Kattis package where installed,
+/// CPython for a native one; problem.toml `python` chooses for a native package, and
+/// `--python` for a run, over the package.
+#[test]
+fn python_is_pypy_or_cpython_per_package_and_per_run() {
+    let pypy = Path::new("/usr/bin/pypy3").exists();
+    // Prints which Python runs it: the answer says CPython.
+    let which = "import platform\nprint(platform.python_implementation())\n";
+    let kattis = small_kattis("");
+    write_file(kattis.path(), "data/secret/1.in", "\n");
+    write_file(kattis.path(), "data/secret/1.ans", "CPython\n");
+    let native = tempfile::tempdir().unwrap();
+    let toml = "name = \"Which\"\n[limits]\ntime_limit = 2.0\nmemory = 256\n";
+    write_file(native.path(), "problem.toml", toml);
+    write_file(native.path(), "tests/1.in", "\n");
+    write_file(native.path(), "tests/1.ans", "CPython\n");
+    let source = native.path().join("which.py");
+    std::fs::write(&source, which).unwrap();
+    let run = |dir: &Path, python: Option<&str>| {
+        let mut j = judge().arg("run").arg(dir).arg(&source).arg("--json");
+        if let Some(p) = python {
+            j = j.args(["--python", p]);
+        }
+        let doc = j.output().json();
+        (
+            doc["compile"]["language"].as_str().unwrap().to_string(),
+            doc["verdict"].as_str().unwrap().to_string(),
+        )
+    };
+    let cpython = ("Python 3".to_string(), "AC".to_string());
+    let pypy_ran = ("Python 3 (PyPy)".to_string(), "WA".to_string());
+    assert_eq!(run(native.path(), None), cpython);
+    assert_eq!(run(kattis.path(), Some("cpython")), cpython);
+    if pypy {
+        assert_eq!(run(kattis.path(), None), pypy_ran);
+        assert_eq!(run(native.path(), Some("pypy")), pypy_ran);
+        write_file(
+            native.path(),
+            "problem.toml",
+            &format!("python = \"pypy\"\n{toml}"),
+        );
+        assert_eq!(run(native.path(), None), pypy_ran);
+        assert_eq!(run(native.path(), Some("cpython")), cpython);
+    }
+    // A word that is no Python is refused, naming the key.
+    write_file(
+        native.path(),
+        "problem.toml",
+        &format!("python = \"jython\"\n{toml}"),
+    );
+    let f = judge().arg("run").arg(native.path()).arg(&source).output();
+    f.expect_code(2)
+        .expect_stderr_contains("`python` = \"jython\" is not `pypy` or `cpython`");
+}

@@ -148,6 +148,9 @@ pub struct Problem {
     /// The package's own grader (Kattis legacy `graders/`), which makes the result of each
     /// group with `grading: custom` (`crate::score::grader`); the engine builds and runs it.
     pub grader: Option<Program>,
+    /// Which Python runs the package's `.py` programs (native problem.toml `python`); a run's
+    /// `--python` wins (`crate::lang::Python`).
+    pub python: Option<crate::lang::Python>,
 }
 
 impl Problem {
@@ -155,6 +158,7 @@ impl Problem {
     /// languages it names for its solutions (Polygon's `type`).
     pub fn set_languages(&self, languages: &mut crate::lang::Languages) {
         languages.set_format(self.format.family());
+        languages.set_package_python(self.python);
         for s in &self.solutions {
             if let Some(declared) = &s.language {
                 languages.pin(&s.path, declared);

@@ -176,6 +176,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         scoring,
         passes: None,
         grader: None,
+        python: None,
     })
 }
 

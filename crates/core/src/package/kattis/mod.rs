@@ -159,6 +159,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         scoring,
         passes,
         grader,
+        python: None,
     })
 }
 
