@@ -175,6 +175,9 @@ pub struct Engine {
     pub partner: crate::engine::interactive::Partner,
     /// The package's grader as this engine built it (`grader.rs`).
     grader: Option<grader::Built>,
+    /// The largest file a compiler may write: the problem's memory limit when over the usual
+    /// cap (`build::build_with`), set when a submission of it is built.
+    pub(crate) build_files: u64,
 }
 
 impl Engine {
@@ -193,6 +196,7 @@ impl Engine {
             sandbox_failed: false,
             partner: Default::default(),
             grader: None,
+            build_files: build::BUILD_FILES,
         }
     }
 

@@ -39,6 +39,8 @@ impl Engine {
             solution: ids.solution.clone(),
             run: ids.run,
         });
+        // A submission's executable may be as large as the memory it may use.
+        self.build_files = problem.limits.memory.max(build::BUILD_FILES);
         let included = problem.included_files(source);
         // The package's own submissions see its constants (Kattis 2025-09).
         let own = !problem.constants.is_empty() && source.starts_with(&problem.dir);

@@ -37,7 +37,13 @@ impl Engine {
         let dir = self.fresh_dir("build")?;
         let gate = self.gate.clone();
         let _ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
-        let built = build::build(&mut self.sandbox, &self.languages, source, &dir);
+        let built = build::build_with(
+            &mut self.sandbox,
+            &self.languages,
+            source,
+            &dir,
+            self.build_files,
+        );
         if let Err(BuildError::Sandbox(_)) = &built {
             self.sandbox_failed = true;
         }
@@ -126,11 +132,12 @@ impl Engine {
             }
             _ => program.source.clone(),
         };
-        Ok(build::build(
+        Ok(build::build_with(
             &mut self.sandbox,
             &self.languages,
             &source,
             &dir,
+            self.build_files,
         )?)
     }
 
