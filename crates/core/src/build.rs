@@ -313,7 +313,8 @@ fn compile_or_fetch(
     let mut limits = compile_limits();
     if layout.files > BUILD_FILES {
         // The sandbox lets a program write files as large as its output limit, when over its
-        // usual 256 MiB.
+        // usual 256 MiB. Not part of the cache's key: a build that fits one cap fits a larger
+        // one, and one that reached its cap is not cached.
         limits.output = layout.files;
     }
     let env = base_env(Path::new("/tmp"));
@@ -336,7 +337,7 @@ fn compile_or_fetch(
             language,
             compiler: &program,
             compile_paths: &paths,
-            settings: &format!("{limits:?} {env:?}"),
+            settings: &format!("{:?} {env:?}", compile_limits()),
             helpers: &helpers,
         })
     });
@@ -434,8 +435,8 @@ fn compile(
     } else if outcome.termination == Termination::Signaled(libc::SIGXFSZ)
         || message.contains("File size limit exceeded")
     {
-        // The linker writing an executable past the cap (a large initialised static array).
-        deterministic = true;
+        // The linker writing an executable past the cap (a large initialised static array):
+        // another problem's cap may hold it, so it is not cached.
         Some(format!(
             "a file the compiler wrote reached the {} cap on a build's files (the problem's memory limit, at least {})",
             judge_model::units::mib(limits.output.max(BUILD_FILES)),

@@ -176,7 +176,7 @@ pub struct Engine {
     /// The package's grader as this engine built it (`grader.rs`).
     grader: Option<grader::Built>,
     /// The largest file a compiler may write: the problem's memory limit when over the usual
-    /// cap (`build::build_with`), set when a submission of it is built.
+    /// cap (`build::build_with`), while a submission is built (`compile_for`).
     pub(crate) build_files: u64,
 }
 

@@ -26,8 +26,23 @@ impl Engine {
         result
     }
 
-    /// Builds a solution, emitting `compile_started` and `compile_finished`.
+    /// Builds a solution, emitting `compile_started` and `compile_finished`. Its executable
+    /// may be as large as the memory it may use (the jury's programs keep the usual cap).
     pub(crate) fn compile_for(
+        &mut self,
+        problem: &Problem,
+        ids: &Ids,
+        source: &Path,
+        reporter: &mut dyn Reporter,
+    ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        let files = problem.limits.memory.max(build::BUILD_FILES);
+        let usual = std::mem::replace(&mut self.build_files, files);
+        let built = self.compile_submission(problem, ids, source, reporter);
+        self.build_files = usual;
+        built
+    }
+
+    fn compile_submission(
         &mut self,
         problem: &Problem,
         ids: &Ids,
@@ -39,8 +54,6 @@ impl Engine {
             solution: ids.solution.clone(),
             run: ids.run,
         });
-        // A submission's executable may be as large as the memory it may use.
-        self.build_files = problem.limits.memory.max(build::BUILD_FILES);
         let included = problem.included_files(source);
         // The package's own submissions see its constants (Kattis 2025-09).
         let own = !problem.constants.is_empty() && source.starts_with(&problem.dir);
