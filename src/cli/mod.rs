@@ -45,8 +45,21 @@ pub struct Cli {
     /// Compile everything afresh: neither read nor fill the build cache (~/.cache/judge).
     #[arg(long, global = true)]
     no_cache: bool,
+    /// Which Python runs .py programs, over the package's choice (default: PyPy for a Kattis
+    /// package where installed, else CPython; problem.toml `python`)
+    #[arg(long, global = true, value_name = "WHICH")]
+    python: Option<PythonChoice>,
     #[command(subcommand)]
     command: Command,
+}
+
+/// `--python`: which Python runs `.py` programs.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum PythonChoice {
+    /// PyPy (`pypy3`), as Kattis runs Python
+    Pypy,
+    /// CPython (`python3`), as DOMjudge runs Python
+    Cpython,
 }
 
 const TOP_EXAMPLES: &str = "\
@@ -258,6 +271,12 @@ pub fn main() -> i32 {
     // the way remove the work folders and stop the sandbox before the clean-up below.
     judge_report::set_colour_choice(cli.color);
     let languages = cli.languages.as_deref();
+    if let Some(python) = cli.python {
+        judge_core::lang::choose_python_for_run(match python {
+            PythonChoice::Pypy => judge_core::lang::Python::PyPy,
+            PythonChoice::Cpython => judge_core::lang::Python::CPython,
+        });
+    }
     NO_CACHE.store(cli.no_cache, std::sync::atomic::Ordering::Relaxed);
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match cli.command {
         Command::Run(args) => run::run(args, languages),

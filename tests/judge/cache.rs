@@ -425,8 +425,8 @@ fn verify_twice_compiles_nothing_the_second_time(cache: &Cache, package: &Path, 
 }
 
 /// Builds with files beside the source are cached too, keyed on every helper's bytes: a Kattis
-/// validator with its header, a submission built with `include/c/`, a multi-file submission;
-/// changing a helper rebuilds the programs built with it.
+/// validator with its header, a submission built with `include/c/`, multi-file submissions
+/// (Python, and C++ compiled together); changing a helper rebuilds the programs built with it.
 #[test]
 fn builds_with_helper_files_are_cached_on_their_bytes() {
     let cache = Cache::new();
@@ -453,7 +453,20 @@ fn builds_with_helper_files_are_cached_on_their_bytes() {
         "submissions/accepted/multi/words.py",
         "def word(n):\n    return 'ODD' if n % 2 else 'EVEN'\n",
     );
-    verify_twice_compiles_nothing_the_second_time(&cache, &p, 3);
+    // A C++ submission of two sources and a header, none named main.cpp: built together.
+    write(
+        "submissions/accepted/cpp/word.h",
+        "const char *word(long n);\n",
+    );
+    write(
+        "submissions/accepted/cpp/word.cpp",
+        "#include \"word.h\"\nconst char *word(long n) { return n % 2 ? \"ODD\" : \"EVEN\"; }\n",
+    );
+    write(
+        "submissions/accepted/cpp/solve.cpp",
+        "#include <cstdio>\n#include \"word.h\"\nint main() { long n; if (std::scanf(\"%ld\", &n) != 1) return 1; std::puts(word(n)); }\n",
+    );
+    verify_twice_compiles_nothing_the_second_time(&cache, &p, 4);
     // A changed helper is another build: one new entry for the submission built with it.
     write(
         "include/c/parity.h",
@@ -462,8 +475,15 @@ fn builds_with_helper_files_are_cached_on_their_bytes() {
     let before = cache.entries();
     cache.judge().arg("verify").arg(&p).output().expect_code(0);
     let after = cache.entries();
-    assert_eq!(after.len(), 4, "{after:?}");
+    assert_eq!(after.len(), 5, "{after:?}");
     assert!(before.iter().all(|(k, ino)| after.get(k) == Some(ino)));
+    // So is a changed source of the folder that is not its main file.
+    write(
+        "submissions/accepted/cpp/word.cpp",
+        "#include \"word.h\"\nconst char *word(long n) { return (n & 1) ? \"ODD\" : \"EVEN\"; }\n",
+    );
+    cache.judge().arg("verify").arg(&p).output().expect_code(0);
+    assert_eq!(cache.entries().len(), 6);
 }
 
 /// A Polygon package's checker and validator built with the header of files/ are cached.

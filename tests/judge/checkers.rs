@@ -1,7 +1,8 @@
 //! Built-in checkers of the world's formats, end to end: the Kattis default validator with its
 //! flags, and testlib's standard checkers named in problem.toml. Also every built-in checker on
 //! 16 MB of output in constant memory (through `judge_core::checker`: too slow for the unit suite
-//! in a debug build).
+//! in a debug build). And jury programs that crash in each language (a Java exception, a C++
+//! abort, assertion or uncaught exception, a Rust panic, a code no protocol has): judge errors.
 
 use crate::harness::judge;
 use judge_core::checker::{self, kattis, testlib, Builtin, Judgement};
@@ -229,4 +230,166 @@ fn testlib_checkers_check_big_outputs_in_constant_memory() {
         return;
     };
     assert!(grew < 16 * 1024, "peak memory grew by {grew} KiB");
+}
+
+/// A copy of the fixture problem `fixture` in a temporary folder, with `files` (name, text)
+/// written into it.
+fn problem_with(fixture: &str, files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    crate::harness::copy_dir(&crate::harness::fixture_problem(fixture), dir.path());
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
+
+fn have_java() -> bool {
+    Path::new("/usr/bin/javac").exists()
+}
+
+const JAVA_THROWS: &str = "public class Check {\n    public static void main(String[] args) {\n        throw new IllegalStateException(\"cannot read \" + args.length);\n    }\n}\n";
+const CPP_ABORTS: &str = "#include <cstdlib>\nint main() { std::abort(); }\n";
+const CPP_ASSERTS: &str =
+    "#include <cassert>\nint main(int argc, char **) { assert(argc == 99); }\n";
+const CPP_THROWS: &str =
+    "#include <stdexcept>\nint main() { throw std::runtime_error(\"no answer\"); }\n";
+const RUST_PANICS: &str = "fn main() {\n    let v: Vec<u32> = Vec::new();\n    println!(\"{}\", v[std::hint::black_box(3)]);\n}\n";
+
+/// A custom checker that crashes in any language — a Java exception, a C++ abort, a failed
+/// assertion or an uncaught exception, a Rust panic — or exits with a code its protocol does
+/// not have is a judge error naming it (and the crash), never a verdict against the solution.
+#[test]
+fn a_crashing_checker_is_a_judge_error_in_every_language() {
+    let mut cases: Vec<(&str, &str, &str)> = vec![
+        (
+            "check.cpp",
+            CPP_ABORTS,
+            "checker failure: the checker `check.cpp` crashed (killed by signal 6 (SIGABRT))",
+        ),
+        (
+            "check.cpp",
+            CPP_ASSERTS,
+            "checker failure: the checker `check.cpp` crashed (killed by signal 6 (SIGABRT)): Assertion `argc == 99' failed.",
+        ),
+        (
+            "check.cpp",
+            CPP_THROWS,
+            "checker failure: the checker `check.cpp` crashed (killed by signal 6 (SIGABRT)): terminate called after throwing an instance of 'std::runtime_error': no answer",
+        ),
+        (
+            "check.rs",
+            RUST_PANICS,
+            "checker failure: the checker `check.rs` crashed (exit code 101): panic: index out of bounds: the len is 0 but the index is 3",
+        ),
+        // testlib's codes are 0, 1, 2, 3 and 7: 5 is none of them.
+        (
+            "check.c",
+            "int main(void) { return 5; }\n",
+            "checker failure (exit code 5)",
+        ),
+    ];
+    if have_java() {
+        cases.push((
+            "Check.java",
+            JAVA_THROWS,
+            "checker failure: the checker `Check.java` crashed (exit code 1): Exception in thread \"main\" java.lang.IllegalStateException: cannot read 3",
+        ));
+    }
+    for (file, source, said) in cases {
+        let toml = format!("name = \"Sum\"\n[limits]\ntime_limit = 1.0\nmemory = 256\n[checker]\nkind = \"custom\"\nsource = \"{file}\"\n");
+        let dir = problem_with("sum", &[("problem.toml", &toml), (file, source)]);
+        let doc = judge()
+            .arg("run")
+            .arg(dir.path())
+            .arg(crate::harness::program("ac.c"))
+            .arg("--json")
+            .output()
+            .expect_verdict("JE");
+        let message = first_failure(&doc);
+        assert!(message.starts_with(said), "{file}: {message}");
+    }
+}
+
+/// A validator, a generator or an interactor that crashes in C++, Java or Rust is a judge error
+/// (or `gen`'s and `stress`'s error) naming it, never an invalid test or a verdict.
+#[test]
+fn a_crashing_validator_generator_or_interactor_is_named_in_every_language() {
+    // Validators (a failed assertion is a validator's way to reject: an abort is a crash).
+    let mut validators = vec![
+        (
+            "validator.cpp",
+            CPP_ABORTS,
+            "validator.cpp crashed (killed by signal 6 (SIGABRT))",
+        ),
+        (
+            "validator.rs",
+            RUST_PANICS,
+            "validator.rs crashed (exit code 101): panic: index out of bounds",
+        ),
+    ];
+    if have_java() {
+        validators.push((
+            "validator.java",
+            JAVA_THROWS,
+            "validator.java crashed (exit code 1): Exception in thread \"main\" java.lang.IllegalStateException: cannot read 0",
+        ));
+    }
+    for (file, source, said) in validators {
+        let dir = problem_with("sum", &[(file, source)]);
+        let f = judge().arg("verify").arg(dir.path()).output();
+        f.expect_code(2).expect_stdout_contains(said);
+        assert!(!f.stdout().contains("invalid test"), "{}", f.describe());
+    }
+    // A generator, as `stress` runs it: the error names it and its crash.
+    let mut generators = vec![
+        ("gen.cpp", CPP_THROWS, "gen.cpp"),
+        ("gen.rs", RUST_PANICS, "gen.rs"),
+    ];
+    if have_java() {
+        generators.push(("Gen.java", JAVA_THROWS, "Gen.java"));
+    }
+    for (file, source, name) in generators {
+        // problems/sum with the generator, solutions/sum/accepted/ holding the reference.
+        let root = tempfile::tempdir().unwrap();
+        let problem = root.path().join("problems/sum");
+        crate::harness::copy_dir(&crate::harness::fixture_problem("sum"), &problem);
+        std::fs::write(problem.join(file), source).unwrap();
+        let accepted = root.path().join("solutions/sum/accepted");
+        std::fs::create_dir_all(&accepted).unwrap();
+        std::fs::copy(crate::harness::program("ac.c"), accepted.join("ac.c")).unwrap();
+        let f = judge()
+            .arg("stress")
+            .arg("sum")
+            .arg(crate::harness::program("ac.c"))
+            .args(["--gen", &format!("{file} {{seed}}"), "--seconds", "5"])
+            .current_dir(root.path())
+            .output();
+        f.expect_code(2).expect_stderr_contains(name);
+        f.expect_stderr_contains("crashed");
+    }
+    // An interactor (the Kattis protocol) that aborts, or exits with a code that is no verdict.
+    for (file, source, said) in [
+        (
+            "interactor.cpp",
+            CPP_ABORTS,
+            "the interactor `interactor.cpp` crashed (killed by signal 6 (SIGABRT))",
+        ),
+        (
+            "interactor.rs",
+            RUST_PANICS,
+            "the interactor `interactor.rs` crashed (exit code 101): panic: index out of bounds",
+        ),
+    ] {
+        let toml = format!("name = \"Guess\"\n[limits]\ntime_limit = 1.0\nmemory = 64\n[interactor]\nsource = \"{file}\"\nprotocol = \"kattis\"\n");
+        let dir = problem_with("guess", &[("problem.toml", &toml), (file, source)]);
+        let doc = judge()
+            .arg("run")
+            .arg(dir.path())
+            .arg(crate::harness::program("ac.c"))
+            .arg("--json")
+            .output()
+            .expect_verdict("JE");
+        let message = first_failure(&doc);
+        assert!(message.contains(said), "{file}: {message}");
+    }
 }

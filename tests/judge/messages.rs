@@ -127,16 +127,19 @@ fn a_wrong_answer_shows_the_lines_aligned_and_all_counts_every_test() {
 }
 
 #[test]
-fn a_folder_given_as_a_solution_says_what_is_wrong_once() {
+fn a_folder_given_as_a_solution_that_cannot_be_built_is_a_compile_error_said_once() {
     let root = tempfile::tempdir().unwrap();
     let two = root.path().join("two");
     let empty = root.path().join("empty");
     std::fs::create_dir(&two).unwrap();
     std::fs::create_dir(&empty).unwrap();
-    std::fs::copy(program("ac.c"), two.join("a.c")).unwrap();
-    std::fs::copy(program("ac.c"), two.join("b.c")).unwrap();
+    std::fs::copy(program("ac.py"), two.join("a.py")).unwrap();
+    std::fs::copy(program("ac.py"), two.join("b.py")).unwrap();
     for (dir, said) in [
-        (&two, "holds several source files (a.c, b.c)"),
+        (
+            &two,
+            "holds several Python source files (a.py, b.py) and none is the main one",
+        ),
         (&empty, "holds no source file"),
     ] {
         let f = judge()
@@ -144,10 +147,21 @@ fn a_folder_given_as_a_solution_says_what_is_wrong_once() {
             .arg(fixture_problem("sum"))
             .arg(dir)
             .output();
-        f.expect_code(2).expect_stderr_contains(said);
-        let stderr = f.stderr();
-        assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
-        assert_eq!(stderr.matches("hint:").count(), 1, "{stderr}");
+        f.expect_code(1).expect_stdout_contains(said);
+        let out = format!("{}{}", f.stdout(), f.stderr());
+        assert_eq!(out.matches(said).count(), 1, "{out}");
+        assert_eq!(out.matches("hint:").count(), 1, "{out}");
+        let doc = judge()
+            .arg("run")
+            .arg(fixture_problem("sum"))
+            .arg(dir)
+            .arg("--json")
+            .output()
+            .expect_verdict("CE");
+        assert!(
+            doc["compile"]["message"].as_str().unwrap().contains(said),
+            "{doc}"
+        );
     }
 }
 

@@ -833,3 +833,127 @@ fn a_kattis_packages_python_runs_with_pypy_where_installed_and_says_when_it_cann
         .expect_verdict("AC");
     assert_eq!(doc["compile"]["language"], "Python 3", "{doc}");
 }
+
+/// Copies the fixture program folder `from` (under tests/fixtures/programs) to `to`.
+fn copy_program(from: &str, to: &Path) {
+    crate::harness::copy_dir(&program(from), to);
+}
+
+/// A Kattis submission that is a folder is built by its language's rules: every C++ source
+/// together (none named main.cpp), the Python module naming `__main__`, the Java class
+/// declaring `main`; a folder whose main file cannot be told is a compile error (which the
+/// package may allow), never a judge error.
+#[test]
+fn kattis_multi_file_submissions_follow_the_language_rules() {
+    let dir = small_kattis("  memory: 256\n");
+    let d = dir.path();
+    write_file(d, "data/sample/1.in", "3\n1 2 3\n");
+    write_file(d, "data/sample/1.ans", "6\n");
+    write_file(d, "data/secret/1.in", "2\n-5 5\n");
+    write_file(d, "data/secret/1.ans", "0\n");
+    copy_program("multi-cpp", &d.join("submissions/accepted/cpp"));
+    copy_program("multi-py", &d.join("submissions/accepted/py"));
+    let java = Path::new("/usr/bin/javac").exists();
+    if java {
+        copy_program("java/multi", &d.join("submissions/accepted/java"));
+        // Two classes declaring main and neither named Main: which one runs cannot be told.
+        // The package allows it (BAPCtools' `mixed/` with an @EXPECTED_RESULTS@ comment in one
+        // of its files).
+        let two = d.join("submissions/mixed/twomains");
+        std::fs::create_dir_all(&two).unwrap();
+        for class in ["A", "B"] {
+            std::fs::write(
+                two.join(format!("{class}.java")),
+                format!("// @EXPECTED_RESULTS@: CORRECT, COMPILER-ERROR, WRONG-ANSWER\npublic class {class} {{\n    public static void main(String[] a) {{ System.out.println(0); }}\n}}\n"),
+            )
+            .unwrap();
+        }
+    }
+    let f = judge().arg("verify").arg(d).arg("--json").output();
+    f.expect_code(0);
+    let doc = f.json();
+    let solutions = doc["problems"][0]["solutions"].as_array().unwrap();
+    let got: Vec<(String, String)> = solutions
+        .iter()
+        .map(|s| {
+            let file = s["file"].as_str().unwrap();
+            let name = file.rsplit_once("submissions/").unwrap().1.to_string();
+            (name, s["verdict"].as_str().unwrap().to_string())
+        })
+        .collect();
+    let mut want = vec![
+        ("accepted/cpp".to_string(), "AC".to_string()),
+        ("accepted/py".to_string(), "AC".to_string()),
+    ];
+    if java {
+        want.insert(1, ("accepted/java".into(), "AC".into()));
+        want.push(("mixed/twomains".into(), "CE".into()));
+    }
+    assert_eq!(got, want, "{doc}");
+    if java {
+        let f = judge()
+            .arg("run")
+            .arg(d)
+            .arg(d.join("submissions/mixed/twomains"))
+            .output();
+        f.expect_code(1);
+        f.expect_stdout_contains(
+            "the folder holds several Java source files (A.java, B.java) and none is the main one",
+        );
+    }
+}
+
+/// Which Python runs a package's `.py` programs: PyPy for a Kattis package where installed,
+/// CPython for a native one; problem.toml `python` chooses for a native package, and
+/// `--python` for a run, over the package.
+#[test]
+fn python_is_pypy_or_cpython_per_package_and_per_run() {
+    let pypy = Path::new("/usr/bin/pypy3").exists();
+    // Prints which Python runs it: the answer says CPython.
+    let which = "import platform\nprint(platform.python_implementation())\n";
+    let kattis = small_kattis("");
+    write_file(kattis.path(), "data/secret/1.in", "\n");
+    write_file(kattis.path(), "data/secret/1.ans", "CPython\n");
+    let native = tempfile::tempdir().unwrap();
+    let toml = "name = \"Which\"\n[limits]\ntime_limit = 2.0\nmemory = 256\n";
+    write_file(native.path(), "problem.toml", toml);
+    write_file(native.path(), "tests/1.in", "\n");
+    write_file(native.path(), "tests/1.ans", "CPython\n");
+    let source = native.path().join("which.py");
+    std::fs::write(&source, which).unwrap();
+    let run = |dir: &Path, python: Option<&str>| {
+        let mut j = judge().arg("run").arg(dir).arg(&source).arg("--json");
+        if let Some(p) = python {
+            j = j.args(["--python", p]);
+        }
+        let doc = j.output().json();
+        (
+            doc["compile"]["language"].as_str().unwrap().to_string(),
+            doc["verdict"].as_str().unwrap().to_string(),
+        )
+    };
+    let cpython = ("Python 3".to_string(), "AC".to_string());
+    let pypy_ran = ("Python 3 (PyPy)".to_string(), "WA".to_string());
+    assert_eq!(run(native.path(), None), cpython);
+    assert_eq!(run(kattis.path(), Some("cpython")), cpython);
+    if pypy {
+        assert_eq!(run(kattis.path(), None), pypy_ran);
+        assert_eq!(run(native.path(), Some("pypy")), pypy_ran);
+        write_file(
+            native.path(),
+            "problem.toml",
+            &format!("python = \"pypy\"\n{toml}"),
+        );
+        assert_eq!(run(native.path(), None), pypy_ran);
+        assert_eq!(run(native.path(), Some("cpython")), cpython);
+    }
+    // A word that is no Python is refused, naming the key.
+    write_file(
+        native.path(),
+        "problem.toml",
+        &format!("python = \"jython\"\n{toml}"),
+    );
+    let f = judge().arg("run").arg(native.path()).arg(&source).output();
+    f.expect_code(2)
+        .expect_stderr_contains("`python` = \"jython\" is not `pypy` or `cpython`");
+}

@@ -381,3 +381,41 @@ fn show_output_shows_a_wrong_answers_output_and_debug_prints() {
     let plain = run(false);
     assert!(!plain.contains("n = 3"), "only when asked: {plain}");
 }
+
+/// A program whose initialised static array makes a 300 MiB executable: built when the memory
+/// limit allows that much (a build's files follow it over the usual 256 MiB), and a compile
+/// error saying which cap it reached when not.
+#[test]
+fn a_builds_files_may_be_as_large_as_the_memory_limit() {
+    let source = tempfile::tempdir().unwrap();
+    let big = source.path().join("big.c");
+    std::fs::write(
+        &big,
+        "#include <stdio.h>\nchar big[300 << 20] = {1};\nint main(void) {\n    int n; long long s = 0, x;\n    if (scanf(\"%d\", &n) != 1) return 1;\n    for (int i = 0; i < n; i++) { if (scanf(\"%lld\", &x) == 1) s += x; }\n    printf(\"%lld\\n\", s + big[12345]);\n    return 0;\n}\n",
+    )
+    .unwrap();
+    for (memory, verdict) in [(512, "AC"), (64, "CE")] {
+        let dir = tempfile::tempdir().unwrap();
+        crate::harness::copy_dir(&fixture_problem("sum"), dir.path());
+        std::fs::write(
+            dir.path().join("problem.toml"),
+            format!("name = \"Sum\"\n[limits]\ntime_limit = 2.0\nmemory = {memory}\n"),
+        )
+        .unwrap();
+        let doc = judge()
+            .arg("--no-cache")
+            .arg("run")
+            .arg(dir.path())
+            .arg(&big)
+            .arg("--json")
+            .output()
+            .expect_verdict(verdict);
+        if verdict == "CE" {
+            let message = doc["compile"]["message"].as_str().unwrap();
+            assert!(
+                message.starts_with("a file the compiler wrote reached the 256.0 MiB cap on a build's files (the problem's memory limit, at least 256.0 MiB)"),
+                "{message}"
+            );
+        }
+    }
+}

@@ -368,3 +368,23 @@ fn without_cgroups_the_watchdog_holds_runs_served_by_standbys() {
         );
     }
 }
+
+/// Without cgroups a run shorter than the watchdog's first look still shows the memory it
+/// used (the program's own rusage peak), not "0.0 MiB".
+#[test]
+fn without_cgroups_a_short_run_shows_its_memory() {
+    crate::attacks::require_full_isolation();
+    let doc = harness::judge()
+        .without_cgroups()
+        .arg("run")
+        .arg(harness::fixture_problem("sum"))
+        .arg(program("ac.c"))
+        .args(["--all", "--json"])
+        .output()
+        .expect_verdict("AC");
+    for t in doc["tests"].as_array().unwrap() {
+        let kib = t["memory_kib"].as_u64().unwrap_or_else(|| panic!("{t}"));
+        // A C program's resident set: at least a hundred KiB, far below the 64 MiB limit.
+        assert!((100..64 << 10).contains(&kib), "{t}");
+    }
+}

@@ -367,3 +367,94 @@ fn tests_that_cannot_change_the_score_are_not_judged() {
         "not judged: 3 tests from secret/group2/1: group `secret/group2` requires group `secret/group1`, which failed, so they cannot change the score",
     );
 }
+
+#[test]
+fn a_legacy_packages_own_grader_runs_in_the_sandbox_and_its_scores_are_checked() {
+    // graders/grader.c: subtask a the smallest score, b the sum, secret the sum, accepted if
+    // any subtask is.
+    let dir = package("kattis-legacy-grader");
+    let doc = run(&dir, "double-upto-1000.py", "AC");
+    assert_eq!(doc["score"], 50.0, "{doc}");
+    assert_eq!(
+        groups(&doc)[1..],
+        [
+            g("secret", 50.0, 75.0, "AC"),
+            g("secret/a", 25.0, 25.0, "AC"),
+            g("secret/b", 25.0, 50.0, "WA")
+        ]
+    );
+    let f = judge().arg("verify").arg(&dir).arg("--json").output();
+    f.expect_code(0);
+    let doc = f.json();
+    let scores: Vec<(f64, bool)> = ["double.py", "upto1000.py", "zero.py"]
+        .iter()
+        .map(|s| {
+            let s = solution(&doc, s);
+            (s["score"].as_f64().unwrap(), s["ok"].as_bool().unwrap())
+        })
+        .collect();
+    assert_eq!(scores, [(75.0, true), (50.0, true), (0.0, true)]);
+    // A score the grader gives that the package does not expect fails verify: the full
+    // solution as a partial one.
+    let tmp = tempfile::tempdir().unwrap();
+    let copy = tmp.path().join("double");
+    crate::harness::copy_dir(&dir, &copy);
+    std::fs::copy(
+        copy.join("submissions/accepted/double.py"),
+        copy.join("submissions/partially_accepted/full.py"),
+    )
+    .unwrap();
+    let f = judge().arg("verify").arg(&copy).output();
+    f.expect_code(1);
+    f.expect_stdout_contains(
+        "full.py: expected a partial score (below the maximum) but got score 75 of 75",
+    );
+}
+
+#[test]
+fn a_grader_that_crashes_or_prints_no_result_is_a_judge_error_naming_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("double");
+    crate::harness::copy_dir(&package("kattis-legacy-grader"), &dir);
+    std::fs::remove_file(dir.join("graders/grader.c")).unwrap();
+    let grader = dir.join("graders/grader.py");
+    std::fs::write(
+        &grader,
+        "import sys\nlines = sys.stdin.read().splitlines()\nraise ValueError(f'cannot grade {len(lines)} lines')\n",
+    )
+    .unwrap();
+    let f = judge().arg("verify").arg(&dir).output();
+    f.expect_code(2);
+    f.expect_stdout_contains(
+        "double.py: judge error in group secret/a: the grader `graders/grader.py` crashed (exit code 1): ValueError: cannot grade 2 lines",
+    );
+    let f = judge()
+        .arg("run")
+        .arg(&dir)
+        .arg(program("double.py"))
+        .output();
+    f.expect_code(2);
+    f.expect_stdout_contains("JE (judge error)");
+    f.expect_stdout_contains("raise ValueError(f'cannot grade {len(lines)} lines')");
+    // A C grader that aborts, and one that prints a word where its result is due.
+    std::fs::remove_file(&grader).unwrap();
+    let c = dir.join("graders/grader.c");
+    std::fs::write(
+        &c,
+        "#include <assert.h>\n#include <stdio.h>\nint main(void) { char v[8]; double s; int n = scanf(\"%7s %lf\", v, &s); assert(n == 3); return 0; }\n",
+    )
+    .unwrap();
+    let f = judge().arg("verify").arg(&dir).output();
+    f.expect_code(2);
+    f.expect_stdout_contains("the grader `graders/grader.c` crashed (killed by signal 6 (SIGABRT)): Assertion `n == 3' failed.");
+    std::fs::write(
+        &c,
+        "#include <stdio.h>\nint main(void) { puts(\"fine\"); return 0; }\n",
+    )
+    .unwrap();
+    let f = judge().arg("verify").arg(&dir).output();
+    f.expect_code(2);
+    f.expect_stdout_contains(
+        "the grader `graders/grader.c` printed `fine` where one line `VERDICT SCORE` was due",
+    );
+}

@@ -82,6 +82,22 @@ pub fn build(
     source: &Path,
     dir: &Path,
 ) -> Result<(Option<Artifact>, CompileReport), BuildError> {
+    build_with(sandbox, languages, source, dir, BUILD_FILES)
+}
+
+/// The largest file a compiler may write, unless the problem's memory limit is larger.
+pub const BUILD_FILES: u64 = 256 << 20;
+
+/// [`build`], the compiler allowed files of up to `files` bytes (the problem's memory limit
+/// where it is over [`BUILD_FILES`]: an initialised static array of that size makes an
+/// executable as large).
+pub fn build_with(
+    sandbox: &mut dyn Executor,
+    languages: &Languages,
+    source: &Path,
+    dir: &Path,
+    files: u64,
+) -> Result<(Option<Artifact>, CompileReport), BuildError> {
     let language = languages.for_source(source)?;
     let bytes = std::fs::read(source).map_err(|e| BuildError::Source {
         path: source.to_path_buf(),
@@ -106,7 +122,8 @@ pub fn build(
         report.message = why;
         return Ok((None, report));
     }
-    let layout = Layout::new(language, source, &bytes, dir)?;
+    let mut layout = Layout::new(language, source, &bytes, dir)?;
+    layout.files = files.max(BUILD_FILES);
     if language.compile.is_empty() {
         std::fs::write(&layout.src, bytes).map_err(folder_error(dir))?;
     } else {
@@ -218,6 +235,8 @@ struct Layout<'a> {
     /// The files beside the source in the build folder (helpers), for `{sources}`.
     beside: Vec<PathBuf>,
     main_class: MainClass,
+    /// The largest file the compiler may write.
+    files: u64,
 }
 
 impl<'a> Layout<'a> {
@@ -249,6 +268,7 @@ impl<'a> Layout<'a> {
             exe,
             beside,
             main_class,
+            files: BUILD_FILES,
         })
     }
 
@@ -290,7 +310,13 @@ fn compile_or_fetch(
     let (language, dir) = (layout.language, layout.dir);
     let words = layout.expand_all(&language.compile)?;
     let program = lang::resolve_program(&words[0])?;
-    let limits = compile_limits();
+    let mut limits = compile_limits();
+    if layout.files > BUILD_FILES {
+        // The sandbox lets a program write files as large as its output limit, when over its
+        // usual 256 MiB. Not part of the cache's key: a build that fits one cap fits a larger
+        // one, and one that reached its cap is not cached.
+        limits.output = layout.files;
+    }
     let env = base_env(Path::new("/tmp"));
     let compile_readable = layout.readable(Step::Compile)?;
     // Helper files already in the build folder (testlib.h, a multi-file program's other
@@ -311,7 +337,7 @@ fn compile_or_fetch(
             language,
             compiler: &program,
             compile_paths: &paths,
-            settings: &format!("{limits:?} {env:?}"),
+            settings: &format!("{:?} {env:?}", compile_limits()),
             helpers: &helpers,
         })
     });
@@ -405,6 +431,16 @@ fn compile(
         Some(format!(
             "the compiler ran out of memory ({} limit)",
             judge_model::units::mib(limits.memory)
+        ))
+    } else if outcome.termination == Termination::Signaled(libc::SIGXFSZ)
+        || message.contains("File size limit exceeded")
+    {
+        // The linker writing an executable past the cap (a large initialised static array):
+        // another problem's cap may hold it, so it is not cached.
+        Some(format!(
+            "a file the compiler wrote reached the {} cap on a build's files (the problem's memory limit, at least {})",
+            judge_model::units::mib(limits.output.max(BUILD_FILES)),
+            judge_model::units::mib(BUILD_FILES)
         ))
     } else if outcome.output_limit_exceeded {
         Some("the compiler printed too much".to_string())

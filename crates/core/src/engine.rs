@@ -3,7 +3,7 @@
 //!
 //! This file holds the engine's state and types; the work follows the data in its files:
 //! `programs.rs` (building and running programs), `judge.rs` (a submission, test by test),
-//! `check.rs` (checking an output), `passes.rs` (multi-pass tests), `interactive/` (a test as a
+//! `check.rs` (checking an output), `grader.rs` (a package's own grader), `passes.rs` (multi-pass tests), `interactive/` (a test as a
 //! pair), `rules.rs` (a package's requirements on a judged report).
 
 use crate::build::{self, Artifact, BuildError};
@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod check;
+mod grader;
 pub mod interactive;
 mod judge;
 mod passes;
@@ -65,6 +66,8 @@ pub enum EngineError {
     },
     #[error("the custom checker {path} does not compile:\n{message}\n  hint: fix the checker; no verdict can be trusted without it")]
     CheckerCompile { path: PathBuf, message: String },
+    #[error("the grader {path} does not compile:\n{message}\n  hint: fix the grader; the groups with `grading: custom` cannot be scored without it")]
+    GraderCompile { path: PathBuf, message: String },
     #[error("{0}")]
     Package(#[from] crate::package::PackageError),
     #[error("cannot copy the helper file {path} into the build folder: {source}")]
@@ -170,6 +173,11 @@ pub struct Engine {
     pub(crate) sandbox_failed: bool,
     /// Whether to record interactive exchanges (`crate::engine::interactive`).
     pub partner: crate::engine::interactive::Partner,
+    /// The package's grader as this engine built it (`grader.rs`).
+    grader: Option<grader::Built>,
+    /// The largest file a compiler may write: the problem's memory limit when over the usual
+    /// cap (`build::build_with`), while a submission is built (`compile_for`).
+    pub(crate) build_files: u64,
 }
 
 impl Engine {
@@ -187,6 +195,8 @@ impl Engine {
             last_alone: true,
             sandbox_failed: false,
             partner: Default::default(),
+            grader: None,
+            build_files: build::BUILD_FILES,
         }
     }
 

@@ -46,10 +46,10 @@ pub struct Node {
     /// [`Scoring::named`]).
     pub requires: Vec<String>,
     pub items: Vec<Item>,
-    /// A score over `max` is capped at it (with a note), not a judge error: the package's own
-    /// grader, which the judge does not run, would have given this group's score (Kattis
-    /// legacy `grading: custom`).
-    pub cap_at_max: bool,
+    /// The package's own grader makes this group's result from its items' (Kattis legacy
+    /// `grading: custom`), with these arguments (`grader_flags`): see [`grader`]. The
+    /// aggregation, verdict mode and flags above are then not used.
+    pub custom_grader: Option<Vec<String>>,
 }
 
 impl Node {
@@ -65,7 +65,7 @@ impl Node {
             ignore_first: false,
             requires: Vec::new(),
             items: Vec::new(),
-            cap_at_max: false,
+            custom_grader: None,
         }
     }
 
@@ -197,12 +197,11 @@ struct Eval {
 }
 
 impl Scoring {
-    /// The named groups in order (a parent before its sub-groups) with their depth.
-    /// Whether some group's score is the package's own grader's, which the judge does not run
-    /// (Kattis legacy `grading: custom`): the scores are then the default grader's, capped.
-    pub fn grader_not_run(&self) -> bool {
+    /// Whether some group's result is the package's own grader's (Kattis legacy
+    /// `grading: custom`): then the engine runs it ([`Scoring::evaluate_with`]).
+    pub fn custom_graded(&self) -> bool {
         fn any(node: &Node) -> bool {
-            node.cap_at_max
+            node.custom_grader.is_some()
                 || node.items.iter().any(|i| match i {
                     Item::Node(n) => any(n),
                     Item::Test(_) => false,
@@ -211,6 +210,7 @@ impl Scoring {
         any(&self.root)
     }
 
+    /// The named groups in order (a parent before its sub-groups) with their depth.
     pub fn outline(&self) -> Vec<(usize, &Node)> {
         fn walk<'a>(node: &'a Node, depth: usize, out: &mut Vec<(usize, &'a Node)>) {
             let depth = if node.name.is_empty() {
@@ -231,10 +231,16 @@ impl Scoring {
     }
 
     /// The score of a judging whose test `i` came to `tests[i]` (`None`: no result, which makes
-    /// its group a judge error: a score is never made up).
+    /// its group a judge error: a score is never made up). A custom-graded group is a judge
+    /// error here: [`Scoring::evaluate_with`] runs its grader.
     pub fn evaluate(&self, tests: &[Option<TestOutcome>]) -> Score {
+        self.evaluate_with(tests, &mut NoGrader)
+    }
+
+    /// [`Scoring::evaluate`], with `grader` making the result of each custom-graded group.
+    pub fn evaluate_with(&self, tests: &[Option<TestOutcome>], grader: &mut dyn Grader) -> Score {
         let mut groups = Vec::new();
-        let root = self.node(&self.root, tests, &mut groups);
+        let root = self.node(&self.root, tests, &mut groups, grader);
         Score {
             score: round(root.score),
             max_score: self.root.max_score(),
@@ -248,6 +254,7 @@ impl Scoring {
         node: &Node,
         tests: &[Option<TestOutcome>],
         groups: &mut Vec<GroupScore>,
+        grader: &mut dyn Grader,
     ) -> Eval {
         let slot = groups.len();
         if !node.name.is_empty() {
@@ -267,7 +274,7 @@ impl Scoring {
                 let mut inner = Vec::new();
                 for item in &node.items {
                     if let Item::Node(n) = item {
-                        self.node(n, tests, &mut inner);
+                        self.node(n, tests, &mut inner, grader);
                     }
                 }
                 for g in &mut inner {
@@ -293,7 +300,7 @@ impl Scoring {
                                 }
                             }
                         },
-                        Item::Node(n) => self.node(n, tests, groups),
+                        Item::Node(n) => self.node(n, tests, groups, grader),
                     };
                     let rejected = e.verdict != Verdict::AC;
                     items.push(e);
@@ -304,16 +311,21 @@ impl Scoring {
                 if node.ignore_first && items.len() > 1 {
                     items.drain(..items.len() - 1);
                 }
-                let mut e = aggregate(node, &items);
+                let mut e = match &node.custom_grader {
+                    Some(flags) => match custom(flags, &items, grader) {
+                        Ok(e) => e,
+                        Err(why) => {
+                            note = Some(why);
+                            Eval {
+                                verdict: Verdict::JE,
+                                score: 0.0,
+                            }
+                        }
+                    },
+                    None => aggregate(node, &items),
+                };
                 if let Some(max) = node.max {
-                    if e.score > max + EPSILON && node.cap_at_max {
-                        note = Some(format!(
-                            "the default grader gives {}, capped at the range's {} (the package's custom grader is not run)",
-                            round(e.score),
-                            max
-                        ));
-                        e.score = max;
-                    } else if e.score > max + EPSILON && e.verdict != Verdict::JE {
+                    if e.score > max + EPSILON && e.verdict != Verdict::JE {
                         note = Some(format!(
                             "the score {} exceeds the group's maximum {}",
                             round(e.score),
@@ -441,6 +453,31 @@ impl Scoring {
     }
 }
 
+/// A custom-graded group's result: its grader's, on its items' (a judge error among them is
+/// the group's, which no grader hides; no items: accepted with 0, the grader not run).
+fn custom(flags: &[String], items: &[Eval], grader: &mut dyn Grader) -> Result<Eval, String> {
+    if let Some(je) = items.iter().find(|e| e.verdict == Verdict::JE) {
+        return Ok(Eval {
+            verdict: je.verdict,
+            score: 0.0,
+        });
+    }
+    if items.is_empty() {
+        return Ok(Eval {
+            verdict: Verdict::AC,
+            score: 0.0,
+        });
+    }
+    let items: Vec<(Verdict, f64)> = items.iter().map(|e| (e.verdict, round(e.score))).collect();
+    let output = grader.run(flags, &grader::input(&items))?;
+    let (verdict, score) =
+        grader::parse(&output, &items).map_err(|why| format!("{} {why}", grader.who()))?;
+    if verdict == Verdict::JE {
+        return Err(format!("{} judged the group JE", grader.who()));
+    }
+    Ok(Eval { verdict, score })
+}
+
 fn aggregate(node: &Node, items: &[Eval]) -> Eval {
     if let Some(je) = items.iter().find(|e| e.verdict == Verdict::JE) {
         return Eval {
@@ -504,7 +541,9 @@ fn worst_rank(v: Verdict) -> u8 {
     }
 }
 
+pub mod grader;
 mod skip;
+pub use grader::{Grader, NoGrader};
 pub use skip::Skip;
 
 #[cfg(test)]

@@ -268,9 +268,11 @@ fn describe_failure(s: &SolutionCheck) -> String {
     match (&s.report, &s.error) {
         (_, Some(e)) => format!("{}: could not be judged: {e}", s.path.display()),
         (Some(r), None) if r.verdict == judge_model::Verdict::JE => {
-            // A failing test's message, else the group that made the score a judge error.
+            // A test's judge error, else the group that made the score one (a grader's).
             let at = r
-                .first_failure()
+                .tests
+                .iter()
+                .find(|t| t.verdict == judge_model::Verdict::JE)
                 .map(|t| format!(" on test {}: {}", t.name, t.message))
                 .or_else(|| {
                     r.groups

@@ -327,9 +327,11 @@ fn measure(
             let own = tv(usage.ru_utime) + tv(usage.ru_stime);
             match watchdog {
                 // The program and the orphans the judge reaped: the whole tree.
+                // A run shorter than the watchdog's first look still has the program's own
+                // peak (rusage), never 0.
                 Some(w) => {
                     cpu_killed = w.watched().cpu_killed;
-                    let peak = w.watched().peak_memory;
+                    let peak = w.watched().peak_memory.max(usage.ru_maxrss as u64 * 1024);
                     (
                         own + w.reaped(),
                         peak,

@@ -58,11 +58,9 @@ pub fn exception(lines: &[&str]) -> Option<Exception> {
         });
     }
     // Rust: "thread 'main' panicked at src/main.rs:3:5:", then the message (before Rust 1.73:
-    // "thread 'main' panicked at 'message', src/main.rs:3:5").
-    if let Some(at) = lines
-        .iter()
-        .position(|l| l.starts_with("thread '") && l.contains("' panicked at "))
-    {
+    // "thread 'main' panicked at 'message', src/main.rs:3:5"; since 1.89 the thread's id
+    // follows its name: "thread 'main' (2) panicked at …").
+    if let Some(at) = lines.iter().position(|l| rust_panic(l)) {
         let line = lines
             .get(at + 1)
             .filter(|l| !l.starts_with("note: "))
@@ -122,6 +120,25 @@ pub fn exception(lines: &[&str]) -> Option<Exception> {
     None
 }
 
+/// Whether `line` is the head of a Rust panic: "thread 'NAME' panicked at …", or with the
+/// thread's id, "thread 'NAME' (ID) panicked at …".
+fn rust_panic(line: &str) -> bool {
+    let Some(rest) = line.strip_prefix("thread '") else {
+        return false;
+    };
+    let Some((_, after)) = rest.split_once('\'') else {
+        return false;
+    };
+    let after = match after.strip_prefix(" (") {
+        Some(id) => match id.split_once(')') {
+            Some((n, tail)) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => tail,
+            _ => return false,
+        },
+        None => after,
+    };
+    after.starts_with(" panicked at ")
+}
+
 /// The last few non-empty lines of stderr, without Rust's backtrace hint.
 pub fn tail(lines: &[&str]) -> Vec<String> {
     let useful: Vec<&str> = lines
@@ -166,6 +183,8 @@ mod tests {
     const PYTHON: &str = "Traceback (most recent call last):\n  File \"check.py\", line 4, in <module>\n    raise RuntimeError(\"x\")\nRuntimeError: x\n";
     const JAVA: &str = "Exception in thread \"main\" java.lang.NullPointerException: boom\n\tat Check.main(Check.java:9)\n";
     const RUST: &str = "\nthread 'main' panicked at check.rs:3:5:\nindex out of bounds: the len is 0 but the index is 0\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n";
+    /// Rust 1.89 and later name the thread's id.
+    const RUST_ID: &str = "thread 'main' (2) panicked at check.rs:3:21:\nindex out of bounds: the len is 0 but the index is 3\n";
     const CPP: &str = "terminate called after throwing an instance of 'std::runtime_error'\n  what():  bad file\n";
 
     #[test]
@@ -185,6 +204,11 @@ mod tests {
         assert_eq!(
             r,
             "the checker `check.rs` crashed (exit code 101): panic: index out of bounds: the len is 0 but the index is 0\n    thread 'main' panicked at check.rs:3:5:\n    index out of bounds: the len is 0 but the index is 0"
+        );
+        let r = report("the checker `check.rs`", Termination::Exited(101), RUST_ID).unwrap();
+        assert!(
+            r.starts_with("the checker `check.rs` crashed (exit code 101): panic: index out of bounds: the len is 0 but the index is 3\n"),
+            "{r}"
         );
         let abort = Termination::Signaled(libc::SIGABRT);
         let r = report("the checker `check.cpp`", abort, CPP).unwrap();
@@ -212,6 +236,7 @@ mod tests {
                 "wrong answer line 1: `Traceback (most recent call last):`\n",
             ),
             (1, "wrong answer found `thread 'main' panicked at x`\n"),
+            (1, "thread 'main' (x) panicked at nothing: a quote\n"),
             (3, "FAIL answer file is empty\n"),
         ] {
             assert_eq!(

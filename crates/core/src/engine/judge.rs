@@ -26,8 +26,23 @@ impl Engine {
         result
     }
 
-    /// Builds a solution, emitting `compile_started` and `compile_finished`.
+    /// Builds a solution, emitting `compile_started` and `compile_finished`. Its executable
+    /// may be as large as the memory it may use (the jury's programs keep the usual cap).
     pub(crate) fn compile_for(
+        &mut self,
+        problem: &Problem,
+        ids: &Ids,
+        source: &Path,
+        reporter: &mut dyn Reporter,
+    ) -> Result<(Option<Artifact>, CompileReport), EngineError> {
+        let files = problem.limits.memory.max(build::BUILD_FILES);
+        let usual = std::mem::replace(&mut self.build_files, files);
+        let built = self.compile_submission(problem, ids, source, reporter);
+        self.build_files = usual;
+        built
+    }
+
+    fn compile_submission(
         &mut self,
         problem: &Problem,
         ids: &Ids,
@@ -66,7 +81,18 @@ impl Engine {
                     args: Vec::new(),
                 }
             } else if source.is_dir() {
-                crate::package::program_from(source, Protocol::Testlib, "program")?
+                match self.folder_program(source)? {
+                    Ok(program) => program,
+                    Err(report) => {
+                        reporter.event(&Event::CompileFinished {
+                            problem: ids.problem.clone(),
+                            solution: ids.solution.clone(),
+                            run: ids.run,
+                            compile: report.clone(),
+                        });
+                        return Ok((None, report));
+                    }
+                }
             } else {
                 Program {
                     source: source.to_path_buf(),
@@ -155,7 +181,7 @@ impl Engine {
                 break;
             }
         }
-        report.score_with(problem);
+        self.score(&mut report, problem);
         Ok(report)
     }
 

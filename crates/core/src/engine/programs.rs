@@ -29,17 +29,51 @@ impl Engine {
             {
                 return Err(BuildError::Lang(e).into());
             }
-            let program = crate::package::program_from(source, Protocol::Testlib, "program")?;
-            return self.build_program(&program);
+            return match self.folder_program(source)? {
+                Ok(program) => self.build_program(&program),
+                Err(report) => Ok((None, report)),
+            };
         }
         let dir = self.fresh_dir("build")?;
         let gate = self.gate.clone();
         let _ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
-        let built = build::build(&mut self.sandbox, &self.languages, source, &dir);
+        let built = build::build_with(
+            &mut self.sandbox,
+            &self.languages,
+            source,
+            &dir,
+            self.build_files,
+        );
         if let Err(BuildError::Sandbox(_)) = &built {
             self.sandbox_failed = true;
         }
         Ok(built?)
+    }
+
+    /// A submission given as a folder (Kattis: several files): its program by the language's
+    /// rules (`crate::package::main_file`), or the compile error saying why the folder cannot
+    /// be built (no source, two languages as often, no main file among several): a folder a
+    /// judge cannot build is the submission's compile error, never a judge error.
+    pub(crate) fn folder_program(
+        &self,
+        source: &Path,
+    ) -> Result<Result<Program, CompileReport>, EngineError> {
+        Ok(
+            crate::package::folder_program(source, Protocol::Testlib, "program")?.map_err(
+                |unclear| CompileReport {
+                    language: String::new(),
+                    ok: false,
+                    cached: false,
+                    time: Duration::ZERO,
+                    message: format!(
+                        "{}: the folder {}\n  hint: {}",
+                        source.display(),
+                        unclear.what(),
+                        unclear.hint()
+                    ),
+                },
+            ),
+        )
     }
 
     /// Compiles a jury program with its helper files (headers such as `testlib.h`) copied into
@@ -98,17 +132,20 @@ impl Engine {
             }
             _ => program.source.clone(),
         };
-        Ok(build::build(
+        Ok(build::build_with(
             &mut self.sandbox,
             &self.languages,
             &source,
             &dir,
+            self.build_files,
         )?)
     }
 
-    /// Builds the problem's checker (only custom checkers need building).
+    /// Builds the problem's checker (only custom checkers need building), and its grader if it
+    /// has one.
     pub fn prepare_checker(&mut self, problem: &Problem) -> Result<Checker, EngineError> {
         let checker = self.prepare_output_checker(problem)?;
+        self.prepare_grader(problem)?;
         crate::engine::interactive::prepare(self, problem, checker)
     }
 

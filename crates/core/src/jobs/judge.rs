@@ -287,7 +287,7 @@ impl<'j, 'a, 'r> Pieces<'j, 'a, 'r> {
             }
             self.judging.ordered.done(self.judging.test_slot(i, t));
             if self.remaining[i].fetch_sub(1, Ordering::SeqCst) == 1 {
-                self.judging.finish(i, Ok(self.report(i)));
+                self.judging.finish(i, Ok(self.report(engine, i)));
             }
         }
     }
@@ -342,7 +342,7 @@ impl<'j, 'a, 'r> Pieces<'j, 'a, 'r> {
     }
 
     /// Entry `i`'s report once its last test is done, as one job would have made it.
-    fn report(&self, i: usize) -> SubmissionReport {
+    fn report(&self, engine: &mut Engine, i: usize) -> SubmissionReport {
         let problem = self.judging.problem;
         let (_, compile) = self.built[i].as_ref().expect("built");
         let mut report = SubmissionReport::new(Verdict::AC, compile.clone());
@@ -358,7 +358,7 @@ impl<'j, 'a, 'r> Pieces<'j, 'a, 'r> {
                 break;
             }
         }
-        report.score_with(problem);
+        engine.score(&mut report, problem);
         report
     }
 }

@@ -148,6 +148,55 @@ pub struct Languages {
     /// Sources the package names a language for, with the entry that builds them
     /// ([`Languages::pin`]).
     pins: Vec<(PathBuf, usize)>,
+    /// The Python chosen for this run (`--python`), over the package's.
+    python: Option<Python>,
+    /// The Python the package asks for (problem.toml `python`).
+    package_python: Option<Python>,
+}
+
+/// Which Python runs `.py` programs when one is chosen (`--python`, problem.toml `python`):
+/// PyPy (as Kattis runs Python) or CPython (as DOMjudge's `python3` does). Unchosen, a Kattis
+/// package's Python runs with PyPy where installed and every other with CPython.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Python {
+    PyPy,
+    CPython,
+}
+
+impl Python {
+    /// `pypy` or `cpython`.
+    pub fn parse(word: &str) -> Option<Python> {
+        match word {
+            "pypy" => Some(Python::PyPy),
+            "cpython" => Some(Python::CPython),
+            _ => None,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Python::PyPy => "pypy",
+            Python::CPython => "cpython",
+        }
+    }
+}
+
+/// The Python chosen for every table this process loads (`--python`), set once at start.
+static RUN_PYTHON: std::sync::OnceLock<Python> = std::sync::OnceLock::new();
+
+/// Chooses the Python of this run (`judge --python`): every language table loaded from now on
+/// runs `.py` programs with it, whatever the package asks.
+pub fn choose_python_for_run(python: Python) {
+    let _ = RUN_PYTHON.set(python);
+}
+
+fn python_for_run() -> Option<Python> {
+    RUN_PYTHON.get().copied()
+}
+
+/// Whether an entry runs Python with PyPy.
+fn is_pypy(l: &Language) -> bool {
+    l.run.first().is_some_and(|w| w.contains("pypy"))
 }
 
 impl Languages {
@@ -220,15 +269,44 @@ impl Languages {
             .join(", ")
     }
 
-    /// Whether `l` serves here: an entry for all formats, or one for this package's format
-    /// whose commands are found on this machine.
-    fn serves(&self, l: &Language) -> bool {
-        l.formats.is_empty() || (self.for_this_format(l) && l.installed())
+    /// The Python the package asks for (problem.toml `python`); a run's `--python` wins.
+    pub fn set_package_python(&mut self, python: Option<Python>) {
+        self.package_python = python;
     }
 
+    /// The Python chosen, by the run or else by the package.
+    pub fn python(&self) -> Option<Python> {
+        self.python.or(self.package_python)
+    }
+
+    /// Whether `l` serves here: an entry for all formats, or one for this package's format
+    /// whose commands are found on this machine. With a Python chosen, a Python entry serves
+    /// when it is that Python's (PyPy only where installed: else CPython, with a note).
+    fn serves(&self, l: &Language) -> bool {
+        let python = l.extensions.iter().any(|e| e == "py");
+        match (self.python(), python) {
+            (Some(Python::PyPy), true) if is_pypy(l) => l.installed(),
+            (Some(Python::PyPy), true) => l.formats.is_empty() && !self.pypy_installed(),
+            (Some(Python::CPython), true) if is_pypy(l) => false,
+            _ => l.formats.is_empty() || (self.for_this_format(l) && l.installed()),
+        }
+    }
+
+    fn pypy_installed(&self) -> bool {
+        self.languages
+            .iter()
+            .any(|l| is_pypy(l) && l.extensions.iter().any(|e| e == "py") && l.installed())
+    }
+
+    /// Whether `l` is meant for this package: for its format, or the PyPy asked for.
     fn for_this_format(&self, l: &Language) -> bool {
-        self.format
-            .is_some_and(|f| l.formats.iter().any(|n| n == f))
+        match self.python() {
+            Some(Python::PyPy) if is_pypy(l) => true,
+            Some(Python::CPython) if is_pypy(l) => false,
+            _ => self
+                .format
+                .is_some_and(|f| l.formats.iter().any(|n| n == f)),
+        }
     }
 
     /// What `run` and `verify` say when an entry meant for this package's format does not
@@ -266,7 +344,13 @@ impl Languages {
         if !self.pins.is_empty() {
             let source = canonical(source);
             if let Some((_, i)) = self.pins.iter().find(|(p, _)| *p == source) {
-                return Ok(&self.languages[*i]);
+                let pinned = &self.languages[*i];
+                // A chosen Python is over the package's word for one source.
+                let overruled =
+                    self.python().is_some() && pinned.extensions.iter().any(|e| e == "py");
+                if !overruled {
+                    return Ok(pinned);
+                }
             }
         }
         let serving = || self.languages.iter().filter(|l| self.serves(l));
@@ -424,6 +508,71 @@ mod tests {
         std::fs::write(&f, entry("X", "formats = [\"codeforces\"]\n", "/bin/sh")).unwrap();
         let err = Languages::load(Some(&f)).unwrap_err().to_string();
         assert!(err.contains("unknown package format `codeforces`"), "{err}");
+    }
+
+    /// A chosen Python (`--python`, problem.toml `python`) decides which Python entry serves,
+    /// whatever the format; PyPy chosen but missing leaves CPython, with a note.
+    #[test]
+    fn a_chosen_python_serves_every_format() {
+        let dir = tempfile::tempdir().unwrap();
+        let pypy = dir.path().join("pypy3");
+        std::fs::write(&pypy, "").unwrap();
+        let entry = |name: &str, formats: &str, program: &str| {
+            format!("[[language]]\nname = \"{name}\"\nextensions = [\"py\"]\nsource_name = \"a.py\"\n{formats}aliases = [\"python.{name}\"]\nrun = [\"{program}\", \"{{src}}\"]\n")
+        };
+        let text = [
+            entry(
+                "PyPy",
+                "formats = [\"kattis\"]\n",
+                &pypy.display().to_string(),
+            ),
+            entry("CPython", "", "/bin/sh"),
+        ]
+        .concat();
+        let mut l = table(&text);
+        let src = Path::new("sol.py");
+        let serving = |l: &Languages, format: &str| {
+            let mut l = l.clone();
+            l.set_format(format);
+            l.for_source(src).unwrap().name.clone()
+        };
+        assert_eq!(
+            (serving(&l, "kattis"), serving(&l, "native")),
+            ("PyPy".into(), "CPython".into())
+        );
+        l.set_package_python(Some(Python::PyPy));
+        assert_eq!(
+            (serving(&l, "kattis"), serving(&l, "native")),
+            ("PyPy".into(), "PyPy".into())
+        );
+        l.set_package_python(Some(Python::CPython));
+        assert_eq!(
+            (serving(&l, "kattis"), serving(&l, "polygon")),
+            ("CPython".into(), "CPython".into())
+        );
+        // Over a Polygon solution's declared type too, and no note of a missing PyPy.
+        let sol = dir.path().join("sol.py");
+        std::fs::write(&sol, "").unwrap();
+        l.set_format("polygon");
+        l.pin(&sol, "python.PyPy");
+        assert_eq!(l.for_source(&sol).unwrap().name, "CPython");
+        // PyPy asked for where it is missing: CPython serves, and a note says so.
+        let text = [
+            entry("PyPy", "formats = [\"kattis\"]\n", "/nonexistent/pypy3"),
+            entry("CPython", "", "/bin/sh"),
+        ]
+        .concat();
+        let mut l = table(&text);
+        l.set_package_python(Some(Python::PyPy));
+        l.set_format("native");
+        assert_eq!(l.for_source(src).unwrap().name, "CPython");
+        let notes = l.fallback_notes([src]);
+        assert!(
+            notes[0].contains("`/nonexistent/pypy3` is not installed: CPython serves instead"),
+            "{notes:?}"
+        );
+        assert_eq!(Python::parse("pypy"), Some(Python::PyPy));
+        assert_eq!(Python::parse("PyPy"), None);
     }
 
     /// A source the package names a language for is built with the entry of that alias, when

@@ -49,6 +49,8 @@ impl Languages {
             languages: table.language,
             format: None,
             pins: Vec::new(),
+            python: super::python_for_run(),
+            package_python: None,
         })
     }
 }

@@ -277,12 +277,30 @@ fn kattis_custom_validators_and_input_validators() {
     }
     let e = error(&[
         ("problem.yaml", "problem_format_version: 2025-09\nname: x\n"),
-        ("output_validator/a.cpp", ""),
-        ("output_validator/b.cpp", ""),
+        ("output_validator/a.py", ""),
+        ("output_validator/b.py", ""),
         ("data/sample/1.in", "1\n"),
         ("data/sample/1.ans", "1\n"),
     ]);
-    assert!(e.contains("several source files (a.cpp, b.cpp)"), "{e}");
+    assert!(
+        e.contains("holds several Python source files (a.py, b.py) and none is the main one"),
+        "{e}"
+    );
+    // C++ sources are compiled together: the first is the main file, the rest beside it.
+    let dir = package(&[
+        ("problem.yaml", "problem_format_version: 2025-09\nname: x\n"),
+        ("output_validator/a.cpp", ""),
+        ("output_validator/b.cpp", ""),
+        ("output_validator/b.h", ""),
+        ("data/sample/1.in", "1\n"),
+        ("data/sample/1.ans", "1\n"),
+    ]);
+    let p = Problem::load(dir.path()).unwrap();
+    let CheckerSpec::Custom(program) = &p.checker else {
+        panic!("a custom validator: {:?}", p.checker);
+    };
+    assert!(program.source.ends_with("output_validator/a.cpp"));
+    assert_eq!(program.helpers.len(), 2, "{:?}", program.helpers);
     // A folder with a `build` script: the script is the program's source (the language table's
     // script entries), the other files are built beside it.
     let dir = package(&[

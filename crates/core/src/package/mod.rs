@@ -19,7 +19,7 @@ pub mod recipe;
 pub mod scored;
 mod select;
 
-pub use program::program_from;
+pub use program::{folder_program, main_file, program_from, Unclear};
 pub(crate) use program::{visible_entries, SOURCE_EXTENSIONS};
 pub use scored::Scored;
 pub use select::{glob_match, select_tests};
@@ -145,6 +145,12 @@ pub struct Problem {
     /// A multi-pass problem (Kattis `multi-pass`): the most passes per test (the output
     /// validator asks for another with `nextpass.in` and exit 42).
     pub passes: Option<u32>,
+    /// The package's own grader (Kattis legacy `graders/`), which makes the result of each
+    /// group with `grading: custom` (`crate::score::grader`); the engine builds and runs it.
+    pub grader: Option<Program>,
+    /// Which Python runs the package's `.py` programs (native problem.toml `python`); a run's
+    /// `--python` wins (`crate::lang::Python`).
+    pub python: Option<crate::lang::Python>,
 }
 
 impl Problem {
@@ -152,6 +158,7 @@ impl Problem {
     /// languages it names for its solutions (Polygon's `type`).
     pub fn set_languages(&self, languages: &mut crate::lang::Languages) {
         languages.set_format(self.format.family());
+        languages.set_package_python(self.python);
         for s in &self.solutions {
             if let Some(declared) = &s.language {
                 languages.pin(&s.path, declared);

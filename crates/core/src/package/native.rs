@@ -27,6 +27,13 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         return Err(err(raw.name.span().start, "`name` is empty".into())
             .hint("give the problem a display name"));
     }
+    let python = match &raw.python {
+        None => None,
+        Some(p) => Some(crate::lang::Python::parse(p.get_ref()).ok_or_else(|| {
+            err(p.span().start, format!("`python` = \"{}\" is not `pypy` or `cpython`", p.get_ref()))
+                .hint("python = \"pypy\" runs the package's Python programs with PyPy (as Kattis does), python = \"cpython\" with CPython")
+        })?),
+    };
     let limits = validate_limits(raw.limits.get_ref(), &err)?;
     let checker = validate_checker(dir, raw.checker.as_ref(), &err)?;
     let interactor = match &raw.interactor {
@@ -78,6 +85,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         warnings: Vec::new(),
         scoring,
         passes: None,
+        grader: None,
+        python,
     })
 }
 

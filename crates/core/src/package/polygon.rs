@@ -175,6 +175,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         warnings,
         scoring,
         passes: None,
+        grader: None,
+        python: None,
     })
 }
 

@@ -2,7 +2,7 @@
 //! judged tests, which tests need not be judged, and the score.
 
 use super::Problem;
-use crate::score::TestOutcome;
+use crate::score::{Grader, TestOutcome};
 use judge_model::result::{SkippedTest, SubmissionReport, TestResult};
 use judge_model::Verdict;
 
@@ -17,9 +17,10 @@ pub trait Scored {
     /// to the first failure, as `verify` and `run` do without `--all`); records it if so.
     fn skips(&mut self, problem: &Problem, index: usize) -> bool;
     /// A scored problem's score from the judged tests (which are the problem's, in order); with
-    /// a Kattis legacy grader, the verdict is the graded one. Nothing for a pass-fail problem
-    /// or a solution that does not compile.
-    fn score_with(&mut self, problem: &Problem);
+    /// a Kattis legacy grader, the verdict is the graded one; `grader` runs the package's own
+    /// (`grading: custom`). Nothing for a pass-fail problem or a solution that does not
+    /// compile.
+    fn score_with(&mut self, problem: &Problem, grader: &mut dyn Grader);
 }
 
 impl Scored for SubmissionReport {
@@ -63,14 +64,14 @@ impl Scored for SubmissionReport {
         true
     }
 
-    fn score_with(&mut self, problem: &Problem) {
+    fn score_with(&mut self, problem: &Problem, grader: &mut dyn Grader) {
         let Some(scoring) = &problem.scoring else {
             return;
         };
         if self.verdict == Verdict::CE {
             return;
         }
-        let score = scoring.evaluate(&self.outcomes(problem));
+        let score = scoring.evaluate_with(&self.outcomes(problem), grader);
         if scoring.graded_verdict || score.verdict == Verdict::JE {
             self.verdict = score.verdict;
         }

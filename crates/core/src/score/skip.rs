@@ -2,10 +2,12 @@
 //! groups' results and the verdict stay the same, given the results of the tests before them.
 //! A group that scores all or nothing (or its weakest test) has already failed; a group that
 //! stops at its first rejection (Kattis `on_reject: break`) has stopped; a group whose required
-//! group failed scores nothing. The decision for a test reads only the tests before it, so
-//! judging in order and judging in parallel (then replaying in order) skip the same tests.
+//! group failed scores nothing. A custom-graded group (Kattis legacy `grading: custom`) is
+//! skipped in only by `on_reject: break`: what its grader makes of the rest is not known. The
+//! decision for a test reads only the tests before it, so judging in order and judging in
+//! parallel (then replaying in order) skip the same tests.
 
-use super::{Aggregate, Eval, Item, Node, Scoring, TestOutcome, VerdictMode};
+use super::{Aggregate, Eval, Item, NoGrader, Node, Scoring, TestOutcome, VerdictMode};
 use judge_model::Verdict;
 
 /// Why a test is not judged, and the verdict that stands in for it in the evaluation (never
@@ -63,7 +65,12 @@ impl Scoring {
             if depth + 1 < path.len() {
                 continue;
             }
-            // The test's own group.
+            // The test's own group. A custom-graded one is its grader's to score: only
+            // `on_reject: break` (above, which the specification applies before grading)
+            // skips in it.
+            if node.custom_grader.is_some() {
+                return None;
+            }
             let plain = node.verdicts == VerdictMode::FirstError
                 && !node.accept_if_any
                 && !node.ignore_first;
@@ -120,6 +127,8 @@ impl Scoring {
                     score: 0.0,
                 }))
             }
+            // What a grader would make of it is not known before it runs.
+            Item::Node(n) if graded(n) => None,
             Item::Node(n) => {
                 // Its tests, and those of the groups it (or a group in it) requires.
                 let mut reads = n.tests();
@@ -137,7 +146,7 @@ impl Scoring {
                 {
                     return None;
                 }
-                Some(self.node(n, known, &mut Vec::new()))
+                Some(self.node(n, known, &mut Vec::new(), &mut NoGrader))
             }
         }
     }
@@ -151,6 +160,15 @@ impl Scoring {
             .iter()
             .any(|(n, tests)| names.contains(n) && tests.contains(&index))
     }
+}
+
+/// Whether `node` or a group in it is custom-graded.
+fn graded(node: &Node) -> bool {
+    node.custom_grader.is_some()
+        || node.items.iter().any(|i| match i {
+            Item::Node(n) => graded(n),
+            Item::Test(_) => false,
+        })
 }
 
 /// The groups `node` and the groups in it require, by name.

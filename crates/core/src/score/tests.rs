@@ -261,6 +261,8 @@ struct GroupSpec {
     requires: Option<Index>,
     /// Goes inside the group before it.
     nested: bool,
+    /// Scored by the package's own grader (Kattis legacy `grading: custom`).
+    custom: bool,
 }
 
 fn group_spec() -> impl Strategy<Value = GroupSpec> {
@@ -292,6 +294,7 @@ fn group_spec() -> impl Strategy<Value = GroupSpec> {
         (
             prop::option::weighted(1.0 / 3.0, any::<Index>()),
             prop::bool::weighted(0.25),
+            prop::bool::weighted(0.2),
         ),
     )
         .prop_map(
@@ -299,7 +302,7 @@ fn group_spec() -> impl Strategy<Value = GroupSpec> {
                 (size, aggregate, max),
                 rejects,
                 (on_reject_break, verdicts, accept_if_any),
-                (requires, nested),
+                (requires, nested, custom),
             )| GroupSpec {
                 size,
                 aggregate,
@@ -310,6 +313,7 @@ fn group_spec() -> impl Strategy<Value = GroupSpec> {
                 accept_if_any,
                 requires,
                 nested,
+                custom,
             },
         )
 }
@@ -351,6 +355,9 @@ fn random_scoring(
         g.on_reject_break = spec.on_reject_break;
         g.verdicts = spec.verdicts;
         g.accept_if_any = spec.accept_if_any;
+        if spec.custom {
+            g.custom_grader = Some(vec!["weights".into()]);
+        }
         if let Some(earlier) = spec.requires.filter(|_| !groups.is_empty()) {
             g.requires = vec![groups[earlier.index(groups.len())].name.clone()];
         }
@@ -407,6 +414,28 @@ fn judge_error(s: &Scoring, i: usize, real: &[Option<TestOutcome>]) -> bool {
     find(s, &s.root, i, real).unwrap_or(false)
 }
 
+/// A grader whose result reads every item it is given, in order: the first rejection's code
+/// (else AC), and the items' scores weighed by their places plus their number.
+fn weighing(flags: &[String], input: &str) -> Result<String, String> {
+    assert_eq!(flags, ["weights"]);
+    let mut code = "AC";
+    let mut score = 0.0;
+    let mut n = 0.0;
+    for (i, line) in input.lines().enumerate() {
+        let (c, s) = line.split_once(' ').unwrap();
+        if code == "AC" && c != "AC" {
+            code = c;
+        }
+        score += (i + 1) as f64 * s.parse::<f64>().unwrap();
+        n += 1.0;
+    }
+    Ok(format!(
+        "{} {}\n",
+        if code == "AC" { "AC" } else { code },
+        score + n
+    ))
+}
+
 /// Random cases tried per run (proptest's own seed each run; a failure prints the smallest case
 /// it shrank to).
 const SKIP_CASES: u32 = 2000;
@@ -454,7 +483,10 @@ fn skipped_tests_never_change_the_score_the_groups_or_the_verdict() {
             // A judge error on a test not judged cannot be known: equal whenever none of the
             // skipped tests would have been one.
             let hidden_je = (0..tests).any(|i| known[i] != real[i] && judge_error(&s, i, real));
-            let (all, some) = (s.evaluate(real), s.evaluate(&known));
+            let (all, some) = (
+                s.evaluate_with(real, &mut weighing),
+                s.evaluate_with(&known, &mut weighing),
+            );
             if !hidden_je {
                 prop_assert_eq!(&all, &some, "{:#?}\nreal {:?}\nknown {:?}", s, real, known);
             }
@@ -529,24 +561,125 @@ fn a_partial_score_is_below_the_maximum_and_may_be_zero() {
 }
 
 #[test]
-fn a_group_of_a_grader_not_run_is_capped_at_its_range_not_an_error() {
-    // Kattis legacy: two tests accepted at 60 each in a range of 0 100.
-    let mut g = group("secret", Aggregate::Sum, None, &[0, 1]);
-    g.max = Some(100.0);
+fn a_custom_graded_group_is_its_graders_result_on_its_items_lines() {
+    // Kattis legacy `grading: custom` with `grader_flags: min`, range 0 100: the grader gets a
+    // line per test (AC 60, WA 0 with on_reject: continue) and the flags, and its line is the
+    // group's result.
+    let mut g = group("secret", Aggregate::Sum, Some(100.0), &[0, 1, 2]);
+    g.custom_grader = Some(vec!["min".into()]);
+    g.verdicts = VerdictMode::WorstError;
     for item in &mut g.items {
         if let Item::Test(t) = item {
             t.accept = Some(60.0);
             t.cap = None;
         }
     }
-    let strict = scoring(vec![g.clone()]).evaluate(&[ok(AC), ok(AC)]);
-    assert_eq!(strict.groups[0].verdict, JE, "{strict:?}");
-    g.cap_at_max = true;
-    let capped = scoring(vec![g]).evaluate(&[ok(AC), ok(AC)]);
-    assert_eq!((capped.score, capped.groups[0].verdict), (100.0, AC));
-    let note = capped.groups[0].note.as_deref().unwrap();
-    assert!(
-        note.contains("gives 120, capped at the range's 100"),
-        "{note}"
+    let mut s = scoring(vec![g.clone()]);
+    s.graded_verdict = true;
+    let mut seen = Vec::new();
+    let mut grader = |flags: &[String], input: &str| {
+        seen.push((flags.to_vec(), input.to_string()));
+        Ok("AC 42.5\n".to_string())
+    };
+    let score = s.evaluate_with(&[ok(AC), ok(WA), scored(7.0)], &mut grader);
+    assert_eq!(
+        seen,
+        [(vec!["min".to_string()], "AC 60\nWA 0\nAC 7\n".to_string())]
     );
+    assert_eq!((score.score, score.verdict), (42.5, AC));
+    assert_eq!(score.groups[0].note, None);
+    // Its verdict stands for the first item with that code.
+    let score = s.evaluate_with(&[ok(AC), ok(RE), ok(WA)], &mut |_: &[String], _: &str| {
+        Ok("RTE 0".to_string())
+    });
+    assert_eq!((score.verdict, score.groups[0].verdict), (RE, RE));
+    // Without a grader (no engine): a judge error saying so, never the default grader's.
+    let score = s.evaluate(&[ok(AC), ok(AC), ok(AC)]);
+    assert_eq!(score.verdict, JE);
+    assert_eq!(
+        score.groups[0].note.as_deref(),
+        Some("the package's custom grader was not built")
+    );
+}
+
+#[test]
+fn a_failing_or_malformed_grader_is_a_judge_error_naming_it() {
+    struct Named(Result<String, String>);
+    impl Grader for Named {
+        fn run(&mut self, _: &[String], _: &str) -> Result<String, String> {
+            self.0.clone()
+        }
+        fn who(&self) -> String {
+            "the grader `graders/min.py`".into()
+        }
+    }
+    let mut g = group("secret", Aggregate::Sum, Some(100.0), &[0]);
+    g.custom_grader = Some(Vec::new());
+    let mut s = scoring(vec![g]);
+    s.graded_verdict = true;
+    let cases = [
+        (
+            Err("the grader `graders/min.py` crashed (exit code 1): ValueError: x".to_string()),
+            "the grader `graders/min.py` crashed (exit code 1): ValueError: x",
+        ),
+        (
+            Ok("".to_string()),
+            "the grader `graders/min.py` printed nothing where one line `VERDICT SCORE` was due",
+        ),
+        (
+            Ok("OK 3\n".to_string()),
+            "the grader `graders/min.py` printed the verdict `OK`",
+        ),
+        (
+            Ok("JE 0\n".to_string()),
+            "the grader `graders/min.py` judged the group JE",
+        ),
+        (
+            Ok("AC 120\n".to_string()),
+            "the score 120 exceeds the group's maximum 100",
+        ),
+    ];
+    for (output, why) in cases {
+        let score = s.evaluate_with(&[ok(AC)], &mut Named(output.clone()));
+        assert_eq!((score.verdict, score.score), (JE, 0.0), "{output:?}");
+        let note = score.groups[0].note.as_deref().unwrap_or_default();
+        assert!(note.starts_with(why), "{output:?}: {note}");
+    }
+}
+
+#[test]
+fn a_judge_error_among_the_items_is_the_groups_and_the_grader_is_not_run() {
+    let mut g = group("secret", Aggregate::Sum, None, &[0, 1]);
+    g.custom_grader = Some(Vec::new());
+    let s = scoring(vec![g]);
+    let mut ran = false;
+    let score = s.evaluate_with(&[ok(AC), ok(JE)], &mut |_: &[String], _: &str| {
+        ran = true;
+        Ok("AC 1".to_string())
+    });
+    assert!(!ran);
+    assert_eq!(score.groups[0].verdict, JE);
+}
+
+#[test]
+fn tests_of_a_custom_graded_group_are_skipped_only_after_a_rejection_with_on_reject_break() {
+    // A pass-fail-looking group (min over its tests) that a grader scores: the default
+    // grader's "already scores 0" does not hold for a grader.
+    let mut g = group("g", Aggregate::Min, Some(10.0), &[0, 1, 2]);
+    g.custom_grader = Some(Vec::new());
+    let s = scoring(vec![g.clone()]);
+    assert_eq!(s.skip(1, &[ok(WA)]), None);
+    assert_eq!(s.skip(2, &[ok(WA), ok(AC)]), None);
+    // With on_reject: break the specification grades what was judged up to the rejection.
+    g.on_reject_break = true;
+    let s = scoring(vec![g.clone()]);
+    let skip = s.skip(1, &[ok(WA)]).unwrap();
+    assert_eq!(skip.why, "group `g` stopped at its first rejection");
+    // A default-graded parent does not read a graded child's result before its grader runs.
+    g.on_reject_break = false;
+    let mut parent = Node::new("p", Aggregate::PassFail, Some(10.0));
+    parent.items = vec![Item::Node(g), Item::Test(TestItem::worth(3, 0.0))];
+    parent.on_reject_break = true;
+    let s = scoring(vec![parent]);
+    assert_eq!(s.skip(3, &[ok(WA), ok(WA), ok(WA)]), None);
 }

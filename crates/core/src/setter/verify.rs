@@ -94,7 +94,7 @@ pub fn verify_problem(
         // A language this format runs differently (Kattis' PyPy) missing here.
         note(reporter, &id, message);
     }
-    let marked_scores = expected_scores(&problem, &solutions, &id, &mut check, reporter);
+    let marked_scores = expected_scores(&problem, &solutions, &mut check);
     let reference = solutions
         .iter()
         .find(|(_, v)| *v == [Verdict::AC])
@@ -237,22 +237,12 @@ fn expected_verdicts(
 }
 
 /// The scores marked in the solutions' sources (DOMjudge's `@EXPECTED_SCORE@: 70`, in any
-/// format, over the package's own), with a note when the package's grader is not run.
+/// format, over the package's own).
 fn expected_scores(
     problem: &Problem,
     solutions: &[(PathBuf, Vec<Verdict>)],
-    id: &str,
     check: &mut ProblemCheck,
-    reporter: &mut dyn Reporter,
 ) -> Vec<(PathBuf, judge_model::score::Expected)> {
-    if problem
-        .scoring
-        .as_ref()
-        .is_some_and(crate::score::Scoring::grader_not_run)
-        && problem.solutions.iter().any(|s| s.score.is_some())
-    {
-        note(reporter, id, "the package's custom grader is not run, so the scores shown are the default grader's (capped at each range) and the scores its submissions expect are not checked".into());
-    }
     let mut marked_scores = Vec::new();
     if problem.scoring.is_some() {
         for (path, _) in solutions {

@@ -284,11 +284,12 @@ impl Running<'_> {
                 let clean = termination == Termination::Exited(0);
                 (g.cpu_time(), g.peak_memory(), oom || (failcnt && !clean))
             }
-            // The init's watchdog measured the tree (its CPU time is the whole tree's).
+            // The init's watchdog measured the tree (its CPU time is the whole tree's); a run
+            // shorter than its first look still has the program's own peak (rusage), never 0.
             None => match &self.watched {
                 Some(w) => {
                     cpu_killed |= w.cpu_killed;
-                    let peak = w.peak_memory;
+                    let peak = w.peak_memory.max(max_rss);
                     (
                         Duration::from_nanos(cpu_nanos),
                         peak,

@@ -438,11 +438,17 @@ fn judge_pair(
     .unwrap_or_default();
     let mut says = interactor_says(&partner_run, protocol, &message, wall_cap);
     // An interactor that exited after a traceback, panic or abort crashed, whatever its exit
-    // code says under its protocol (testlib's 1 is WA); a signal already is a judge error.
+    // code says under its protocol (testlib's 1 is WA); so did one killed by a signal of its
+    // own (an abort, a segmentation fault: not the judge's SIGKILL that ends a pair, nor a
+    // SIGPIPE from a solution gone, which are decided below).
     let limited = partner_run.cpu_limit_exceeded
         || partner_run.wall_limit_exceeded
         || partner_run.memory_limit_exceeded;
-    if let (Termination::Exited(_), false) = (partner_run.termination, limited) {
+    let own = match partner_run.termination {
+        Termination::Exited(_) => true,
+        Termination::Signaled(s) => s != libc::SIGKILL && s != libc::SIGPIPE,
+    };
+    if own && !limited {
         let source = &interactor.source;
         let who = format!("the interactor `{}`", crate::engine::file_name(source));
         let named = build::name_source(&stderr, &interactor.artifact, source);

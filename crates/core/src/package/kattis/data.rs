@@ -32,7 +32,7 @@ pub(super) struct LegacyGrading {
     pub grader_flags: Vec<String>,
     /// Some group configuration gives one of these keys.
     pub given: bool,
-    /// `grading: custom`: the package's own grader (not run) scores the group.
+    /// `grading: custom`: the package's own grader (`graders/`) scores the group.
     pub custom: bool,
 }
 
@@ -293,12 +293,16 @@ impl Walk {
         let mut not_read = Vec::new();
         legacy_grading(path, &c, &mut settings.legacy)?;
         match &c.grading {
-            Some(Text(g)) if !self.modern && g == "custom" => {
-                settings.legacy.custom = true;
-                self.warnings.push(PackageError::new(
+            Some(Text(g)) if !self.modern && g == "custom" => settings.legacy.custom = true,
+            Some(Text(g)) if !self.modern && g == "default" => settings.legacy.custom = false,
+            Some(Text(g)) if !self.modern => {
+                return Err(bad(
                     path,
-                    "`grading: custom`: the package's own grader is not run; the default grader scores this group, capped at its `range`",
-                ));
+                    "grading",
+                    g,
+                    "`default` or `custom`",
+                    "grading: custom (the grader in graders/ scores the group)",
+                ))
             }
             Some(_) => not_read.push("grading"),
             None => {}

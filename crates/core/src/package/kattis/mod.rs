@@ -114,6 +114,7 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         }
         None
     };
+    let grader = validators::grader(dir, scoring.as_ref(), &mut warnings)?;
     let passes = if kind.multi_pass {
         if interactor.is_none() && !matches!(checker, CheckerSpec::Custom(_)) {
             let folder = if modern {
@@ -157,6 +158,8 @@ pub fn load(dir: &Path, strict: bool) -> Result<Problem, PackageError> {
         warnings,
         scoring,
         passes,
+        grader,
+        python: None,
     })
 }
 

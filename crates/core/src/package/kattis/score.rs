@@ -1,6 +1,7 @@
 //! The scoring of a Kattis `type: scoring` problem as a [`Scoring`] tree over its tests: the
 //! legacy default grader (`testdata.yaml`: `accept_score`, `reject_score`, `range`, `on_reject`,
-//! `grader_flags`; the tree starts at `data/` and holds `sample` and `secret`), or 2025-09
+//! `grader_flags`; the tree starts at `data/` and holds `sample` and `secret`) or the package's
+//! own (`grading: custom`, the program in `graders/`, run by the engine), or 2025-09
 //! (`test_group.yaml`: `max_score`, `score_aggregation`, `require_pass`; the score is
 //! `secret`'s).
 
@@ -105,8 +106,11 @@ fn legacy_node<'a>(
     let mut node = Node::new(name, Aggregate::Sum, g.range_max);
     node.on_reject_break = g.on_reject_break;
     node.verdicts = VerdictMode::WorstError;
-    node.cap_at_max = g.custom;
-    for flag in &g.grader_flags {
+    if g.custom {
+        // The package's grader reads the flags; the default grader's modes are not used.
+        node.custom_grader = Some(g.grader_flags.clone());
+    }
+    for flag in g.grader_flags.iter().filter(|_| !g.custom) {
         match flag.as_str() {
             "sum" => node.aggregate = Aggregate::Sum,
             "avg" => node.aggregate = Aggregate::Avg,

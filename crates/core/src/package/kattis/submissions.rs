@@ -124,6 +124,22 @@ fn component_match(p: &[u8], t: &[u8]) -> bool {
     }
 }
 
+/// [`expected_results`] of a submission: its file's, or for a folder (a multi-file submission)
+/// the first of its files to carry the comment, as BAPCtools reads them.
+fn marked_results(item: &Path) -> Result<Option<(Vec<Verdict>, String)>, PackageError> {
+    if item.is_file() {
+        return expected_results(item);
+    }
+    for file in crate::package::visible_entries(item, "cannot read")? {
+        if file.is_file() {
+            if let Some(found) = expected_results(&file)? {
+                return Ok(Some(found));
+            }
+        }
+    }
+    Ok(None)
+}
+
 /// `@EXPECTED_RESULTS@: WRONG_ANSWER, TIME_LIMIT_EXCEEDED` in a source file.
 fn expected_results(file: &Path) -> Result<Option<(Vec<Verdict>, String)>, PackageError> {
     const MARK: &str = "@EXPECTED_RESULTS@:";
@@ -407,7 +423,7 @@ fn solution(
     if reqs.is_empty() {
         // A folder of no verdict: its sources' @EXPECTED_RESULTS@ say (BAPCtools and
         // DOMjudge judge `mixed/` so).
-        let marked = item.is_file() && expected_results(&item)?.is_some();
+        let marked = marked_results(&item)?.is_some();
         if !marked {
             warnings.push(PackageError::new(&item, format!(
                 "`{name}` is not a verdict folder of the specification and submissions.yaml says nothing of it (nor an @EXPECTED_RESULTS@ comment); not listed"
@@ -436,11 +452,7 @@ fn solution(
         verdict_names(&permitted),
         verdict_names(&expected)
     );
-    let marked = if item.is_file() {
-        expected_results(&item)?
-    } else {
-        None
-    };
+    let marked = marked_results(&item)?;
     if let Some((listed, text)) = marked {
         expected = listed;
         rule = text;

@@ -168,3 +168,39 @@ fn keys_of_the_other_version_that_are_read_say_so() {
         ["problem.yaml: `constants` is a 2025-09 key, not in the legacy specification; read all the same"]
     );
 }
+
+#[test]
+fn grading_is_default_or_custom_and_a_grader_folder_nobody_uses_is_a_warning() {
+    const SCORING: (&str, &str) = ("problem.yaml", "name: x\ntype: scoring\n");
+    let e = error(&[SCORING, ("data/secret/testdata.yaml", "grading: own\n")]);
+    assert!(
+        e.contains("`grading`: own is not `default` or `custom`"),
+        "{e}"
+    );
+    let w = warnings(&[SCORING, ("graders/grader.py", "print('AC 1')\n")]);
+    assert!(
+        w.iter().any(|w| w == "graders: graders/ is present but no scored test group says `grading: custom`; the grader is not run"),
+        "{w:?}"
+    );
+    // `grading: custom` reads the one program of graders/ and hands the flags to it.
+    let dir = package(&[
+        SCORING,
+        (
+            "data/secret/testdata.yaml",
+            "grading: custom\ngrader_flags: min ignore_sample\n",
+        ),
+        ("graders/grader.py", "print('AC 1')\n"),
+    ]);
+    let p = Problem::load(dir.path()).unwrap();
+    assert!(p.grader.unwrap().source.ends_with("graders/grader.py"));
+    let scoring = p.scoring.unwrap();
+    let secret = scoring.outline()[0].1;
+    assert_eq!(secret.name, "secret");
+    assert_eq!(
+        secret.custom_grader.as_deref(),
+        Some(&["min".to_string(), "ignore_sample".to_string()][..])
+    );
+    // The default grader's flags are not read for it.
+    assert_eq!(secret.aggregate, crate::score::Aggregate::Sum);
+    assert!(!secret.ignore_first);
+}

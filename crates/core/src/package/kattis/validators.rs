@@ -1,7 +1,7 @@
 //! A Kattis package's jury programs: the output validator (the default one with its flags, or
 //! a custom one: `output_validators/<name>/` legacy, `output_validator/` 2025-09), which is the
-//! interactor of an interactive problem, and the input validators (`input_validators/`,
-//! `input_validator/`; exit 42 = valid).
+//! interactor of an interactive problem, the input validators (`input_validators/`,
+//! `input_validator/`; exit 42 = valid), and the grader (`graders/`).
 
 use crate::checker::kattis::Flags;
 use crate::checker::Builtin;
@@ -158,7 +158,37 @@ fn one_program(folder: &Path, what: &str) -> Result<Program, PackageError> {
             folder,
             format!("several programs in the {what} folder; the judge runs one"),
         )
-        .hint("keep one validator (a file, or one folder with its source and headers)")),
+        .hint(format!(
+            "keep one {what} (a file, or one folder with its source and headers)"
+        ))),
+    }
+}
+
+/// The package's grader (`graders/`, one program: a file or a folder), when a group of a scored
+/// problem says `grading: custom`; without one that is an error (the specification's judge
+/// error, found before judging).
+pub(super) fn grader(
+    dir: &Path,
+    scoring: Option<&crate::score::Scoring>,
+    warnings: &mut Vec<PackageError>,
+) -> Result<Option<Program>, PackageError> {
+    let folder = dir.join("graders");
+    let custom = scoring.is_some_and(crate::score::Scoring::custom_graded);
+    match (custom, folder.is_dir()) {
+        (true, true) => Ok(Some(one_program(&folder, "grader")?)),
+        (true, false) => Err(PackageError::new(
+            &folder,
+            "a test group says `grading: custom` but the package has no graders/ folder",
+        )
+        .hint("add the grader under graders/ (it reads `VERDICT SCORE` lines and prints one), or set grading: default")),
+        (false, true) => {
+            warnings.push(PackageError::new(
+                &folder,
+                "graders/ is present but no scored test group says `grading: custom`; the grader is not run",
+            ));
+            Ok(None)
+        }
+        (false, false) => Ok(None),
     }
 }
 

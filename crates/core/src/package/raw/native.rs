@@ -12,6 +12,8 @@ use toml::Spanned;
 pub struct Problem {
     pub name: Spanned<String>,
     pub source: Option<String>,
+    /// Which Python runs the package's `.py` programs: `pypy` or `cpython` (unset: CPython).
+    pub python: Option<Spanned<String>>,
     pub limits: Spanned<Limits>,
     pub checker: Option<Spanned<Checker>>,
     /// `[[group]]` tables: a scored problem's test groups.

@@ -136,9 +136,7 @@ pub(super) fn expected_score(
     problem: &Problem,
     path: &Path,
 ) -> Option<judge_model::score::Expected> {
-    if problem.scoring.as_ref()?.grader_not_run() {
-        return None;
-    }
+    problem.scoring.as_ref()?;
     problem
         .solutions
         .iter()

@@ -803,28 +803,134 @@ fn legacy_scoring() -> tempfile::TempDir {
     dir
 }
 
+/// A fake grader: always accepts; the sum of its items' scores, halved with the flag `half`.
+fn summing_grader(run: &Run) -> Act {
+    let sum: f64 = run
+        .input_text()
+        .lines()
+        .map(|l| l.split_whitespace().nth(1).unwrap().parse::<f64>().unwrap())
+        .sum();
+    let half = run.args.iter().any(|a| a == "half");
+    Act::prints(format!("AC {}\n", if half { sum / 2.0 } else { sum }))
+}
+
 #[test]
-fn scores_of_a_custom_grader_not_run_are_not_held_against_the_package() {
-    // A legacy scoring package whose secret group is graded by its own grader (not run): the
-    // default grader gives every accepted submission the range's top, which a
-    // partially_accepted/ one may not have; that is not the package's fault.
+fn a_custom_graders_scores_are_checked_against_what_the_submissions_expect() {
+    // A legacy scoring package whose secret group is scored by its own grader (sum, halved by
+    // its flag): ref gets the sample's 1 and the grader's 25 of secret's 50; `sample` answers
+    // the sample only (secret: WA 0, which the grader accepts with 0).
     let dir = legacy_scoring();
     let d = dir.path();
     fake::file(d, ".timelimit", "1\n");
     fake::file(
         d,
         "data/secret/testdata.yaml",
-        "grading: custom\nrange: 0 50\naccept_score: 50\n",
+        "grading: custom\nrange: 0 50\naccept_score: 50\ngrader_flags: half\non_reject: continue\n",
     );
     fake::source(d, "graders/grader.py", "grader");
     fake::source(d, "submissions/accepted/ref.py", "ref");
-    fake::source(d, "submissions/partially_accepted/half.py", "ref");
-    let (check, events) = verify(&programs(), d);
+    fake::source(d, "submissions/partially_accepted/sample.py", "sample");
+    let fake = programs()
+        .program("grader", summing_grader)
+        .program("sample", |run| {
+            Act::prints(if number(run) == 1 { "2\n" } else { "0\n" })
+        });
+    let (check, events) = verify(&fake, d);
     assert!(check.ok(), "{:?} {:?}", check.findings, outcomes(&check));
-    assert!(events
+    let scores: Vec<(Option<f64>, Option<f64>)> = check
+        .solutions
         .iter()
-        .any(|e| matches!(e, Event::Note { message, .. }
-        if message.contains("custom grader is not run"))));
+        .map(|s| {
+            let r = s.report.as_ref().unwrap();
+            (r.score, r.max_score)
+        })
+        .collect();
+    assert_eq!(scores, [(Some(26.0), Some(51.0)), (Some(1.0), Some(51.0))]);
+    let graded: Vec<(Vec<String>, String)> = fake
+        .runs_of("grader")
+        .iter()
+        .map(|c| (c.args.clone(), c.test.clone()))
+        .collect();
+    assert_eq!(graded.len(), 2, "{graded:?}");
+    assert!(
+        graded.iter().all(|(args, _)| args == &["half"]),
+        "{graded:?}"
+    );
+    assert!(!events
+        .iter()
+        .any(|e| matches!(e, Event::Note { message, .. } if message.contains("grader"))));
+    // Without the flag the grader gives ref all of secret: then it is no partial score.
+    fake::file(
+        d,
+        "data/secret/testdata.yaml",
+        "grading: custom\nrange: 0 50\naccept_score: 50\non_reject: continue\n",
+    );
+    fake::source(d, "submissions/partially_accepted/full.py", "ref");
+    let (check, _) = verify(&fake, d);
+    assert!(!check.ok());
+    let failed: Vec<String> = outcomes(&check)
+        .into_iter()
+        .filter(|(_, _, holds)| !holds)
+        .map(|(name, _, _)| name)
+        .collect();
+    assert_eq!(failed, ["full.py"]);
+}
+
+#[test]
+fn a_crashing_grader_is_a_judge_error_naming_it_and_its_last_lines() {
+    let dir = legacy_scoring();
+    let d = dir.path();
+    fake::file(d, ".timelimit", "1\n");
+    fake::file(
+        d,
+        "data/secret/testdata.yaml",
+        "grading: custom\nrange: 0 50\n",
+    );
+    fake::source(d, "graders/grader.py", "grader");
+    fake::source(d, "submissions/accepted/ref.py", "ref");
+    for (act, why) in [
+        (
+            Act::exits(1).stderr("Traceback (most recent call last):\n  File \"grader.py\", line 3, in <module>\nValueError: bad line\n"),
+            "the grader `graders/grader.py` crashed (exit code 1): ValueError: bad line",
+        ),
+        (
+            Act::exits(3).stderr("usage: grader\n"),
+            "the grader `graders/grader.py` failed (exit code 3; a grader exits 0)\n    usage: grader",
+        ),
+        (
+            Act::prints("accepted\n"),
+            "the grader `graders/grader.py` printed `accepted` where one line `VERDICT SCORE` was due",
+        ),
+    ] {
+        let fake = programs().always("grader", act);
+        let (check, _) = verify(&fake, d);
+        let ref_ = &check.solutions[0];
+        let report = ref_.report.as_ref().unwrap();
+        assert_eq!(report.verdict, Verdict::JE, "{report:?}");
+        let group = report.groups.iter().find(|g| g.name == "secret").unwrap();
+        let note = group.note.as_deref().unwrap_or_default();
+        assert!(note.starts_with(why), "{note}");
+    }
+}
+
+#[test]
+fn custom_grading_without_a_grader_is_refused_and_one_that_does_not_compile_is_named() {
+    let dir = legacy_scoring();
+    let d = dir.path();
+    fake::file(d, ".timelimit", "1\n");
+    fake::file(d, "data/secret/testdata.yaml", "grading: custom\n");
+    fake::source(d, "submissions/accepted/ref.py", "ref");
+    let err = crate::package::Problem::load(d).unwrap_err();
+    assert!(err.file.ends_with("graders"), "{err:?}");
+    assert!(err.message.contains("no graders/ folder"), "{err}");
+    fake::source(d, "graders/grader.py", "grader");
+    let fake = programs().compile_error("grader", "grader.py:1: SyntaxError");
+    let (check, _) = verify(&fake, d);
+    let broken = messages(&check, Severity::Broken).join("\n");
+    assert!(
+        broken.contains("the grader") && broken.contains("grader.py does not compile"),
+        "{broken}"
+    );
 }
 
 #[test]
