@@ -54,6 +54,7 @@ import os
 import random
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -253,6 +254,12 @@ def columns(args, scratch):
         ("judge -j 1", "legacy", lambda p, e: run_judge(judge, p, e, ["-j", "1"])),
         ("judge --no-cache", "legacy", lambda p, e: run_judge(judge, p, e, ["--no-cache"])),
     ]
+    if args.before:
+        before = os.path.abspath(args.before)
+        found += [
+            ("before verify", "legacy", lambda p, e: run_judge(before, p, e, [])),
+            ("before -j 1", "legacy", lambda p, e: run_judge(before, p, e, ["-j", "1"])),
+        ]
     if not args.no_peers:
         env = peers_env(args.venv, scratch)
         found += [
@@ -272,7 +279,12 @@ def main():
     parser.add_argument("--no-peers", action="store_true", help="time only judge")
     parser.add_argument("--only", action="append", default=[],
                         help="time only the columns whose label starts with this (repeatable)")
+    parser.add_argument("--before", metavar="JUDGE",
+                        help="also time this judge binary's `verify` and `verify -j 1` (an "
+                             "earlier build), interleaved with the others")
     args = parser.parse_args()
+    # Killed: the scratch folder goes too (the finally below).
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("terminated"))
     for name in args.packages:
         if name not in PACKAGES:
             sys.exit(f"no package {name!r}: the bench has {', '.join(PACKAGES)}")
