@@ -145,6 +145,40 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
 }
 
 #[test]
+fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_stands() {
+    let r = near_limit_repo();
+    let problem = r.path().join("problems/sum");
+    // Three tests of an endless loop on two jobs, 0.7 s limit: beside the other job each run's
+    // CPU cap is 1.05 s, and one killed there is a TLE that needs no run alone. (On a machine
+    // so busy that the wall clock stops a run before its CPU reaches the cap, that TLE is judged
+    // again alone: allowed, so no timing is asserted of it.)
+    let f = judge()
+        .arg("run")
+        .arg(&problem)
+        .arg(program("tle-loop.c"))
+        .args(["--all", "-j", "2", "--format", "jsonl"])
+        .output();
+    f.expect_code(1);
+    let events = events(&f.stdout());
+    let finished: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["event"] == "test_finished")
+        .collect();
+    assert_eq!(finished.len(), 3, "{}", f.stdout());
+    for e in finished {
+        assert_eq!(e["result"]["verdict"], "TLE", "{e}");
+        let rejudged = events
+            .iter()
+            .any(|r| r["event"] == "rejudged" && r["test"] == e["test"]);
+        let cpu = e["result"]["time_ms"].as_f64().unwrap();
+        if !rejudged {
+            // Killed at the cap, not at the limit (0.7 s), which the old rule judged again.
+            assert!(cpu >= 1050.0, "{e}");
+        }
+    }
+}
+
+#[test]
 fn run_with_jobs_stops_at_the_first_failure_like_one_job() {
     // wa.c fails the last test, re-segv.c the first: the tests judged ahead of it must not show.
     for (prog, verdict, shown) in [

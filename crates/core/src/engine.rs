@@ -39,14 +39,24 @@ pub(crate) use programs::run_args;
 pub use programs::{capture_head, capture_tail, crash_line, read_tail};
 pub use rules::{expectation_failures, rule_failures};
 
-/// The re-judge rule: a verdict that another job's load could have changed.
+/// The re-judge rule: a verdict that another job's load could have changed. A time within a
+/// factor 1.5 of the limit, either side; a TLE unless it ran to the CPU cap a run beside other
+/// jobs gets ([`beside_cap`]): CPU time is the program's own, so a run that needed 1.5 × the
+/// limit would not have fitted in the limit alone.
 pub fn near_limit(result: &TestResult, limit: Duration) -> bool {
     if result.verdict == Verdict::TLE {
-        return true;
+        return result.time < beside_cap(limit);
     }
     let t = result.time.as_secs_f64();
     let l = limit.as_secs_f64();
     t >= l / 1.5 && t <= l * 1.5
+}
+
+/// The CPU limit of a solution's run beside other jobs: 1.5 × the time limit, so that a clear
+/// TLE is clear at once (outside [`near_limit`]'s window) while a run between the limit and
+/// this cap is judged again alone at the limit. A run over the limit is a TLE either way.
+pub fn beside_cap(limit: Duration) -> Duration {
+    limit * 3 / 2
 }
 
 /// Stderr kept from a solution (for messages) and from checkers and validators.
@@ -100,9 +110,10 @@ pub struct JudgeOptions {
     /// A solution with no toolchain for its language here is skipped (`solution_skipped`), not
     /// failed (`verify` of a package written elsewhere).
     pub skip_unavailable: bool,
-    /// With other jobs, run each test with no other job running (the gate held exclusively):
-    /// for a solution expected to run out of time, whose TLE would be judged again alone
-    /// anyway, this saves the run beside the others.
+    /// With other jobs, run each test with no other job running (the gate held exclusively),
+    /// each with the limit as its cap. `verify` no longer asks it of the solutions expected to
+    /// run out of time: beside the others they run to 1.5 × the limit, a clear TLE at once,
+    /// while the other jobs go on.
     pub alone: bool,
     /// The score the solution must get (`verify` of a scored problem), told in
     /// `solution_finished`.

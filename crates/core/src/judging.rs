@@ -36,7 +36,7 @@ impl Prepared {
     }
 }
 
-pub use crate::jobs::{Outcome, Submission};
+pub use crate::jobs::{Outcome, Prejudged, Submission};
 
 /// Judges `submissions` on a prepared problem (its checker built: [`Prepared`]) over `engines`
 /// (at least one), reporting each one's events in order (`compile_started` …
@@ -48,7 +48,7 @@ pub fn judge(
     reporter: &mut dyn Reporter,
 ) -> Vec<Outcome> {
     match (engines, submissions) {
-        ([engine], [one]) if one.skip.is_none() => {
+        ([engine], [one]) if one.skip.is_none() && one.limit.is_none() && one.run.is_none() => {
             let judged = engine.judge(problem, checker, &one.source, one.options.clone(), reporter);
             vec![Some(judged)]
         }
@@ -56,6 +56,21 @@ pub fn judge(
             jobs::judge_solutions(engines, problem, checker, submissions, reporter)
         }
     }
+}
+
+/// [`judge`], where the submissions with a [`Prejudged`] (`prejudged[i]`) are taken as they
+/// were judged (`verify` keeps the runs that derived the time limit).
+pub fn judge_with(
+    engines: &mut [&mut Engine],
+    (problem, checker): (&Problem, &Checker),
+    submissions: &[Submission],
+    prejudged: Vec<Option<Prejudged>>,
+    reporter: &mut dyn Reporter,
+) -> Vec<Outcome> {
+    if prejudged.iter().all(Option::is_none) {
+        return judge(engines, (problem, checker), submissions, reporter);
+    }
+    jobs::judge_solutions_with(engines, problem, checker, submissions, prejudged, reporter)
 }
 
 /// Judges one submission ([`judge`] of one).

@@ -305,7 +305,17 @@ impl Engine {
         if let Some(passes) = problem.passes {
             return self.run_passes(problem, checker, artifact, test, passes, result);
         }
-        let limits = solution_limits(problem);
+        let mut limits = solution_limits(problem);
+        // Beside other jobs a run may go on to 1.5 × the limit: one killed there is a clear
+        // TLE, not judged again alone (`near_limit`); one that ends between the limit and the cap
+        // is a TLE too (below), judged again alone. Alone (one job, or a re-judge) the cap is
+        // the limit.
+        let beside = self.gate.is_some() && !self.exclusive;
+        if beside {
+            let cap = beside_cap(limits.cpu);
+            limits.wall += cap - limits.cpu;
+            limits.cpu = cap;
+        }
         let memory_limit = limits.memory;
         // Polygon's input-file / output-file: the solution works in a folder of its own holding
         // the input under that name; its output file is what is checked.
@@ -343,7 +353,15 @@ impl Engine {
         result.memory = run.peak_memory;
         result.stdout = Some(capture_head(&output, Captured::CAP));
         result.stderr = Some(capture_tail(&stderr, Captured::CAP));
-        if let Some((verdict, message)) = classify_run(&run, memory_limit) {
+        let over_limit = beside && run.cpu_time > problem.limits.time;
+        if over_limit {
+            // What the limit would have stopped: the program's CPU time is its own.
+            result.verdict = Verdict::TLE;
+            result.message = format!(
+                "CPU time {:.3} s is over the limit",
+                run.cpu_time.as_secs_f64()
+            );
+        } else if let Some((verdict, message)) = classify_run(&run, memory_limit) {
             result.verdict = verdict;
             result.message = message;
             if verdict == Verdict::RE {

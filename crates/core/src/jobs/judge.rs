@@ -18,6 +18,7 @@ use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Duration;
 
 /// One submission to judge, and what is expected of it.
 pub struct Submission {
@@ -27,6 +28,22 @@ pub struct Submission {
     /// Not judged: this event is reported in its place (`verify`: a dialect the language table
     /// lacks).
     pub skip: Option<Event>,
+    /// Judged with this time limit in place of the problem's (its wall limit 3 × it + 1 s, as a
+    /// derived limit's): `verify` judges a package whose limit it derives with the lowest limit
+    /// the package's rule allows while it measures, and keeps the results when the limit comes
+    /// out at that.
+    pub limit: Option<Duration>,
+    /// The run id its events carry (a new one when `None`): a judging whose results are kept
+    /// ([`Prejudged`]) and the judging that reports them share one.
+    pub run: Option<RunId>,
+}
+
+/// A submission judged earlier with the same options, taken as it is: its events from
+/// `compile_started` to the last `test_finished` (reported in its place, before its
+/// `solution_finished`) and its outcome.
+pub struct Prejudged {
+    pub events: Vec<Event>,
+    pub result: Result<SubmissionReport, EngineError>,
 }
 
 impl Submission {
@@ -35,6 +52,8 @@ impl Submission {
             source: source.into(),
             options,
             skip: None,
+            limit: None,
+            run: None,
         }
     }
 }
@@ -45,12 +64,26 @@ pub type Outcome = Option<Result<SubmissionReport, EngineError>>;
 
 /// Judges `entries` over the engines and reports their events in entry order. A solution with
 /// `options.alone` runs each test with no other job running; with several jobs those tests go
-/// first (they are the slow ones: expected to run out of time).
+/// first (they are the slow ones: expected to run out of time), then those expected to run out
+/// of time.
 pub fn judge_solutions(
     engines: &mut [&mut Engine],
     problem: &Problem,
     checker: &Checker,
     entries: &[Submission],
+    reporter: &mut dyn Reporter,
+) -> Vec<Outcome> {
+    judge_solutions_with(engines, problem, checker, entries, Vec::new(), reporter)
+}
+
+/// [`judge_solutions`], where an entry with a [`Prejudged`] (`prejudged[i]`, when the vector
+/// is that long) is not judged again: its events and outcome are reported in its place.
+pub fn judge_solutions_with(
+    engines: &mut [&mut Engine],
+    problem: &Problem,
+    checker: &Checker,
+    entries: &[Submission],
+    prejudged: Vec<Option<Prejudged>>,
     reporter: &mut dyn Reporter,
 ) -> Vec<Outcome> {
     let judging = Judging {
@@ -64,9 +97,15 @@ pub fn judge_solutions(
             .map(|e| Ids {
                 problem: problem.slug.clone(),
                 solution: e.source.display().to_string(),
-                run: RunId::next(),
+                run: e.run.unwrap_or_else(RunId::next),
             })
             .collect(),
+        // An entry judged with a limit of its own: the problem as it sees it.
+        problems: entries
+            .iter()
+            .map(|e| e.limit.map(|limit| with_limit(problem, limit)))
+            .collect(),
+        prejudged: prejudged.into_iter().map(Mutex::new).collect(),
         ordered: Ordered::new(reporter),
         outcomes: Mutex::new(entries.iter().map(|_| None).collect()),
     };
@@ -94,14 +133,29 @@ struct Judging<'a, 'r> {
     entries: &'a [Submission],
     tests: usize,
     ids: Vec<Ids>,
+    problems: Vec<Option<Problem>>,
+    prejudged: Vec<Mutex<Option<Prejudged>>>,
     ordered: Ordered<'r>,
     outcomes: Mutex<Vec<Outcome>>,
+}
+
+/// `problem` with the time limit `limit` (its wall limit as a derived limit's).
+pub fn with_limit(problem: &Problem, limit: Duration) -> Problem {
+    let mut p = problem.clone();
+    p.limits.time = limit;
+    p.limits.wall = limit * 3 + Duration::from_secs(1);
+    p
 }
 
 /// A built entry: its program and its compile report.
 type Built = Option<(Artifact, CompileReport)>;
 
 impl Judging<'_, '_> {
+    /// The problem as entry `i` is judged on it (its own limit, if it has one).
+    fn problem(&self, i: usize) -> &Problem {
+        self.problems[i].as_ref().unwrap_or(self.problem)
+    }
+
     fn build_slot(&self, i: usize) -> usize {
         i * (self.tests + 2)
     }
@@ -138,7 +192,20 @@ impl Judging<'_, '_> {
             self.ordered.done(build_slot);
             return None;
         }
-        let built = engine.compile_for(self.problem, &self.ids[i], &entry.source, &mut slot);
+        let prejudged = self
+            .prejudged
+            .get(i)
+            .and_then(|p| p.lock().unwrap_or_else(|e| e.into_inner()).take());
+        if let Some(Prejudged { events, result }) = prejudged {
+            for event in &events {
+                slot.event(event);
+            }
+            self.ordered.drop_range(self.test_slot(i, 0)..finish_slot);
+            self.ordered.done(build_slot);
+            self.finish(i, result);
+            return None;
+        }
+        let built = engine.compile_for(self.problem(i), &self.ids[i], &entry.source, &mut slot);
         match built {
             Ok((Some(artifact), compile)) if self.tests > 0 => {
                 self.ordered.done(build_slot);
@@ -166,9 +233,10 @@ impl Judging<'_, '_> {
 }
 
 /// The tests of the built entries as pieces of work: every test of every built entry is a
-/// piece, except that the tests of an entry run alone are one piece, in order: each holds every
-/// job anyway, and in order none runs after the first failure (a TLE test run ahead would cost
-/// its whole limit). Those pieces go first.
+/// piece, except that the tests of an entry run alone, or expected to run out of time, are one
+/// piece, in order: one run alone holds every job anyway, and in order none runs after the
+/// first failure (a TLE test run ahead would cost its whole limit). Those pieces go first: the
+/// ones run alone, then the ones expected to run out of time (the slowest), then the others.
 struct Pieces<'j, 'a, 'r> {
     judging: &'j Judging<'a, 'r>,
     built: Vec<Built>,
@@ -187,24 +255,8 @@ struct Pieces<'j, 'a, 'r> {
 impl<'j, 'a, 'r> Pieces<'j, 'a, 'r> {
     fn new(judging: &'j Judging<'a, 'r>, built: Vec<Built>, jobs: bool) -> Self {
         let (entries, tests) = (judging.entries, judging.tests);
-        let mut order: Vec<usize> = (0..entries.len()).filter(|&i| built[i].is_some()).collect();
-        if jobs {
-            order.sort_by_key(|&i| !entries[i].options.alone);
-        }
-        let items = order
-            .iter()
-            .flat_map(|&i| {
-                // One piece of all the tests, or one piece per test.
-                let step = if entries[i].options.alone {
-                    tests.max(1)
-                } else {
-                    1
-                };
-                (0..tests)
-                    .step_by(step)
-                    .map(move |t| (i, t..(t + step).min(tests)))
-            })
-            .collect();
+        let built_ones: Vec<bool> = built.iter().map(Option::is_some).collect();
+        let items = pieces(entries, &built_ones, tests, jobs);
         let per_entry =
             |make: &dyn Fn() -> usize| entries.iter().map(|_| AtomicUsize::new(make())).collect();
         Pieces {
@@ -311,7 +363,8 @@ impl<'j, 'a, 'r> Pieces<'j, 'a, 'r> {
             return None;
         }
         let judging = self.judging;
-        let test = &judging.problem.tests[t];
+        let problem = judging.problem(i);
+        let test = &problem.tests[t];
         let id = TestId {
             index: t + 1,
             name: test.name.clone(),
@@ -321,7 +374,7 @@ impl<'j, 'a, 'r> Pieces<'j, 'a, 'r> {
             .expect("only built entries have tests");
         let mut slot = judging.ordered.slot(judging.test_slot(i, t));
         let r = engine.judge_test(
-            judging.problem,
+            problem,
             judging.checker,
             artifact,
             test,
@@ -361,6 +414,40 @@ impl<'j, 'a, 'r> Pieces<'j, 'a, 'r> {
         engine.score(&mut report, problem);
         report
     }
+}
+
+/// The pieces of work of the built entries (`built[i]`), each an entry and a range of its
+/// tests, in the order they are taken (see [`Pieces`]); with several `jobs` the ones run alone
+/// go first, then the ones expected to run out of time.
+fn pieces(
+    entries: &[Submission],
+    built: &[bool],
+    tests: usize,
+    jobs: bool,
+) -> Vec<(usize, Range<usize>)> {
+    let mut order: Vec<usize> = (0..entries.len()).filter(|&i| built[i]).collect();
+    if jobs {
+        order.sort_by_key(|&i| (!entries[i].options.alone, !expects_tle(&entries[i])));
+    }
+    order
+        .iter()
+        .flat_map(|&i| {
+            // One piece of all the tests, or one piece per test.
+            let step = if entries[i].options.alone || expects_tle(&entries[i]) {
+                tests.max(1)
+            } else {
+                1
+            };
+            (0..tests)
+                .step_by(step)
+                .map(move |t| (i, t..(t + step).min(tests)))
+        })
+        .collect()
+}
+
+/// An entry expected to run out of time (its first expected verdict is TLE).
+fn expects_tle(entry: &Submission) -> bool {
+    entry.options.expected.first() == Some(&Verdict::TLE)
 }
 
 #[cfg(test)]

@@ -3,18 +3,22 @@
 //! which the jobs' events reach the one reporter.
 //!
 //! Honest timings: every run of a job holds the [`Gate`] shared, and notes whether another run
-//! started or was running while it ran. A test whose verdict is within a factor 1.5 of the time
-//! limit (CPU time in [TL/1.5, TL×1.5], or TLE) and that ran beside another job is run again
-//! with the gate held exclusively — no other job runs — and that result is the one reported
-//! (`rejudged` event). With one job the engine never shares the CPU with another run, so
-//! `--jobs 1` is the exclusive mode.
+//! started or was running while it ran. A solution's run beside other jobs may use 1.5 × the
+//! time limit of CPU (`crate::engine::beside_cap`): over the limit it is a TLE either way, and
+//! one killed at the cap is a clear TLE. A test whose verdict is within a factor 1.5 of the time
+//! limit (CPU time in [TL/1.5, TL×1.5]: a TLE under the cap too) and that ran beside another job
+//! is run again with the gate held exclusively — no other job runs — at the limit, and that
+//! result is the one reported (`rejudged` event). With one job the engine never shares the CPU
+//! with another run, so `--jobs 1` is the exclusive mode.
 
 mod judge;
 mod ordered;
 
 pub use crate::engine::near_limit;
 pub use crate::executor::Gate;
-pub use judge::{judge_solutions, Outcome, Submission};
+pub use judge::{
+    judge_solutions, judge_solutions_with, with_limit, Outcome, Prejudged, Submission,
+};
 pub use ordered::{Ordered, Slot};
 
 use crate::engine::Engine;
@@ -148,15 +152,19 @@ mod tests {
     }
 
     #[test]
-    fn near_the_limit_is_within_a_factor_one_and_a_half_either_side_or_tle() {
+    fn near_the_limit_is_within_a_factor_one_and_a_half_either_side_or_a_tle_under_the_cap() {
         let tl = Duration::from_millis(900);
         assert!(!near_limit(&result(Verdict::AC, 599), tl));
         assert!(near_limit(&result(Verdict::AC, 600), tl));
         assert!(near_limit(&result(Verdict::AC, 899), tl));
         assert!(near_limit(&result(Verdict::WA, 1350), tl));
         assert!(!near_limit(&result(Verdict::RE, 1351), tl));
-        assert!(near_limit(&result(Verdict::TLE, 5000), tl));
         assert!(!near_limit(&result(Verdict::WA, 10), tl));
+        // A TLE is near unless it ran to the cap of a run beside other jobs (1.5 × the limit).
+        assert!(near_limit(&result(Verdict::TLE, 900), tl));
+        assert!(near_limit(&result(Verdict::TLE, 1349), tl));
+        assert!(!near_limit(&result(Verdict::TLE, 1350), tl));
+        assert!(!near_limit(&result(Verdict::TLE, 5000), tl));
     }
 
     #[test]

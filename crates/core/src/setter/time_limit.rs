@@ -6,6 +6,7 @@ use crate::build::BuildError;
 use crate::engine::{Checker, Engine, EngineError, JudgeOptions};
 use crate::package::Problem;
 use judge_model::event::Silent;
+use judge_model::result::SubmissionReport;
 use judge_model::Verdict;
 use std::time::Duration;
 
@@ -61,7 +62,6 @@ pub fn derive(
     if !problem.derive_time {
         return Ok(derived);
     }
-    let rule = &problem.time_rule;
     // Measured before on this machine with the package as it is now: the same answer, without
     // running every accepted solution on every test again (`judge run` asks each time, with
     // `reuse`; `verify` measures afresh and keeps what it found).
@@ -80,55 +80,107 @@ pub fn derive(
             return Ok(derived);
         }
     }
-    let mut measuring = problem.clone();
-    measuring.limits.time = MEASURE_LIMIT;
-    measuring.limits.wall = MEASURE_LIMIT * 3 + Duration::from_secs(1);
-    let rel = |p: &std::path::Path| {
-        p.strip_prefix(&problem.dir)
-            .unwrap_or(p)
-            .display()
-            .to_string()
-    };
-    let mut slowest: Option<(Duration, String)> = None;
-    for solution in problem
-        .solutions
-        .iter()
-        // Accepted ones only: a legacy `partially_accepted/` submission also ends AC, but
-        // problemtools leaves it out of the measure.
-        .filter(|s| {
-            s.expected == [Verdict::AC] && s.score != Some(judge_model::score::Expected::Partial)
-        })
-    {
-        let name = rel(&solution.path);
-        let report = match engine.judge(
+    let measuring = measuring(problem);
+    let mut measured = Vec::new();
+    for solution in problem.solutions.iter().filter(|s| measured_for_limit(s)) {
+        let outcome = engine.judge(
             &measuring,
             checker,
             &solution.path,
             JudgeOptions::default(),
             &mut Silent,
-        ) {
-            Ok(r) => r,
-            Err(EngineError::Build(BuildError::Lang(e))) => {
-                derived
-                    .notes
-                    .push(format!("{name}: not measured: {}", e.short()));
-                continue;
-            }
-            Err(e) => return Err(e),
+        );
+        let outcome = match outcome {
+            Err(e) if !unavailable(&e) => return Err(e),
+            other => other,
         };
-        if report.verdict != Verdict::AC {
-            derived.notes.push(format!(
-                "{name}: not measured: it got {} (expected AC) even with {} s",
-                report.verdict.code(),
-                MEASURE_LIMIT.as_secs()
-            ));
-            continue;
+        let name = rel(problem, &solution.path);
+        measured.push((measure(&name, &outcome), name));
+    }
+    Ok(conclude(problem, measured, derived.notes))
+}
+
+/// Whether a package's solution is measured for its time limit: the accepted ones only (a
+/// legacy `partially_accepted/` submission also ends AC, but problemtools leaves it out).
+pub fn measured_for_limit(s: &crate::package::Solution) -> bool {
+    s.expected == [Verdict::AC] && s.score != Some(judge_model::score::Expected::Partial)
+}
+
+/// `problem` as its accepted solutions are measured: a generous limit.
+pub fn measuring(problem: &Problem) -> Problem {
+    crate::jobs::with_limit(problem, MEASURE_LIMIT)
+}
+
+/// The lowest limit the package's rule can derive (one step of its resolution: Kattis never
+/// derives less than 1 s).
+pub fn lowest(problem: &Problem) -> Duration {
+    problem.time_rule.limit(Duration::ZERO)
+}
+
+/// Whether the limit derived from `slowest`, measured beside other jobs, is the one measured
+/// alone would give: the same within a factor 1.5 below (the re-judge rule's window,
+/// `crate::engine::near_limit`).
+pub fn steady(problem: &Problem, slowest: Duration) -> bool {
+    let rule = &problem.time_rule;
+    rule.limit(slowest.div_f64(1.5)) == rule.limit(slowest)
+}
+
+/// The package's path of `path`, as notes name it.
+fn rel(problem: &Problem, path: &std::path::Path) -> String {
+    path.strip_prefix(&problem.dir)
+        .unwrap_or(path)
+        .display()
+        .to_string()
+}
+
+/// A solution that could not be judged for want of its language's toolchain here (not a judge
+/// error: it is left out of the measure).
+pub fn unavailable(e: &EngineError) -> bool {
+    matches!(e, EngineError::Build(BuildError::Lang(_)))
+}
+
+/// What measuring one accepted solution (`name`) gave: its slowest test's time, or why it
+/// could not be used. A judge error other than [`unavailable`] is the caller's to report.
+pub fn measure(
+    name: &str,
+    outcome: &Result<SubmissionReport, EngineError>,
+) -> Result<Duration, String> {
+    let report = match outcome {
+        Ok(r) => r,
+        Err(EngineError::Build(BuildError::Lang(e))) => {
+            return Err(format!("{name}: not measured: {}", e.short()));
         }
-        let time = report.max_time();
-        if slowest.as_ref().is_none_or(|(t, _)| time > *t) {
-            slowest = Some((time, name));
+        Err(e) => return Err(format!("{name}: not measured: {e}")),
+    };
+    if report.verdict != Verdict::AC {
+        return Err(format!(
+            "{name}: not measured: it got {} (expected AC) even with {} s",
+            report.verdict.code(),
+            MEASURE_LIMIT.as_secs()
+        ));
+    }
+    Ok(report.max_time())
+}
+
+/// The limit from what was measured (each solution's name and [`measure`]), kept in the build
+/// cache; `notes` gathers the solutions that could not be used.
+pub fn conclude(
+    problem: &Problem,
+    measured: Vec<(Result<Duration, String>, String)>,
+    mut notes: Vec<String>,
+) -> Derived {
+    let rule = &problem.time_rule;
+    let mut slowest: Option<(Duration, String)> = None;
+    for (m, name) in measured {
+        match m {
+            Ok(time) if slowest.as_ref().is_none_or(|(t, _)| time > *t) => {
+                slowest = Some((time, name))
+            }
+            Ok(_) => {}
+            Err(note) => notes.push(note),
         }
     }
+    let mut derived = Derived { limit: None, notes };
     if let Some((time, name)) = slowest {
         let limit = rule.limit(time);
         let why = format!(
@@ -139,19 +191,19 @@ pub fn derive(
             rule.resolution,
             limit.as_secs_f64()
         );
-        if let (Some(cache), Some(key)) = (&cache, &key) {
+        if let (Some(cache), Some(key)) = (crate::build::cache::installed(), fingerprint(problem)) {
             let kept = Kept {
                 limit_ns: limit.as_nanos() as u64,
                 why: why.clone(),
                 notes: derived.notes.clone(),
             };
             if let Ok(text) = serde_json::to_string(&kept) {
-                cache.write_note(NOTE, key, &text);
+                cache.write_note(NOTE, &key, &text);
             }
         }
         derived.limit = Some((limit, why));
     }
-    Ok(derived)
+    derived
 }
 
 /// The build cache's notes holding measured limits.

@@ -114,12 +114,26 @@ pub fn verify_problem(
         reporter,
     ));
     let checker = check_checker(engines[0], &problem, &id, &mut check, reporter);
-    if let (Some(checker), true) = (&checker, problem.derive_time) {
-        derive_time_limit(engines[0], &mut problem, checker, &id, &mut check, reporter);
-    }
     if let Some(checker) = &checker {
-        let submissions = submissions(&problem, &solutions, &marked_scores, &id);
-        let outcomes = judging::judge(engines, (&problem, checker), &submissions, &mut *reporter);
+        let mut submissions = submissions(&problem, &solutions, &marked_scores, &id);
+        let prejudged = if problem.derive_time {
+            let mut deriving = Deriving {
+                problem: &mut problem,
+                checker,
+                id: &id,
+                check: &mut check,
+            };
+            deriving.derive(engines, &mut submissions, reporter)
+        } else {
+            Vec::new()
+        };
+        let outcomes = judging::judge_with(
+            engines,
+            (&problem, checker),
+            &submissions,
+            prejudged,
+            &mut *reporter,
+        );
         check
             .solutions
             .extend(solutions.iter().zip(&submissions).zip(outcomes).map(
@@ -344,35 +358,6 @@ fn check_checker(
     Some(checker)
 }
 
-/// No time limit in the package: the accepted solutions give it (Kattis' rule).
-fn derive_time_limit(
-    engine: &mut Engine,
-    problem: &mut Problem,
-    checker: &Checker,
-    id: &str,
-    check: &mut ProblemCheck,
-    reporter: &mut dyn Reporter,
-) {
-    step(
-        reporter,
-        id,
-        "Deriving",
-        "the time limit from the accepted solutions",
-    );
-    match crate::setter::time_limit::derive(engine, problem, checker, false) {
-        Ok(mut derived) => {
-            for message in std::mem::take(&mut derived.notes) {
-                note(reporter, id, message);
-            }
-            // Without a measured limit the package's default stays, unannounced.
-            if derived.limit.is_some() {
-                note(reporter, id, derived.apply(problem));
-            }
-        }
-        Err(e) => check.findings.push(Finding::broken(e.to_string())),
-    }
-}
-
 /// `problem_finished`; `loaded` is the package as judged (its time limit maybe derived), if it
 /// loaded.
 fn finished(
@@ -400,10 +385,12 @@ fn finished(
 }
 
 mod checks;
+mod derive;
 mod solutions;
 
 use checks::run_checker_tests;
 pub use checks::validate_tests;
+use derive::Deriving;
 pub use solutions::marked_score;
 use solutions::{solution_check, submissions, time_advice};
 

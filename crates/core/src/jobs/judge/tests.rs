@@ -100,6 +100,22 @@ struct Judged {
 }
 
 fn judge_with_jobs(jobs: usize, alone_for_tle: bool) -> Judged {
+    let entries: Vec<(&str, JudgeOptions)> = NAMES
+        .iter()
+        .map(|name| {
+            let options = JudgeOptions {
+                alone: alone_for_tle && *name == "slow",
+                ..JudgeOptions::default()
+            };
+            (*name, options)
+        })
+        .collect();
+    judge_entries(jobs, &programs(), &entries)
+}
+
+/// Judges the fake programs `entries` (name, options) on tests 1..=5 (n → 2n, a 1 s limit) with
+/// `jobs` engines over `fake` (crowded with several).
+fn judge_entries(jobs: usize, fake: &FakeExecutor, entries: &[(&str, JudgeOptions)]) -> Judged {
     let pkg = tempfile::tempdir().unwrap();
     let work = tempfile::tempdir().unwrap();
     let tests: Vec<(String, String, String)> = (1..=5)
@@ -111,7 +127,6 @@ fn judge_with_jobs(jobs: usize, alone_for_tle: bool) -> Judged {
         .collect();
     fake::native(pkg.path(), 1.0, 64, "", &refs);
     let problem = Problem::load(pkg.path()).unwrap();
-    let fake = programs();
     let mut engines: Vec<Engine> = if jobs == 1 {
         vec![fake.engine(work.path())]
     } else {
@@ -126,15 +141,14 @@ fn judge_with_jobs(jobs: usize, alone_for_tle: bool) -> Judged {
     };
     let mut refs: Vec<&mut Engine> = engines.iter_mut().collect();
     let checker = refs[0].prepare_checker(&problem).unwrap();
-    let entries: Vec<Submission> = NAMES
+    let entries: Vec<Submission> = entries
         .iter()
-        .map(|name| Submission {
+        .map(|(name, options)| Submission {
             source: fake::source(work.path(), &format!("src/{name}.py"), name),
-            options: JudgeOptions {
-                alone: alone_for_tle && *name == "slow",
-                ..JudgeOptions::default()
-            },
+            options: options.clone(),
             skip: None,
+            limit: None,
+            run: None,
         })
         .collect();
     let mut events = Collect::default();
@@ -163,6 +177,25 @@ fn judge_with_jobs(jobs: usize, alone_for_tle: bool) -> Judged {
     }
 }
 
+/// A test's verdict and its time in ms (`None` for a TLE).
+type TestDecided = (Verdict, Option<u128>);
+
+/// The verdicts and times, a TLE's time left out: it is the CPU cap the run had (the limit
+/// alone, 1.5 × it beside other jobs: `crate::engine::beside_cap`), not the program's.
+fn decided(judged: &Judged) -> Vec<(Verdict, Vec<TestDecided>)> {
+    judged
+        .verdicts
+        .iter()
+        .map(|(v, tests)| {
+            let tests = tests
+                .iter()
+                .map(|(t, ms)| (*t, (*t != Verdict::TLE).then_some(*ms)))
+                .collect();
+            (*v, tests)
+        })
+        .collect()
+}
+
 #[test]
 fn one_job_and_several_jobs_give_the_same_verdicts_times_and_events() {
     let one = judge_with_jobs(1, false);
@@ -172,19 +205,78 @@ fn one_job_and_several_jobs_give_the_same_verdicts_times_and_events() {
     assert_eq!(one.rejudged, 0, "one job is always alone");
     for jobs in [2, 4] {
         let many = judge_with_jobs(jobs, false);
-        assert_eq!(many.verdicts, one.verdicts, "-j {jobs}");
+        assert_eq!(decided(&many), decided(&one), "-j {jobs}");
         assert_eq!(many.events, one.events, "-j {jobs}");
         // Beside others, every test of `tight`, test 4 of `tight-on-4` and the tests of `slow`
-        // up to its TLE were near the limit: judged again alone.
-        assert_eq!(many.rejudged, 5 + 1 + 5, "-j {jobs}");
+        // before its TLE were near the limit (1.05–1.4 s: over it, under the 1.5 s cap): judged
+        // again alone. `slow`'s test 5 ran to the cap beside the others: a clear TLE, kept.
+        assert_eq!(many.rejudged, 5 + 1 + 4, "-j {jobs}");
     }
+}
+
+#[test]
+fn beside_other_jobs_a_run_may_go_on_to_one_and_a_half_times_the_limit_and_over_it_is_a_tle() {
+    // 1.2 s of CPU, then a crash: the limit (1 s) would have stopped it first, so it is a TLE
+    // whatever the cap was; between the limit and the cap it is judged again alone.
+    let caps = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = caps.clone();
+    let fake = programs().program("late-crash", move |run| {
+        // Test 1's runs (another job may run test 2 ahead meanwhile: its result is dropped).
+        if run.test == "1" {
+            seen.lock()
+                .unwrap()
+                .push((run.alone, run.spec.limits.cpu.as_millis()));
+        }
+        Act::exits(1).stderr("oops\n").cpu_ms(1200)
+    });
+    let entries = [("late-crash", JudgeOptions::default())];
+    let one = judge_entries(1, &fake, &entries);
+    assert_eq!(one.verdicts[0].0, Verdict::TLE);
+    assert_eq!(*caps.lock().unwrap(), [(true, 1000)]);
+    caps.lock().unwrap().clear();
+    let many = judge_entries(2, &fake, &entries);
+    assert_eq!(decided(&many), decided(&one));
+    assert_eq!(many.rejudged, 1);
+    // Beside the other job with the cap, then alone with the limit.
+    assert_eq!(*caps.lock().unwrap(), [(false, 1500), (true, 1000)]);
+}
+
+#[test]
+fn a_solution_expected_to_run_out_of_time_starts_first_beside_the_others_and_its_clear_tle_stands()
+{
+    let expect = |name: &str| JudgeOptions {
+        expected: vec![if name == "slow" {
+            Verdict::TLE
+        } else {
+            Verdict::AC
+        }],
+        ..JudgeOptions::default()
+    };
+    let entries: Vec<(&str, JudgeOptions)> = NAMES.iter().map(|n| (*n, expect(n))).collect();
+    let one = judge_entries(1, &programs(), &entries);
+    let fake = programs();
+    let many = judge_entries(3, &fake, &entries);
+    assert_eq!(decided(&many), decided(&one));
+    assert_eq!(many.events, one.events);
+    let slow: Vec<(String, bool)> = fake
+        .runs_of("slow")
+        .into_iter()
+        .map(|c| (c.test, c.alone))
+        .collect();
+    // Tests 1–4 beside the others (1.05 s: judged again alone, 0.7 s), test 5 to the cap: once.
+    let want: Vec<(String, bool)> = ["1", "1", "2", "2", "3", "3", "4", "4", "5"]
+        .iter()
+        .enumerate()
+        .map(|(k, t)| (t.to_string(), k % 2 == 1 && k < 8))
+        .collect();
+    assert_eq!(slow, want);
 }
 
 #[test]
 fn a_solution_judged_alone_from_the_start_is_not_judged_again() {
     let one = judge_with_jobs(1, true);
     let many = judge_with_jobs(3, true);
-    assert_eq!(many.verdicts, one.verdicts);
+    assert_eq!(decided(&many), decided(&one));
     assert_eq!(many.events, one.events);
     // Only `tight` (5 tests) and test 4 of `tight-on-4`: `slow` ran alone.
     assert_eq!(many.rejudged, 6);
@@ -313,4 +405,48 @@ fn run_with_all_spreads_one_solution_and_keeps_every_test_in_order() {
         .collect();
     assert_eq!(one, (WA, want));
     assert_eq!(verdicts(3), one);
+}
+
+#[test]
+fn with_several_jobs_the_solutions_expected_to_run_out_of_time_are_taken_first_in_one_piece() {
+    let entry = |alone: bool, expected: &[Verdict]| {
+        Submission::new(
+            "x.py",
+            JudgeOptions {
+                alone,
+                expected: expected.to_vec(),
+                ..JudgeOptions::default()
+            },
+        )
+    };
+    use Verdict::*;
+    let entries = [
+        entry(false, &[AC]),
+        entry(false, &[TLE]),
+        entry(true, &[]),
+        entry(false, &[WA]),
+        entry(false, &[TLE, AC]),
+    ];
+    let built = [true, true, true, false, true];
+    // Several jobs: the one run alone, then the TLE ones, each one piece of its 3 tests in
+    // order; then a piece per test of the others (entry 3 was not built).
+    let want = vec![
+        (2, 0..3),
+        (1, 0..3),
+        (4, 0..3),
+        (0, 0..1),
+        (0, 1..2),
+        (0, 2..3),
+    ];
+    assert_eq!(pieces(&entries, &built, 3, true), want);
+    // One job: in entry order.
+    let want = vec![
+        (0, 0..1),
+        (0, 1..2),
+        (0, 2..3),
+        (1, 0..3),
+        (2, 0..3),
+        (4, 0..3),
+    ];
+    assert_eq!(pieces(&entries, &built, 3, false), want);
 }

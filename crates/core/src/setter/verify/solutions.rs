@@ -5,7 +5,8 @@ use super::*;
 
 /// Each solution as a submission with what the package expects of it. Every test of every
 /// solution is a piece of work for whichever job is free; a solution expected to run out of time
-/// runs each test alone (`JudgeOptions::alone`), as its TLE would be judged again alone anyway.
+/// goes first, its tests in order beside the others (a run beside other jobs may go on to
+/// 1.5 × the limit, so that its TLE is clear at once: `crate::engine::near_limit`).
 pub(super) fn submissions(
     problem: &Problem,
     solutions: &[(PathBuf, Vec<Verdict>)],
@@ -35,7 +36,7 @@ pub(super) fn submissions(
                     all: false,
                     expected: allowed.clone(),
                     skip_unavailable: true,
-                    alone: expected == Verdict::TLE,
+                    alone: false,
                     score: marked_scores
                         .iter()
                         .find(|(p, _)| p == path)
@@ -45,6 +46,8 @@ pub(super) fn submissions(
                     permitted: declared.and_then(|s| s.permitted.clone()),
                 },
                 skip,
+                limit: None,
+                run: None,
             }
         })
         .collect()

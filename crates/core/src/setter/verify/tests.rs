@@ -60,15 +60,27 @@ fn native_with(extra: &str, solutions: &[(&str, &str)]) -> tempfile::TempDir {
 }
 
 fn verify(fake: &FakeExecutor, dir: &Path) -> (ProblemCheck, Vec<Event>) {
+    verify_jobs(fake, dir, 1)
+}
+
+/// [`verify`] with `jobs` engines; with several, every run not holding the gate exclusively
+/// has another job's run beside it (`FakeExecutor::crowded`).
+fn verify_jobs(fake: &FakeExecutor, dir: &Path, jobs: usize) -> (ProblemCheck, Vec<Event>) {
     let work = tempfile::tempdir().unwrap();
-    let mut engine = fake.engine(work.path());
+    let gate = std::sync::Arc::new(crate::jobs::Gate::default());
+    let mut engines: Vec<Engine> = (0..jobs)
+        .map(|_| {
+            if jobs == 1 {
+                return fake.engine(work.path());
+            }
+            let mut engine = fake.clone().crowded(gate.clone()).engine(work.path());
+            engine.join(gate.clone());
+            engine
+        })
+        .collect();
+    let mut refs: Vec<&mut Engine> = engines.iter_mut().collect();
     let mut events = Collect::default();
-    let check = verify_problem(
-        &mut [&mut engine],
-        dir,
-        &VerifyOptions::default(),
-        &mut events,
-    );
+    let check = verify_problem(&mut refs, dir, &VerifyOptions::default(), &mut events);
     (check, events.0)
 }
 
@@ -160,7 +172,7 @@ fn a_wrong_answer_solution_that_is_accepted_fails_the_package() {
 }
 
 #[test]
-fn a_solution_expected_to_run_out_of_time_is_judged_alone_and_stops_at_its_tle() {
+fn a_solution_expected_to_run_out_of_time_stops_at_its_tle() {
     let dir = native(&[
         ("accepted/ref.py", "ref"),
         ("time_limit_exceeded/slow.py", "slow"),
@@ -1010,4 +1022,164 @@ fn verify_announces_only_the_checks_a_package_has() {
     );
     let (_, events) = verify(&programs().always("checker", Act::ok()), dir.path());
     assert!(checking(&events).iter().any(|w| w == CHECKER_TESTS));
+}
+
+/// Prints 2n after `ms` of CPU time.
+fn doubles_in(ms: u64) -> impl Fn(&Run) -> Act + Send + Sync + 'static {
+    move |run: &Run| Act::prints(format!("{}\n", 2 * number(run))).cpu_ms(ms)
+}
+
+/// A solution's file name, its verdict and each test's.
+type SolutionVerdicts = (String, Option<Verdict>, Vec<Verdict>);
+
+/// Each solution's verdict and each test's, and whether the package is sound.
+fn verdicts(check: &ProblemCheck) -> (bool, Vec<SolutionVerdicts>) {
+    let solutions = check
+        .solutions
+        .iter()
+        .map(|s| {
+            let name = s.path.file_name().unwrap().to_string_lossy().into_owned();
+            let report = s.report.as_ref();
+            let tests = report
+                .map(|r| r.tests.iter().map(|t| t.verdict).collect())
+                .unwrap_or_default();
+            (name, report.map(|r| r.verdict), tests)
+        })
+        .collect();
+    (check.ok(), solutions)
+}
+
+#[test]
+fn the_runs_that_derive_a_kattis_limit_are_the_accepted_solutions_results() {
+    // 0.45 s x 2 rounded up: 1 s, the lowest the rule allows. With several jobs the TLE
+    // submission is judged with that limit while the accepted ones are measured, and kept.
+    let dir = kattis_limits(
+        "",
+        &[
+            ("accepted/a.py", "ref"),
+            ("accepted/b.py", "steady"),
+            ("time_limit_exceeded/slow.py", "too-slow"),
+        ],
+        "",
+    );
+    let fake = || {
+        kattis_programs()
+            .program("steady", doubles_in(450))
+            .program("too-slow", doubles_in(1100))
+    };
+    let (one_fake, many_fake) = (fake(), fake());
+    let (one, one_events) = verify_jobs(&one_fake, dir.path(), 1);
+    let (many, many_events) = verify_jobs(&many_fake, dir.path(), 2);
+    assert!(one.ok(), "{:?} {:?}", one.findings, outcomes(&one));
+    assert_eq!(verdicts(&many), verdicts(&one));
+    for (check, fake) in [(&one, &one_fake), (&many, &many_fake)] {
+        assert_eq!(
+            check.problem.as_ref().unwrap().limits.time,
+            Duration::from_secs(1)
+        );
+        // Measured once on each of the 2 tests, and not judged again.
+        assert_eq!(fake.runs_of("ref").len(), 2);
+        assert_eq!(fake.runs_of("steady").len(), 2);
+    }
+    // One job: judged once the limit is known (1.1 s on the first test: TLE). Several: judged
+    // with 1 s beside the measuring (1.1 s is under the 1.5 s cap: judged again alone), kept.
+    assert_eq!(one_fake.runs_of("too-slow").len(), 1);
+    let runs: Vec<bool> = many_fake
+        .runs_of("too-slow")
+        .iter()
+        .map(|c| c.alone)
+        .collect();
+    assert_eq!(runs, [false, true]);
+    // The kept runs' events come after the limit's note, in the solutions' order, each
+    // solution's events once.
+    for events in [&one_events, &many_events] {
+        let note = events
+            .iter()
+            .position(
+                |e| matches!(e, Event::Note { message, .. } if message.starts_with("time limit 1")),
+            )
+            .unwrap();
+        let firsts: Vec<usize> = events
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e, Event::CompileStarted { .. }))
+            .map(|(k, _)| k)
+            .collect();
+        assert_eq!(firsts.len(), 3);
+        assert!(firsts[0] > note, "{events:?}");
+        let finished = events
+            .iter()
+            .filter(|e| matches!(e, Event::TestFinished { .. }))
+            .count();
+        assert_eq!(finished, 2 + 2 + 1);
+    }
+}
+
+#[test]
+fn the_others_are_judged_again_when_the_limit_comes_out_above_the_lowest() {
+    // 0.9 s x 2 rounded up: 2 s. Judged with 1 s beside the measuring, `slow-wa` (1.5 s, a wrong
+    // answer) was a TLE and `too-slow` (2.5 s) one too: both judged again with 2 s.
+    let dir = kattis_limits(
+        "",
+        &[
+            ("accepted/a.py", "ref"),
+            ("accepted/b.py", "steady"),
+            ("wrong_answer/w.py", "slow-wa"),
+            ("time_limit_exceeded/slow.py", "too-slow"),
+        ],
+        "",
+    );
+    let fake = || {
+        kattis_programs()
+            .program("steady", doubles_in(900))
+            .program("slow-wa", |_| Act::prints("0\n").cpu_ms(1500))
+            .program("too-slow", doubles_in(2500))
+    };
+    let (one_fake, many_fake) = (fake(), fake());
+    let (one, _) = verify_jobs(&one_fake, dir.path(), 1);
+    let (many, _) = verify_jobs(&many_fake, dir.path(), 2);
+    assert!(one.ok(), "{:?} {:?}", one.findings, outcomes(&one));
+    assert_eq!(verdicts(&many), verdicts(&one));
+    assert_eq!(
+        many.problem.as_ref().unwrap().limits.time,
+        Duration::from_secs(2)
+    );
+    // 0.9 s is under 2 s / 1.5: the measuring runs are kept.
+    assert_eq!(one_fake.runs_of("steady").len(), 2);
+    assert_eq!(many_fake.runs_of("steady").len(), 2);
+    let wa: Vec<bool> = many_fake
+        .runs_of("slow-wa")
+        .into_iter()
+        .filter(|c| c.test == "1")
+        .map(|c| c.alone)
+        .collect();
+    // With 1 s: TLE beside (1.5 s, the cap), then with 2 s: a WA near the limit, again alone
+    // (test 2 may have run ahead in the other job meanwhile: its result is dropped).
+    assert_eq!(wa, [false, false, true]);
+}
+
+#[test]
+fn a_limit_measured_beside_other_jobs_near_a_step_of_the_rule_is_measured_again_alone() {
+    // 0.45 s alone gives 1 s; 0.55 s beside another job would give 2 s: measured again alone.
+    let dir = kattis_limits("", &[("accepted/a.py", "crowded-ref")], "");
+    let fake = kattis_programs().program("crowded-ref", |run| {
+        doubles_in(if run.alone { 450 } else { 550 })(run)
+    });
+    let (one, _) = verify_jobs(&fake, dir.path(), 1);
+    let (many, _) = verify_jobs(&fake, dir.path(), 2);
+    for check in [&one, &many] {
+        assert!(check.ok(), "{:?}", check.findings);
+        let problem = check.problem.as_ref().unwrap();
+        assert_eq!(
+            problem.limits.time,
+            Duration::from_secs(1),
+            "{}",
+            problem.origin.time
+        );
+        assert!(
+            problem.origin.time.contains("took 0.450 s"),
+            "{}",
+            problem.origin.time
+        );
+    }
 }
