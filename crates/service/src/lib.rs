@@ -9,6 +9,7 @@
 
 pub mod client;
 pub mod http;
+pub mod judge0;
 pub mod queue;
 pub mod schema;
 pub mod store;

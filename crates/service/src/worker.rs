@@ -432,6 +432,7 @@ pub fn result_of(report: &SubmissionReport) -> Final {
         memory_kib: tests.iter().map(|t| t.memory_kib).max(),
         error: None,
         tests,
+        output: Some(crate::judge0::RunOutput::of(report)),
     }
 }
 
