@@ -27,7 +27,7 @@ struct Server {
 enum Auth<'a> {
     None,
     /// Judge0's header.
-    XAuth(&'a str),
+    Judge0(&'a str),
     /// Ours.
     Bearer(&'a str),
 }
@@ -70,7 +70,7 @@ impl Server {
         stream.set_read_timeout(Some(DEADLINE)).unwrap();
         let auth = match auth {
             Auth::None => String::new(),
-            Auth::XAuth(t) => format!("X-Auth-Token: {t}\r\n"),
+            Auth::Judge0(t) => format!("X-Auth-Token: {t}\r\n"),
             Auth::Bearer(t) => format!("Authorization: Bearer {t}\r\n"),
         };
         write!(
@@ -96,7 +96,7 @@ impl Server {
     }
 
     fn get(&self, path: &str) -> (u16, Value) {
-        self.request("GET", path, Auth::XAuth(ORGANISER), "")
+        self.request("GET", path, Auth::Judge0(ORGANISER), "")
     }
 
     /// `POST /submissions` with `query`; the token.
@@ -104,7 +104,7 @@ impl Server {
         let (status, answer) = self.request(
             "POST",
             &format!("/submissions{query}"),
-            Auth::XAuth(ORGANISER),
+            Auth::Judge0(ORGANISER),
             &body.to_string(),
         );
         assert_eq!(status, 201, "{body}: {answer}");
@@ -156,11 +156,11 @@ fn judge0_endpoints_answer_in_judge0_shapes_and_refuse_as_judge0_does() {
         body["error"].as_str().unwrap().contains("X-Auth-Token"),
         "{body}"
     );
-    let (code, _) = server.request("GET", "/languages", Auth::XAuth("not-a-token-at-all"), "");
+    let (code, _) = server.request("GET", "/languages", Auth::Judge0("not-a-token-at-all"), "");
     assert_eq!(code, 401);
     let (code, _) = server.request("POST", "/submissions", Auth::None, "{}");
     assert_eq!(code, 401);
-    let (code, _) = server.request("POST", "/authenticate", Auth::XAuth(ORGANISER), "");
+    let (code, _) = server.request("POST", "/authenticate", Auth::Judge0(ORGANISER), "");
     assert_eq!(code, 200);
 
     let (code, langs) = server.request("GET", "/languages", Auth::Bearer(ALICE), "");
@@ -223,7 +223,7 @@ fn judge0_endpoints_answer_in_judge0_shapes_and_refuse_as_judge0_does() {
     let (code, body) = server.request(
         "POST",
         "/submissions",
-        Auth::XAuth(ORGANISER),
+        Auth::Judge0(ORGANISER),
         &json!({"source_code": "print(1)"}).to_string(),
     );
     assert_eq!(code, 422, "{body}");
@@ -231,7 +231,7 @@ fn judge0_endpoints_answer_in_judge0_shapes_and_refuse_as_judge0_does() {
     let (code, body) = server.request(
         "POST",
         "/submissions",
-        Auth::XAuth(ORGANISER),
+        Auth::Judge0(ORGANISER),
         &json!({"source_code": "x", "language_id": 71, "memory_limit": 999999999,
                 "wall_time_limit": 0.5, "cpu_time_limit": 1})
         .to_string(),
@@ -245,7 +245,7 @@ fn judge0_endpoints_answer_in_judge0_shapes_and_refuse_as_judge0_does() {
         .as_str()
         .unwrap()
         .contains("cpu_time_limit"));
-    let (code, body) = server.request("POST", "/submissions", Auth::XAuth(ORGANISER), "not json");
+    let (code, body) = server.request("POST", "/submissions", Auth::Judge0(ORGANISER), "not json");
     assert_eq!(code, 400, "{body}");
     let (code, body) = server.get("/submissions/00000000-0000-4000-8000-000000000000");
     assert_eq!(code, 404, "{body}");
@@ -413,7 +413,7 @@ fn judge0_submissions_are_judged_by_workers_with_judge0_statuses_and_outputs() {
     let (code, waited) = server.request(
         "POST",
         "/submissions?wait=true",
-        Auth::XAuth(ORGANISER),
+        Auth::Judge0(ORGANISER),
         &json!({"language_id": 71, "source_code": "print(6 * 7)"}).to_string(),
     );
     assert_eq!(code, 201, "{waited}");
@@ -424,7 +424,7 @@ fn judge0_submissions_are_judged_by_workers_with_judge0_statuses_and_outputs() {
     let (code, batch) = server.request(
         "POST",
         "/submissions/batch",
-        Auth::XAuth(ORGANISER),
+        Auth::Judge0(ORGANISER),
         &json!({"submissions": [
             {"language_id": 71, "source_code": "print('a')"},
             {"source_code": "print('b')"},
@@ -457,7 +457,7 @@ fn judge0_submissions_are_judged_by_workers_with_judge0_statuses_and_outputs() {
     let (code, _) = server.request(
         "GET",
         &format!("/submissions/{token}"),
-        Auth::XAuth(ALICE),
+        Auth::Judge0(ALICE),
         "",
     );
     assert_eq!(code, 404);

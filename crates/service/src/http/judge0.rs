@@ -40,17 +40,26 @@ pub fn router(state: Shared) -> Router {
         .with_state(state)
 }
 
-/// `{"error": message}` with `status`.
-fn error(status: StatusCode, message: impl Into<String>) -> Response {
-    (status, Json(json!({ "error": message.into() }))).into_response()
+/// A refused request: its status and Judge0's body for it.
+pub struct Refusal(StatusCode, Value);
+
+impl IntoResponse for Refusal {
+    fn into_response(self) -> Response {
+        (self.0, Json(self.1)).into_response()
+    }
 }
 
-fn from_api(e: ApiError) -> Response {
+/// `{"error": message}` with `status`.
+fn error(status: StatusCode, message: impl Into<String>) -> Refusal {
+    Refusal(status, json!({ "error": message.into() }))
+}
+
+fn from_api(e: ApiError) -> Refusal {
     error(e.status, e.detail)
 }
 
 /// The caller of `headers`: `X-Auth-Token: TOKEN` or `Authorization: Bearer TOKEN`.
-fn caller(state: &Shared, headers: &HeaderMap) -> Result<Caller, Response> {
+fn caller(state: &Shared, headers: &HeaderMap) -> Result<Caller, Refusal> {
     let token = headers
         .get("x-auth-token")
         .and_then(|v| v.to_str().ok())
@@ -77,7 +86,7 @@ fn caller(state: &Shared, headers: &HeaderMap) -> Result<Caller, Response> {
 }
 
 /// A query flag: absent is false; `true`/`false` (any case) else a 400.
-fn flag(query: &HashMap<String, String>, name: &str) -> Result<bool, Response> {
+fn flag(query: &HashMap<String, String>, name: &str) -> Result<bool, Refusal> {
     match query.get(name).map(|v| v.to_ascii_lowercase()) {
         None => Ok(false),
         Some(v) if v == "true" || v == "1" => Ok(true),
@@ -89,7 +98,7 @@ fn flag(query: &HashMap<String, String>, name: &str) -> Result<bool, Response> {
     }
 }
 
-fn fields(query: &HashMap<String, String>) -> Result<Vec<&'static str>, Response> {
+fn fields(query: &HashMap<String, String>) -> Result<Vec<&'static str>, Refusal> {
     j0::fields(query.get("fields").map(String::as_str))
         .map_err(|e| error(StatusCode::BAD_REQUEST, e))
 }
@@ -101,7 +110,7 @@ fn submitter(caller: &Caller) -> Option<String> {
     }
 }
 
-fn body_json(body: &Bytes) -> Result<Value, Response> {
+fn body_json(body: &Bytes) -> Result<Value, Refusal> {
     serde_json::from_slice(body).map_err(|e| {
         error(
             StatusCode::BAD_REQUEST,
@@ -118,7 +127,7 @@ async fn read(
     tokens: Vec<String>,
     base64: bool,
     wait: bool,
-) -> Result<Vec<Option<Map<String, Value>>>, Response> {
+) -> Result<Vec<Option<Map<String, Value>>>, Refusal> {
     let mine = submitter(caller);
     db(state, move |client| {
         let deadline = Instant::now() + WAIT_MAX;
@@ -151,10 +160,8 @@ async fn create(
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
     body: Bytes,
-) -> Response {
-    match create_inner(state, headers, query, body).await {
-        Ok(r) | Err(r) => r,
-    }
+) -> Result<Response, Refusal> {
+    create_inner(state, headers, query, body).await
 }
 
 async fn create_inner(
@@ -162,7 +169,7 @@ async fn create_inner(
     headers: HeaderMap,
     query: HashMap<String, String>,
     body: Bytes,
-) -> Result<Response, Response> {
+) -> Result<Response, Refusal> {
     let caller = caller(&state, &headers)?;
     let base64 = flag(&query, "base64_encoded")?;
     let wait = flag(&query, "wait")?;
@@ -170,7 +177,7 @@ async fn create_inner(
     let body = body_json(&body)?;
     let available = j0::languages(&state.languages);
     let request = j0::parse(&body, base64, &available)
-        .map_err(|e| (StatusCode::UNPROCESSABLE_ENTITY, Json(Value::Object(*e))).into_response())?;
+        .map_err(|e| Refusal(StatusCode::UNPROCESSABLE_ENTITY, Value::Object(*e)))?;
     let token = store(&state, &caller, vec![request], base64)
         .await?
         .remove(0);
@@ -188,7 +195,7 @@ async fn store(
     caller: &Caller,
     requests: Vec<Request>,
     base64: bool,
-) -> Result<Vec<String>, Response> {
+) -> Result<Vec<String>, Refusal> {
     let by = submitter(caller);
     db(state, move |client| {
         requests
@@ -207,7 +214,7 @@ async fn create_batch(
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
     body: Bytes,
-) -> Response {
+) -> Result<Response, Refusal> {
     let run = async {
         let caller = caller(&state, &headers)?;
         let base64 = flag(&query, "base64_encoded")?;
@@ -244,9 +251,7 @@ async fn create_batch(
             .collect();
         Ok((StatusCode::CREATED, Json(Value::Array(answer))).into_response())
     };
-    match run.await {
-        Ok(r) | Err(r) => r,
-    }
+    run.await
 }
 
 /// `GET /submissions/batch?tokens=t1,t2&base64_encoded=&fields=`: `{"submissions": […]}`, null
@@ -255,7 +260,7 @@ async fn show_batch(
     State(state): State<Shared>,
     headers: HeaderMap,
     Query(query): Query<HashMap<String, String>>,
-) -> Response {
+) -> Result<Response, Refusal> {
     let run = async {
         let caller = caller(&state, &headers)?;
         let base64 = flag(&query, "base64_encoded")?;
@@ -285,9 +290,7 @@ async fn show_batch(
             .collect();
         Ok(Json(json!({ "submissions": list })).into_response())
     };
-    match run.await {
-        Ok(r) | Err(r) => r,
-    }
+    run.await
 }
 
 /// `GET /submissions/{token}?base64_encoded=&fields=`.
@@ -296,7 +299,7 @@ async fn show(
     headers: HeaderMap,
     Path(token): Path<String>,
     Query(query): Query<HashMap<String, String>>,
-) -> Response {
+) -> Result<Response, Refusal> {
     let run = async {
         let caller = caller(&state, &headers)?;
         let base64 = flag(&query, "base64_encoded")?;
@@ -310,9 +313,7 @@ async fn show(
             )),
         }
     };
-    match run.await {
-        Ok(r) | Err(r) => r,
-    }
+    run.await
 }
 
 fn language_json(l: &j0::Language) -> Value {
@@ -320,15 +321,13 @@ fn language_json(l: &j0::Language) -> Value {
 }
 
 /// `GET /languages`: `[{id, name}]`, the ones this server runs.
-async fn languages(State(state): State<Shared>, headers: HeaderMap) -> Response {
-    if let Err(r) = caller(&state, &headers) {
-        return r;
-    }
+async fn languages(State(state): State<Shared>, headers: HeaderMap) -> Result<Response, Refusal> {
+    caller(&state, &headers)?;
     let list: Vec<Value> = j0::languages(&state.languages)
         .iter()
         .map(language_json)
         .collect();
-    Json(Value::Array(list)).into_response()
+    Ok(Json(Value::Array(list)).into_response())
 }
 
 /// `GET /languages/{id}`: `{id, name, is_archived, source_file, compile_cmd, run_cmd}`.
@@ -336,24 +335,22 @@ async fn language(
     State(state): State<Shared>,
     headers: HeaderMap,
     Path(id): Path<String>,
-) -> Response {
-    if let Err(r) = caller(&state, &headers) {
-        return r;
-    }
+) -> Result<Response, Refusal> {
+    caller(&state, &headers)?;
     let found = id.parse::<i32>().ok().and_then(|id| {
         j0::languages(&state.languages)
             .into_iter()
             .find(|l| l.id == id)
     });
     let Some(l) = found else {
-        return error(
+        return Err(error(
             StatusCode::NOT_FOUND,
             format!("no language with the id {id}; GET /judge0/languages lists them"),
-        );
+        ));
     };
     let entry = state.languages.all().iter().find(|t| t.name == l.ours);
     let words = |c: Option<&Vec<String>>| c.filter(|c| !c.is_empty()).map(|c| c.join(" "));
-    Json(json!({
+    Ok(Json(json!({
         "id": l.id,
         "name": l.name,
         "is_archived": false,
@@ -361,49 +358,43 @@ async fn language(
         "compile_cmd": words(entry.map(|e| &e.compile)),
         "run_cmd": words(entry.map(|e| &e.run)),
     }))
-    .into_response()
+    .into_response())
 }
 
 /// `GET /statuses`: `[{id, description}]`.
-async fn statuses(State(state): State<Shared>, headers: HeaderMap) -> Response {
-    if let Err(r) = caller(&state, &headers) {
-        return r;
-    }
+async fn statuses(State(state): State<Shared>, headers: HeaderMap) -> Result<Response, Refusal> {
+    caller(&state, &headers)?;
     let list: Vec<Value> = j0::STATUSES.iter().map(|(id, _)| j0::status(*id)).collect();
-    Json(Value::Array(list)).into_response()
+    Ok(Json(Value::Array(list)).into_response())
 }
 
 /// `GET /about`.
-async fn about(State(state): State<Shared>, headers: HeaderMap) -> Response {
-    if let Err(r) = caller(&state, &headers) {
-        return r;
-    }
+async fn about(State(state): State<Shared>, headers: HeaderMap) -> Result<Response, Refusal> {
+    caller(&state, &headers)?;
     // `version` is the Judge0 CE API version whose shape this serves (clients pick their
     // language-id table by it); `judge_version` is this judge's own.
-    Json(json!({
+    Ok(Json(json!({
         "version": j0::API_VERSION,
         "judge_version": env!("CARGO_PKG_VERSION"),
         "homepage": "judge serve: a Judge0-compatible API over the judging service",
         "source_code": "",
         "maintainer": "the organisers of this judge",
     }))
-    .into_response()
+    .into_response())
 }
 
 /// `GET /config_info`.
-async fn config_info(State(state): State<Shared>, headers: HeaderMap) -> Response {
-    if let Err(r) = caller(&state, &headers) {
-        return r;
-    }
-    Json(j0::config_info()).into_response()
+async fn config_info(State(state): State<Shared>, headers: HeaderMap) -> Result<Response, Refusal> {
+    caller(&state, &headers)?;
+    Ok(Json(j0::config_info()).into_response())
 }
 
 /// `POST /authenticate`: 200 when the token is one the server accepts, else 401.
-async fn authenticate(State(state): State<Shared>, headers: HeaderMap) -> Response {
-    match caller(&state, &headers) {
-        Ok(_) => StatusCode::OK.into_response(),
-        Err(r) => r,
-    }
+async fn authenticate(
+    State(state): State<Shared>,
+    headers: HeaderMap,
+) -> Result<StatusCode, Refusal> {
+    caller(&state, &headers).map(|_| StatusCode::OK)
 }
 
 /// Sends the callbacks (`PUT callback_url` with the submission, its default fields) of

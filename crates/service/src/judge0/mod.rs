@@ -188,7 +188,7 @@ pub struct Language {
 
 /// Judge0 CE's ids for the languages our table has. Several of its ids name one language at
 /// different compiler versions; each runs with the one installed here.
-pub const LANGUAGES: [Language; 11] = [
+pub const LANGUAGES: [Language; 9] = [
     lang(48, "C (GCC 7.4.0)", "C", "main.c"),
     lang(49, "C (GCC 8.3.0)", "C", "main.c"),
     lang(50, "C (GCC 9.2.0)", "C", "main.c"),
@@ -198,8 +198,6 @@ pub const LANGUAGES: [Language; 11] = [
     lang(62, "Java (OpenJDK 13.0.1)", "Java", "Main.java"),
     lang(71, "Python (3.8.1)", "Python 3", "script.py"),
     lang(73, "Rust (1.40.0)", "Rust", "main.rs"),
-    lang(75, "C (Clang 7.0.1)", "C", "main.c"),
-    lang(76, "C++ (Clang 7.0.1)", "C++", "main.cpp"),
 ];
 
 const fn lang(id: i32, name: &'static str, ours: &'static str, file: &'static str) -> Language {
@@ -782,13 +780,12 @@ pub fn fields(asked: Option<&str>) -> Result<Vec<&'static str>, String> {
 
 const TIME: &str = "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'";
 
+/// A submission read back: every field, and the submitter token's name (none: an organiser).
+pub type Found = Option<(Map<String, Value>, Option<String>)>;
+
 /// The stored submissions `tokens`, each as every field (base64 encoded or not), and who
 /// submitted it; None for a token that is not one.
-pub fn read(
-    client: &mut Client,
-    tokens: &[String],
-    base64: bool,
-) -> Result<Vec<Option<(Map<String, Value>, Option<String>)>>, Error> {
+pub fn read(client: &mut Client, tokens: &[String], base64: bool) -> Result<Vec<Found>, Error> {
     let rows = client.query(
         &format!(
             "SELECT j.token, j.language_id, j.source_code, j.stdin, j.expected_output, j.settings,
