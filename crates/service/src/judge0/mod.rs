@@ -223,22 +223,29 @@ struct Limit {
     name: &'static str,
     default: f64,
     max: f64,
-    min: f64,
+    /// The least value allowed; none: any above 0.
+    min: Option<f64>,
     integer: bool,
 }
 
 /// The defaults and maxima `GET /config_info` reports (Judge0's documented defaults).
 const LIMITS: [Limit; 7] = [
-    limit("cpu_time_limit", 2.0, 15.0, 0.0, false),
-    limit("cpu_extra_time", 0.5, 2.0, -1.0, false),
-    limit("wall_time_limit", 5.0, 20.0, 0.0, false),
-    limit("memory_limit", 128000.0, 256000.0, 4096.0, true),
-    limit("stack_limit", 64000.0, 128000.0, 1024.0, true),
-    limit("max_file_size", 1024.0, 4096.0, 1.0, true),
-    limit("number_of_runs", 1.0, 20.0, 1.0, true),
+    limit("cpu_time_limit", 2.0, 15.0, None, false),
+    limit("cpu_extra_time", 0.5, 2.0, Some(0.0), false),
+    limit("wall_time_limit", 5.0, 20.0, None, false),
+    limit("memory_limit", 128000.0, 256000.0, Some(4096.0), true),
+    limit("stack_limit", 64000.0, 128000.0, Some(1024.0), true),
+    limit("max_file_size", 1024.0, 4096.0, Some(1.0), true),
+    limit("number_of_runs", 1.0, 20.0, Some(1.0), true),
 ];
 
-const fn limit(name: &'static str, default: f64, max: f64, min: f64, integer: bool) -> Limit {
+const fn limit(
+    name: &'static str,
+    default: f64,
+    max: f64,
+    min: Option<f64>,
+    integer: bool,
+) -> Limit {
     Limit {
         name,
         default,
@@ -431,14 +438,13 @@ pub fn parse(body: &Value, base64: bool, available: &[Language]) -> Result<Reque
                     );
                     continue;
                 }
-                Some(x) if x < l.min || (l.min == 0.0 && x <= 0.0) => {
-                    let message = if l.min == 0.0 {
-                        "must be greater than 0".to_string()
-                    } else {
-                        format!(
+                Some(x) if l.min.map_or(x <= 0.0, |min| x < min) => {
+                    let message = match l.min {
+                        None => "must be greater than 0".to_string(),
+                        Some(min) => format!(
                             "must be greater than or equal to {}",
-                            number(l.min.max(0.0), l.integer)
-                        )
+                            number(min, l.integer)
+                        ),
                     };
                     add(&mut errors, l.name, message);
                     continue;

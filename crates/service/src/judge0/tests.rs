@@ -76,6 +76,24 @@ fn a_request_is_checked_field_by_field_as_judge0_answers() {
         errors["compiler_options"],
         json!(["compiler options are not supported here"])
     );
+    let errors = parse(
+        &json!({"language_id": 71, "source_code": "x", "cpu_time_limit": 0,
+                "cpu_extra_time": -1, "stack_limit": 10}),
+        false,
+        &available,
+    )
+    .unwrap_err();
+    assert_eq!(errors["cpu_time_limit"], json!(["must be greater than 0"]));
+    assert_eq!(
+        errors["cpu_extra_time"],
+        json!(["must be greater than or equal to 0"])
+    );
+    assert_eq!(
+        errors["stack_limit"],
+        json!(["must be greater than or equal to 1024"])
+    );
+    let zero_extra = json!({"language_id": 71, "source_code": "x", "cpu_extra_time": 0});
+    assert!(parse(&zero_extra, false, &available).is_ok());
     let r = parse(
         &json!({"language_id": 71, "source_code": "cHJpbnQoMSk=", "stdin": "MQ==", "cpu_time_limit": 1}),
         true,
