@@ -303,6 +303,10 @@ fn judge0_submissions_are_judged_by_workers_with_judge0_statuses_and_outputs() {
             json!({"language_id": 71, "source_code": "import sys\nprint('bye')\nsys.exit(3)\n"}),
         ),
         (
+            "long",
+            json!({"language_id": 71, "source_code": "print('x' * 10000)", "max_file_size": 64}),
+        ),
+        (
             "segv",
             json!({"language_id": 50, "source_code": "int main(void) { volatile int *p = 0; *p = 1; return 0; }\n"}),
         ),
@@ -361,6 +365,13 @@ fn judge0_submissions_are_judged_by_workers_with_judge0_statuses_and_outputs() {
     assert_eq!(status(nzec), (11, "Runtime Error (NZEC)"), "{nzec:#}");
     assert_eq!(nzec["exit_code"], 3);
     assert_eq!(nzec["stdout"], "bye\n");
+    // The whole output comes back (past the 4 KiB a test result keeps elsewhere).
+    let long = &done["long"];
+    assert_eq!(status(long).0, 3, "{long:#}");
+    assert_eq!(
+        long["stdout"].as_str().unwrap(),
+        format!("{}\n", "x".repeat(10000))
+    );
     let segv = &done["segv"];
     assert_eq!(status(segv), (7, "Runtime Error (SIGSEGV)"), "{segv:#}");
     assert_eq!(segv["exit_signal"], 11);

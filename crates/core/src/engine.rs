@@ -170,6 +170,10 @@ pub struct Engine {
     pub(crate) sandbox_failed: bool,
     /// Whether to record interactive exchanges (`crate::engine::interactive`).
     pub partner: crate::engine::interactive::Partner,
+    /// How many bytes of a solution's stdout (its head) and stderr (its tail) a test result
+    /// keeps: [`Captured::CAP`] unless a caller that returns the whole output raises it (the
+    /// service's Judge0 API, up to the run's output limit).
+    pub capture: usize,
 }
 
 impl Engine {
@@ -187,6 +191,7 @@ impl Engine {
             last_alone: true,
             sandbox_failed: false,
             partner: Default::default(),
+            capture: Captured::CAP,
         }
     }
 

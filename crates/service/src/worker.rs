@@ -299,7 +299,14 @@ pub fn run(
         .and_then(|_| open_up(&folder))
         .and_then(|_| std::fs::write(&copy, &source))
         .map_err(|e| format!("{}: {e}", copy.display()))?;
+    // A Judge0 run returns its whole output, up to its output limit.
+    let capture = read_retrying(options, client, deadline, log, |c| {
+        crate::judge0::capture(c, job.submission)
+    })
+    .map_err(|e| e.to_string())?;
+    engine.capture = capture.unwrap_or(judge_model::result::Captured::CAP);
     let outcome = judge(engine, &package, &copy);
+    engine.capture = judge_model::result::Captured::CAP;
     let _ = std::fs::remove_dir_all(&folder);
     Ok(outcome)
 }

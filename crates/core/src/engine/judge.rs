@@ -315,8 +315,8 @@ impl Engine {
         result.time = run.cpu_time;
         result.wall = run.wall_time;
         result.memory = run.peak_memory;
-        result.stdout = Some(capture_head(&output, Captured::CAP));
-        result.stderr = Some(capture_tail(&stderr, Captured::CAP));
+        result.stdout = Some(capture_head(&output, self.capture));
+        result.stderr = Some(capture_tail(&stderr, self.capture));
         if let Some((verdict, message)) = classify_run(&run, memory_limit) {
             result.verdict = verdict;
             result.message = message;

@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS judge0_submissions (
 ";
 
 /// What the first test of a judging printed and what the compiler said: kept for the runs
-/// whose callers read them back (the Judge0 API). Each stream is capped at
+/// whose callers read them back (the Judge0 API). Each stream is what the engine captured: up
+/// to the run's `max_file_size` for a Judge0 run ([`capture`]), else
 /// `judge_model::result::Captured::CAP` bytes (stdout its head, stderr its tail).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RunOutput {
@@ -91,6 +92,20 @@ pub fn record(tx: &mut Transaction<'_>, submission: i64, result: &Final) -> Resu
         ],
     )?;
     Ok(())
+}
+
+/// How many bytes of stdout and stderr the submission `submission` keeps when it is a Judge0
+/// one (its `max_file_size`: Judge0 returns the whole output); None for any other.
+pub fn capture(client: &mut Client, submission: i64) -> Result<Option<usize>, Error> {
+    let row = client.query_opt(
+        "SELECT settings FROM judge0_submissions WHERE submission = $1",
+        &[&submission],
+    )?;
+    Ok(row.map(|r| {
+        let settings: Value = serde_json::from_str(&r.get::<_, String>(0)).unwrap_or_default();
+        let kb = settings["max_file_size"].as_f64().unwrap_or(1024.0);
+        (kb * 1024.0) as usize
+    }))
 }
 
 /// Judge0's statuses: id and description.
