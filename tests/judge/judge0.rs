@@ -256,6 +256,36 @@ fn judge0_endpoints_answer_in_judge0_shapes_and_refuse_as_judge0_does() {
         .unwrap()
         .get(0);
     assert_eq!(stored, 0, "a refused submission stores nothing");
+
+    // With no worker, the queue fills: past max_queue_size a create is a 503 storing nothing.
+    let one = json!({"language_id": 71, "source_code": "print(1)"});
+    let batch = json!({ "submissions": vec![one.clone(); 20] }).to_string();
+    for _ in 0..5 {
+        let (code, body) = server.request(
+            "POST",
+            "/submissions/batch",
+            Auth::Judge0(ORGANISER),
+            &batch,
+        );
+        assert_eq!(code, 201, "{body}");
+        assert_eq!(body.as_array().unwrap().len(), 20);
+    }
+    let (code, body) = server.request(
+        "POST",
+        "/submissions",
+        Auth::Judge0(ORGANISER),
+        &one.to_string(),
+    );
+    assert_eq!(code, 503, "{body}");
+    assert!(
+        body["error"].as_str().unwrap().contains("queue is full"),
+        "{body}"
+    );
+    let stored: i64 = client
+        .query_one("SELECT count(*) FROM judge0_submissions", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(stored, 100);
 }
 
 #[test]

@@ -198,6 +198,16 @@ async fn store(
 ) -> Result<Vec<String>, Refusal> {
     let by = submitter(caller);
     db(state, move |client| {
+        let waiting = j0::waiting(client)?;
+        if waiting + requests.len() as i64 > j0::MAX_QUEUE {
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                format!(
+                    "the queue is full: {waiting} Judge0 submissions wait, at most {} may; try again later",
+                    j0::MAX_QUEUE
+                ),
+            ));
+        }
         requests
             .iter()
             .map(|r| j0::submit(client, r, by.as_deref(), base64).map_err(ApiError::from))

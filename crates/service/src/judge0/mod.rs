@@ -270,6 +270,21 @@ const fn limit(
     }
 }
 
+/// The most Judge0 submissions that may wait (queued or judging) at once; past it a create is
+/// refused with 503, as Judge0 refuses when its queue is full.
+pub const MAX_QUEUE: i64 = 100;
+
+/// How many Judge0 submissions wait now (queued or judging).
+pub fn waiting(client: &mut Client) -> Result<i64, Error> {
+    Ok(client
+        .query_one(
+            "SELECT count(*) FROM judge0_submissions j JOIN submissions s ON s.id = j.submission
+             WHERE s.state <> 'done'",
+            &[],
+        )?
+        .get(0))
+}
+
 /// The largest number of submissions one batch may hold.
 pub const MAX_BATCH: usize = 20;
 /// The largest number of processes and threads (accepted and reported; the sandbox's own
@@ -302,7 +317,7 @@ pub fn config_info() -> Value {
         ("max_extract_size", json!(0)),
         ("submission_cache_duration", json!(0)),
         ("use_docs_as_homepage", json!(false)),
-        ("max_queue_size", json!(100)),
+        ("max_queue_size", json!(MAX_QUEUE)),
     ] {
         out.insert(k.into(), v);
     }
