@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 """What an interactive exchange costs: N round trips of one line each way, judged by
-`judge run` (two sandboxes, the judge relaying both pipes) against the same two programs joined
-by bare pipes outside any sandbox (the floor). Prints the wall time of each, per round trip.
+`judge run` (two sandboxes joined by direct pipes) and by `judge run --transcript` (the judge
+relaying both pipes, to keep the exchange), against the same two programs joined by bare pipes
+outside any sandbox (the floor). Prints the wall time of each, per round trip.
 
-    cargo build --release && python3 bench/interactive.py [--trips 200000] [--rounds 3]
+    cargo build --release && python3 bench/interactive.py [--trips 200000] [--rounds 3] [--load 2]
 
-The solution's CPU time is what a verdict depends on; the wall time shows the relay's cost
-(two more hops per round trip), which counts against the solution's wall-clock limit only.
+`--load N` keeps N busy processes (each a loop spinning on one CPU) running beside every
+measurement, as on a machine judging other submissions.
+
+The solution's CPU time is what a verdict depends on; the wall time shows what the judge adds
+(with the relay, two more hops per round trip), which counts against the solution's
+wall-clock limit only.
 """
 
 import argparse
@@ -70,10 +75,12 @@ def package(folder, trips):
     write(os.path.join(folder, "submissions", "accepted", "pong.cpp"), SOLUTION)
 
 
-def judged(folder):
+def judged(folder, relay=False):
     start = time.perf_counter()
+    extra = ["--transcript"] if relay else []
     out = subprocess.run([JUDGE, "run", folder,
-                          os.path.join(folder, "submissions", "accepted", "pong.cpp"), "--json"],
+                          os.path.join(folder, "submissions", "accepted", "pong.cpp"), "--json",
+                          *extra],
                          capture_output=True, text=True)
     took = time.perf_counter() - start
     doc = json.loads(out.stdout)
@@ -103,10 +110,17 @@ def bare(folder, trips):
     return time.perf_counter() - start
 
 
+def busy(n):
+    """N processes spinning on a CPU each (stopped by the caller)."""
+    return [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(n)]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--trips", type=int, default=200000)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--load", type=int, default=0,
+                    help="busy processes running beside every measurement")
     args = ap.parse_args()
     if not os.path.exists(JUDGE):
         sys.exit(f"{JUDGE} is missing: cargo build --release first")
@@ -114,19 +128,31 @@ def main():
         folder = os.path.join(tmp, "pingpong")
         package(folder, args.trips)
         judged(folder)  # builds, and warms the build cache
-        walls, cpus, floors = [], [], []
-        for _ in range(args.rounds):
-            wall, cpu, _ = judged(folder)
-            walls.append(wall)
-            cpus.append(cpu)
-            floors.append(bare(folder, args.trips))
-        wall, cpu, floor = (statistics.median(x) for x in (walls, cpus, floors))
-        load = os.getloadavg()[0]
-        print(f"{args.trips} round trips, {args.rounds} rounds, load {load:.1f}")
-        print(f"  bare pipes:  {floor:.2f} s wall ({floor / args.trips * 1e6:.1f} us per trip)")
-        print(f"  judge:       {wall:.2f} s wall ({wall / args.trips * 1e6:.1f} us per trip), "
-              f"solution CPU {cpu:.2f} s")
-        print(f"  ratio:       {wall / floor:.2f}x")
+        spinning = busy(args.load)
+        try:
+            walls, cpus, relayed, floors = [], [], [], []
+            before = os.getloadavg()[0]
+            for _ in range(args.rounds):
+                wall, cpu, _ = judged(folder)
+                walls.append(wall)
+                cpus.append(cpu)
+                relayed.append(judged(folder, relay=True)[0])
+                floors.append(bare(folder, args.trips))
+            load = os.getloadavg()[0]
+        finally:
+            for p in spinning:
+                p.kill()
+                p.wait()
+        wall, cpu, relay, floor = (statistics.median(x)
+                                   for x in (walls, cpus, relayed, floors))
+        per = 1e6 / args.trips
+        print(f"{args.trips} round trips, {args.rounds} rounds, {args.load} busy processes, "
+              f"load {before:.1f} before, {load:.1f} after")
+        print(f"  bare pipes:  {floor:.2f} s wall ({floor * per:.1f} us per trip)")
+        print(f"  judge:       {wall:.2f} s wall ({wall * per:.1f} us per trip), "
+              f"solution CPU {cpu:.2f} s: {wall / floor:.2f}x")
+        print(f"  --transcript (relay): {relay:.2f} s wall ({relay * per:.1f} us per trip): "
+              f"{relay / floor:.2f}x")
 
 
 if __name__ == "__main__":

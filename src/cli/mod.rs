@@ -78,8 +78,8 @@ Environment:
   XDG_DATA_HOME                judge practice's folder: $XDG_DATA_HOME/judge/practice, else
                                ~/.local/share/judge/practice (--dir DIR instead)
   JUDGE_TOKEN=T                judge submit SERVER / judge status: the API token (as --token)
-  JUDGE_PRACTICE_TOKEN=T       judge practice's token instead of a random one (unlike --token, not
-                               visible to other users in the process list)
+  JUDGE_PRACTICE_TOKEN=T       judge practice's token instead of the folder's own (unlike --token,
+                               not visible to other users in the process list)
   SUDO_UID, SUDO_GID           judge practice under sudo: the user as whom files given by path are
                                read, and whose home holds the folder (SUDO_USER)
 "
@@ -171,7 +171,8 @@ Examples:
 Examples:
   judge practice                          page on 127.0.0.1:27180, competitive-companion on 27181
   judge practice --open                   also open the page in the browser
-  judge practice --dir ~/cp --port 8080 --cc-port 8081
+  judge practice --dir ~/cp --port 8080 --cc-port 8081 --jobs 2
+  judge practice --rotate-token           a new token: browsers that had the old one are locked out
   judge practice --token my-long-secret-token")]
     Practice(practice::Args),
     /// Judge submissions from the service's PostgreSQL queue until stopped.

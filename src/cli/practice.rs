@@ -1,4 +1,5 @@
-//! `judge practice [--dir DIR] [--port P] [--cc-port Q] [--token T] [--open]`: the local
+//! `judge practice [--dir DIR] [--port P] [--cc-port Q] [--token T | --rotate-token] [--jobs N]
+//! [--open]`: the local
 //! practice server (`crate::practice`). Runs until interrupted (Ctrl-C: exit status 130).
 
 use super::Session;
@@ -27,10 +28,19 @@ pub struct Args {
     /// custom port; 0: any free port).
     #[arg(long, value_name = "Q", default_value_t = DEFAULT_CC_PORT)]
     cc_port: u16,
-    /// The secret the page and the API need (default: JUDGE_PRACTICE_TOKEN, else a new random
-    /// one each start).
+    /// The secret the page and the API need (default: JUDGE_PRACTICE_TOKEN, else the one kept
+    /// in DIR/token, made at the first start).
     #[arg(long, value_name = "T")]
     token: Option<String>,
+    /// Replace DIR/token by a new random token: the old one (and the cookies that carry it)
+    /// are refused from now on.
+    #[arg(long, conflicts_with = "token")]
+    rotate_token: bool,
+    /// Judge N submissions at a time, each on an engine with its own sandbox (default: the
+    /// number of CPUs). A test within a factor 1.5 of its time limit (or TLE) judged beside
+    /// another submission is judged again alone; -j 1 judges one at a time.
+    #[arg(long, short = 'j', value_name = "N", value_parser = super::parse_jobs)]
+    jobs: Option<usize>,
     /// Open the page in the browser (as the user who started the judge).
     #[arg(long)]
     open: bool,
@@ -50,14 +60,20 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     let from_env = std::env::var("JUDGE_PRACTICE_TOKEN")
         .ok()
         .filter(|t| !t.is_empty());
+    if args.rotate_token && from_env.is_some() {
+        anyhow::bail!(
+            "--rotate-token makes a new token, but JUDGE_PRACTICE_TOKEN gives one\n  hint: unset JUDGE_PRACTICE_TOKEN to rotate the folder's token"
+        );
+    }
     let token = match args.token.or(from_env) {
         Some(t) => {
             access::check_token(&t)
                 .map_err(|e| anyhow::anyhow!("--token (or JUDGE_PRACTICE_TOKEN): {e}"))?;
-            t
+            access::TokenSource::Given(t)
         }
-        None => access::random_token()
-            .map_err(|e| anyhow::anyhow!("cannot make a token (/dev/urandom): {e}"))?,
+        None => access::TokenSource::Saved {
+            rotate: args.rotate_token,
+        },
     };
     if args.port != 0 && args.port == args.cc_port {
         anyhow::bail!(
@@ -78,11 +94,13 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         .take_while(|a| !a.as_os_str().is_empty() && !a.exists())
         .map(PathBuf::from)
         .collect();
-    let mut session = Session::new(languages)?;
+    // One engine per submission judged at once.
+    let jobs = args.jobs.unwrap_or_else(judge_core::jobs::default_jobs);
+    let mut session = Session::with_jobs(languages, jobs)?;
     super::warn_isolation(&session.engine.sandbox);
     let state = practice::Practice::new(
         &dir,
-        token.clone(),
+        token,
         port,
         cc_port,
         clock,
@@ -90,15 +108,21 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
     )
     .map_err(anyhow::Error::msg)?;
     give_to_user(&missing, &state.user);
-    let url = format!("http://127.0.0.1:{port}/?token={token}");
+    let url = format!("http://127.0.0.1:{port}/?token={}", state.token);
     judge_report::outln!("page: {url}");
     judge_report::outln!("competitive-companion port: {cc_port} (add it as a custom port in the extension's options)");
     judge_report::outln!("folder: {}", dir.display());
+    let at_once = if jobs == 1 {
+        "one submission at a time".to_string()
+    } else {
+        format!("{jobs} submissions at a time")
+    };
+    judge_report::outln!("judging: {at_once} (--jobs)");
     judge_report::outln!("Ctrl-C stops the server");
     if args.open {
         open_browser(&url);
     }
-    practice::serve(Arc::new(state), listening, &mut session.engine)
+    practice::serve(Arc::new(state), listening, session.engines())
 }
 
 /// Gives the folders the judge made (`judge practice` runs as root) to the user who started it.

@@ -26,6 +26,10 @@ pub struct Args {
     /// With --wait: print the submission as the API's JSON document.
     #[arg(long)]
     json: bool,
+    /// The source's language (a name or alias of the language table, e.g. C++ or python3):
+    /// the worker builds it so whatever its file name says. Default: told by the file name.
+    #[arg(long, value_name = "NAME")]
+    language: Option<String>,
     /// With --db: judging attempts before the submission becomes a judge error.
     #[arg(long, value_name = "N", default_value_t = 3, value_parser = clap::value_parser!(i32).range(1..=100))]
     max_attempts: i32,
@@ -41,12 +45,21 @@ fn file_name(file: &Path) -> anyhow::Result<String> {
 
 pub fn run(args: Args) -> anyhow::Result<i32> {
     match (&args.db, args.args.as_slice()) {
-        (Some(db), [problem, file]) => submit_db(db, problem, file, args.max_attempts),
+        (Some(db), [problem, file]) => submit_db(
+            db,
+            problem,
+            file,
+            args.language.as_deref(),
+            args.max_attempts,
+        ),
         (None, [server, problem, file]) => {
             let server = server.to_string_lossy().into_owned();
             let problem = problem.to_string_lossy().into_owned();
             let token = super::status::token(args.token)?;
-            submit_http(&server, &problem, file, &token, args.wait, args.json)
+            let language = args.language.as_deref();
+            submit_http(
+                &server, &problem, file, language, &token, args.wait, args.json,
+            )
         }
         (Some(_), _) => anyhow::bail!(
             "with --db, give PROBLEM_DIR FILE\n  hint: judge submit --db URL problems/sum sum.cpp"
@@ -61,14 +74,18 @@ fn submit_http(
     server: &str,
     problem: &str,
     file: &Path,
+    language: Option<&str>,
     token: &str,
     wait: bool,
     json: bool,
 ) -> anyhow::Result<i32> {
     let source =
         std::fs::read_to_string(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
-    let body =
+    let mut body =
         serde_json::json!({"problem": problem, "filename": file_name(file)?, "source": source});
+    if let Some(language) = language {
+        body["language"] = language.into();
+    }
     let answer =
         judge_service::client::request(server, "POST", "/api/v1/submissions", token, Some(&body))
             .map_err(anyhow::Error::msg)?;
@@ -86,7 +103,13 @@ fn submit_http(
     super::status::print(&done, json)
 }
 
-fn submit_db(db: &str, problem: &Path, file: &Path, max_attempts: i32) -> anyhow::Result<i32> {
+fn submit_db(
+    db: &str,
+    problem: &Path,
+    file: &Path,
+    language: Option<&str>,
+    max_attempts: i32,
+) -> anyhow::Result<i32> {
     let dir = std::fs::canonicalize(problem)
         .map_err(|e| anyhow::anyhow!("{}: {e}", problem.display()))?;
     judge_core::package::Problem::load(&dir)?;
@@ -97,6 +120,18 @@ fn submit_db(db: &str, problem: &Path, file: &Path, max_attempts: i32) -> anyhow
         .to_string();
     let filename = file_name(file)?;
     let source = std::fs::read(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
+    // As `judge serve` takes it: stored as the table spells it.
+    let table = judge_core::lang::Languages::load(None)?;
+    let language = language
+        .map(|name| {
+            table.named(name).map(|l| l.name.clone()).ok_or_else(|| {
+                anyhow::anyhow!(
+                    "unknown language `{name}`\n  hint: the judge knows {}",
+                    table.names()
+                )
+            })
+        })
+        .transpose()?;
     let package = store::pack(&dir)?;
     let mut client = judge_service::connect(db)?;
     store::put_problem(&mut client, &name, &package)?;
@@ -106,7 +141,7 @@ fn submit_db(db: &str, problem: &Path, file: &Path, max_attempts: i32) -> anyhow
             problem: &name,
             filename: &filename,
             source: &source,
-            language: None,
+            language: language.as_deref(),
             max_attempts: Some(max_attempts),
             submitter: None,
         },

@@ -2,9 +2,11 @@
 //! submissions from the service's queue until stopped (`judge_service::worker`).
 
 use super::Session;
+use judge_service::digest::Environment;
 use judge_service::worker::{self, Log, Options};
 use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 #[derive(Debug, clap::Args)]
@@ -38,7 +40,7 @@ fn parse_slots(text: &str) -> Result<usize, String> {
     }
 }
 
-fn parse_secs(text: &str) -> Result<f64, String> {
+pub(super) fn parse_secs(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
         _ => Err(format!("`{text}` is not a number of seconds")),
@@ -79,13 +81,43 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         lease: Duration::from_secs_f64(args.lease),
         retry_delay: Duration::from_secs_f64(args.retry_delay),
         cache: args.cache.unwrap_or_else(default_cache),
+        environment: None,
+        give_back: Arc::new(AtomicBool::new(false)),
     };
     // The engines (and their sandboxes) are made on this thread, which outlives the slots.
     let mut session = Session::with_jobs(languages, args.slots)?;
     super::warn_isolation(&session.engine.sandbox);
     let log = Stderr(name.clone());
+    let environment = Environment::here(&session.engine.languages);
+    log.line(&format!("environment digest {}", environment.digest));
+    let options = Options {
+        environment: Some(environment),
+        ..options
+    };
     log.line(&format!("{} slot(s), lease {} s", args.slots, args.lease));
-    let stop = AtomicBool::new(false);
+    // SIGTERM (or Ctrl-C) once: no new claim, the jobs under way finish, then exit 0; twice:
+    // those jobs are given back now (their runs killed); a third time: the usual clean-up.
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let (stop, give_back, name) = (stop.clone(), options.give_back.clone(), name.clone());
+        let signals = AtomicUsize::new(0);
+        judge_sandbox::interrupt::on_signal(move |_| {
+            match signals.fetch_add(1, Ordering::SeqCst) {
+                0 => {
+                    judge_report::errln!(
+                        "{name}: stopping: the jobs under way finish first (signal again to give them back now)"
+                    );
+                    stop.store(true, Ordering::SeqCst);
+                }
+                1 => {
+                    judge_report::errln!("{name}: stopping now: the jobs under way are given back");
+                    give_back.store(true, Ordering::SeqCst);
+                }
+                _ => return false,
+            }
+            true
+        });
+    }
     let several = args.slots > 1;
     std::thread::scope(|scope| {
         for (i, engine) in session.engines().into_iter().enumerate() {
@@ -94,9 +126,10 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             } else {
                 name.clone()
             };
-            let (options, log, stop) = (&options, &log, &stop);
+            let (options, log, stop) = (&options, &log, &*stop);
             scope.spawn(move || worker::run_slot(options, &worker, engine, log, stop));
         }
     });
+    log.line("stopped");
     Ok(super::exit::OK)
 }

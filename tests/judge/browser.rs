@@ -134,9 +134,22 @@ impl Server {
     /// With a copy of the shipped problem `snake` in the practice folder (a native package
     /// with a statement).
     fn start() -> Server {
-        let dir = tempfile::tempdir().unwrap();
+        Server::start_with(&[])
+    }
+
+    /// [`Server::start`] with more options of `judge practice`.
+    fn start_with(extra: &[&str]) -> Server {
+        let token = format!("browser-test-{}", std::process::id());
+        let mut args = vec!["--token", &token];
+        args.extend_from_slice(extra);
+        Server::start_in(tempfile::tempdir().unwrap(), &args)
+    }
+
+    /// `judge practice` on the folder `dir` with `args` (without `--token`: the folder's).
+    fn start_in(dir: tempfile::TempDir, args: &[&str]) -> Server {
         let snake = super::harness::root().join("problems/snake");
         let copy = dir.path().join("problems/snake");
+        let _ = std::fs::remove_dir_all(&copy);
         std::fs::create_dir_all(copy.join("tests")).unwrap();
         for file in ["problem.toml", "statement.md"] {
             std::fs::copy(snake.join(file), copy.join(file)).unwrap();
@@ -145,16 +158,16 @@ impl Server {
             let path = entry.unwrap().path();
             std::fs::copy(&path, copy.join("tests").join(path.file_name().unwrap())).unwrap();
         }
-        let token = format!("browser-test-{}", std::process::id());
         let mut serving = judge()
             .arg("practice")
             .arg("--dir")
             .arg(dir.path())
-            .args(["--port", "0", "--cc-port", "0", "--token", &token])
+            .args(["--port", "0", "--cc-port", "0"])
+            .args(args.iter().copied())
             .serve();
         let page = serving.line();
         let port = port_in(&page, "http://127.0.0.1:");
-        assert!(page.ends_with(&format!("/?token={token}")), "{page}");
+        let token = page.split_once("/?token=").expect(&page).1.to_string();
         let cc_port = port_in(&serving.line(), "competitive-companion port: ");
         let server = Server {
             serving,
@@ -197,6 +210,12 @@ impl Server {
     /// Interrupts the server: it ends with 130 and leaves nothing behind.
     fn stop(self) {
         self.serving.stop().expect_code(130);
+    }
+
+    /// [`Server::stop`], keeping its folder for the next server.
+    fn stop_keeping_folder(self) -> tempfile::TempDir {
+        self.serving.stop().expect_code(130);
+        self._dir
     }
 
     fn url(&self, path: &str) -> String {
@@ -817,6 +836,277 @@ fn practice_page_does_not_count_a_refused_submission_as_an_attempt() {
     let listed = server.request("GET", "/api/problems", None);
     assert_eq!(listed[0]["attempts"], 0, "{listed}");
     assert_eq!(listed[0]["submissions"], 0, "{listed}");
+    assert_page_was_clean(&browser);
+    server.stop();
+}
+
+/// With one judging engine, a second submission waits: the page says it is queued while the
+/// first is being judged (both in the result and in the history), then judges it.
+#[test]
+fn practice_page_shows_a_submission_queued_behind_one_being_judged() {
+    let server = Server::start_with(&["--jobs", "1"]);
+    server.receive(&sum_problem());
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    open_sum_problem(&mut browser);
+    let slow = paste_and_submit(&mut browser, CORRECT_SLOW_ON_2, &Value::Null);
+    let quick = paste_and_submit(&mut browser, WRONG, &slow);
+    let seen = browser.wait_for(
+        &format!(
+            "(() => {{ const s = document.getElementById('submission');
+                const row = (id) => document.querySelector(`#history tr[data-id='${{id}}']`);
+                const [a, b] = [row({slow}), row({quick})];
+                return s && s.dataset.state === 'queued' && a && b && a.dataset.state === 'judging'
+                    && b.dataset.state === 'queued'
+                    ? [s.querySelector('h2').textContent, b.querySelector('.verdict').textContent,
+                       a.querySelector('.verdict').textContent] : null; }})()"
+        ),
+        Duration::from_secs(30),
+    );
+    let heading = seen[0].as_str().unwrap();
+    assert!(
+        heading.contains("queued") && heading.contains("waiting for a free judging engine"),
+        "{seen}"
+    );
+    assert_eq!(seen[1], "queued", "{seen}");
+    assert_eq!(seen[2], "judging", "{seen}");
+    // Then it is judged, and the history says so for both.
+    assert_eq!(verdict_of_shown(&mut browser), "WA");
+    let states = browser.wait_for(
+        "(() => { const rows = [...document.querySelectorAll('#history tbody tr')];
+            return rows.length === 2 && rows.every((r) => r.dataset.state === 'done')
+                ? rows.map((r) => r.querySelector('.verdict').textContent) : null; })()",
+        Duration::from_secs(60),
+    );
+    assert_eq!(states, json!(["WA", "AC"]));
+    let id = |v: &Value| v.as_str().map_or_else(|| v.to_string(), str::to_string);
+    let first = server.request("GET", &format!("/api/submissions/{}", id(&slow)), None);
+    let second = server.request("GET", &format!("/api/submissions/{}", id(&quick)), None);
+    assert!(
+        first["finished_at"].as_i64().unwrap() <= second["started_at"].as_i64().unwrap(),
+        "one engine judges one at a time: {first} {second}"
+    );
+    assert_page_was_clean(&browser);
+    server.stop();
+}
+
+/// The token cookie is persistent (HttpOnly, SameSite=Strict, with an expiry): after a browser
+/// restart the page's plain address opens the page, across a server restart too (the folder keeps
+/// its token); once the token is rotated it shows the token page instead.
+#[test]
+fn practice_page_cookie_survives_a_browser_restart_until_the_token_is_rotated() {
+    let server = Server::start_in(tempfile::tempdir().unwrap(), &[]);
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    browser.wait_for(
+        "document.querySelector('#problem-list') && location.search === ''",
+        Duration::from_secs(30),
+    );
+    let cookies = browser.call("Network.getCookies", json!({"urls": [server.url("/")]}));
+    let cookie = cookies["cookies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["name"] == "judge_token")
+        .unwrap_or_else(|| panic!("{cookies}"))
+        .clone();
+    assert_eq!(cookie["value"], server.token.as_str());
+    assert_eq!(cookie["session"], false, "{cookie}");
+    assert_eq!(cookie["httpOnly"], true, "{cookie}");
+    assert_eq!(cookie["sameSite"], "Strict", "{cookie}");
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs_f64();
+    let expires = cookie["expires"].as_f64().unwrap();
+    assert!(expires > now + 29.0 * 86400.0, "{cookie}");
+    // The page's script cannot read it.
+    assert_eq!(browser.eval("document.cookie"), "");
+    // The browser and the server restart; the plain address still opens the page.
+    let token = server.token.clone();
+    let dir = server.stop_keeping_folder();
+    let mut browser = browser.restart();
+    let server = Server::start_in(dir, &[]);
+    assert_eq!(server.token, token, "the folder keeps its token");
+    browser.goto(&server.url("/"));
+    browser.wait_for(
+        "document.querySelector('#problem-list a.problem') !== null",
+        Duration::from_secs(30),
+    );
+    assert_page_was_clean(&browser);
+    // A rotated token: the same address now shows the token page.
+    let dir = server.stop_keeping_folder();
+    let server = Server::start_in(dir, &["--rotate-token"]);
+    assert_ne!(server.token, token);
+    browser.goto(&server.url("/"));
+    let heading = browser.wait_for(
+        "(() => { const h = document.getElementById('locked'); return h && h.textContent; })()",
+        Duration::from_secs(30),
+    );
+    assert_eq!(heading, "This page needs its token");
+    // Its new address lets it in again.
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    browser.wait_for(
+        "document.querySelector('#problem-list a.problem') !== null",
+        Duration::from_secs(30),
+    );
+    server.stop();
+}
+
+/// A problem received without samples: its page says to add a test (and submitting waits for
+/// one); the button leads to the form, the test added, the prompt goes and a solution is judged.
+#[test]
+fn practice_page_prompts_for_a_test_when_a_problem_came_without_samples() {
+    let server = Server::start();
+    let mut bare = sum_problem();
+    bare["tests"] = json!([]);
+    server.receive(&bare);
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    let id = browser.wait_for(
+        "(() => { const a = document.querySelector('#problem-list a.problem');
+            return a && a.textContent.includes('Sum of Two') ? a.dataset.problem : null; })()",
+        Duration::from_secs(30),
+    );
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    let prompt = browser.wait_for(
+        "(() => { const p = document.getElementById('needs-tests');
+            const b = document.getElementById('submit');
+            return p && b ? [p.textContent, b.disabled, !!document.getElementById('problem-error')] : null; })()",
+        Duration::from_secs(30),
+    );
+    assert!(
+        prompt[0].as_str().unwrap().contains("came without samples"),
+        "{prompt}"
+    );
+    assert_eq!(prompt[1], true, "submitting waits for a test: {prompt}");
+    assert_eq!(prompt[2], false, "the package loads: {prompt}");
+    // The button puts the cursor in the form (clicked again if a redraw of the page, from an
+    // event that came late, took the focus away meanwhile).
+    browser.wait_for(
+        "(() => { if (document.activeElement && document.activeElement.id === 'own-input') return true;
+            const b = document.getElementById('go-add-test'); if (b) b.click(); return null; })()",
+        Duration::from_secs(30),
+    );
+    browser.eval(
+        "(() => {
+            document.getElementById('own-input').value = '20 22\\n';
+            document.getElementById('own-output').value = '42\\n';
+            document.getElementById('add-test').click();
+        })()",
+    );
+    browser.wait_for(
+        "(() => !document.getElementById('needs-tests')
+            && document.getElementById('submit') && !document.getElementById('submit').disabled
+            && document.querySelectorAll('#custom-tests li').length === 1)()",
+        Duration::from_secs(30),
+    );
+    paste_and_submit(&mut browser, CORRECT, &Value::Null);
+    assert_eq!(verdict_of_shown(&mut browser), "AC");
+    assert_eq!(
+        rows_of_shown(&mut browser)
+            .iter()
+            .map(|r| r[0].clone())
+            .collect::<Vec<_>>(),
+        ["custom-1"]
+    );
+    assert_page_was_clean(&browser);
+    server.stop();
+}
+
+/// Sets the files of the page's file input `#id` as a user picking them would (the page gets its
+/// `change` event).
+fn pick_files(browser: &mut Browser, id: &str, files: &[PathBuf]) {
+    let input = browser.call(
+        "Runtime.evaluate",
+        json!({"expression": format!("document.getElementById('{id}')")}),
+    );
+    let object = input["result"]["objectId"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no #{id}: {input}"))
+        .to_string();
+    browser.call(
+        "DOM.setFileInputFiles",
+        json!({"objectId": object, "files": files}),
+    );
+}
+
+/// Tests imported from the page: picked files, then a .zip; each NAME.in with its answer becomes
+/// a test of the user's, what else was picked is named as skipped, and a solution is judged on
+/// them with the samples.
+#[test]
+fn practice_page_imports_tests_from_picked_files_and_a_zip() {
+    use std::io::Write as _;
+    let server = Server::start();
+    server.receive(&sum_problem());
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    open_sum_problem(&mut browser);
+    let picked = tempfile::tempdir().unwrap();
+    let mut files = Vec::new();
+    for (name, text) in [
+        ("1.in", "5 6\n"),
+        ("1.ans", "11\n"),
+        ("2.in", "7 7\n"),
+        ("2.out", "14\n"),
+        ("notes.txt", "x\n"),
+    ] {
+        std::fs::write(picked.path().join(name), text).unwrap();
+        files.push(picked.path().join(name));
+    }
+    pick_files(&mut browser, "import-files", &files);
+    let status = browser.wait_for(
+        "(() => { const s = document.getElementById('import-status');
+            return s && s.textContent.startsWith('Imported') ? s.textContent : null; })()",
+        Duration::from_secs(30),
+    );
+    assert_eq!(status, "Imported 2 tests (skipped: notes.txt).");
+    let zip = picked.path().join("more.zip");
+    {
+        let mut w = zip::ZipWriter::new(std::fs::File::create(&zip).unwrap());
+        let deflated = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        w.start_file("more/3.in", deflated).unwrap();
+        w.write_all(b"1 1\n").unwrap();
+        w.start_file("more/3.ans", deflated).unwrap();
+        w.write_all(b"2\n").unwrap();
+        w.finish().unwrap();
+    }
+    pick_files(&mut browser, "import-files", &[zip]);
+    let listed = browser.wait_for(
+        "(() => { const s = document.getElementById('import-status');
+            const own = [...document.querySelectorAll('#custom-tests li .mono')].map((e) => e.textContent);
+            return s && s.textContent === 'Imported 1 test.' ? own : null; })()",
+        Duration::from_secs(30),
+    );
+    assert_eq!(listed, json!(["custom-1", "custom-2", "custom-3"]));
+    // A lone input is refused with its name, and nothing is added.
+    let lone = picked.path().join("4.in");
+    std::fs::write(&lone, "4 4\n").unwrap();
+    pick_files(&mut browser, "import-files", &[lone]);
+    let error = browser.wait_for(
+        "(() => { const s = document.getElementById('import-status');
+            return s && s.className === 'error' ? s.textContent : null; })()",
+        Duration::from_secs(30),
+    );
+    assert!(
+        error.as_str().unwrap().contains("4.in has no answer"),
+        "{error}"
+    );
+    paste_and_submit(&mut browser, CORRECT, &Value::Null);
+    assert_eq!(verdict_of_shown(&mut browser), "AC");
+    let names: Vec<String> = rows_of_shown(&mut browser)
+        .into_iter()
+        .map(|r| r[0].clone())
+        .collect();
+    assert_eq!(
+        names,
+        ["sample-1", "sample-2", "custom-1", "custom-2", "custom-3"]
+    );
+    let problem = server.request("GET", "/api/problems", None);
+    assert_eq!(problem[0]["tests"], 5, "{problem}");
     assert_page_was_clean(&browser);
     server.stop();
 }

@@ -17,10 +17,21 @@ fn submission(name: &str) -> PathBuf {
     package("kattis-guess").join("submissions").join(name)
 }
 
+/// The build cache of [`run`]: each package's interactor (a C++ program for most) and each
+/// solution is built once for all the tests of this module and all their runs, not once per
+/// run (none of them is about building). The judge's cache is safe to share between judges
+/// running at once (an entry is renamed into place whole) and is keyed by the source, the
+/// language entry and the compiler, so it can outlive a run of the tests: it lives in the
+/// folder cargo gives integration tests for their data (`target/tmp`).
+fn shared_cache() -> PathBuf {
+    PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("interactive-build-cache")
+}
+
 /// `judge run --json` of `source` on the package in `dir`: the document and how long it took.
 fn run(dir: &Path, source: &Path, extra: &[&str]) -> (Value, Duration) {
     let start = Instant::now();
     let out = judge()
+        .env("JUDGE_CACHE_DIR", shared_cache())
         .arg("run")
         .arg(dir)
         .arg(source)
@@ -478,6 +489,30 @@ fn an_interactor_that_rejects_first_beats_the_solutions_tle() {
 }
 
 #[test]
+fn an_interactor_that_rejects_first_beats_the_solution_failing_to_read_then() {
+    // The interactor rejects the first guess and ends; the solution then reads the end of its
+    // input and crashes (EOFError): the two end within a moment of each other, and the one
+    // that closed its output first decides, with the relay (which passes the end on) or
+    // without (the judge looks for the end of the interactor's output as the solution ends).
+    let rejects = interactor("", "judge_message('rejected at once'); sys.exit(43)", "");
+    let (dir, source) = hostile(&rejects, BISECT);
+    for extra in [
+        &[][..],
+        &["--transcript"][..],
+        &[][..],
+        &["--transcript"][..],
+    ] {
+        let (doc, _) = run(dir.path(), &source, extra);
+        assert_eq!(verdict(&doc), "WA", "{extra:?}: {doc}");
+        assert_eq!(
+            first_failure(&doc)["message"],
+            "interactor: rejected at once",
+            "{extra:?}: {doc}"
+        );
+    }
+}
+
+#[test]
 fn an_interactor_closing_its_output_gives_the_solution_its_end() {
     // The interactor sends every number, closes its output, then reads the sum: the solution
     // reads to the end of its input. Any other process holding a copy of the pipe's write end
@@ -499,6 +534,29 @@ sys.exit(42)
         let (doc, took) = run(dir.path(), &source, &[]);
         assert_eq!(verdict(&doc), "AC", "{doc}");
         assert!(took < Duration::from_secs(20), "{took:?}");
+    }
+}
+
+#[test]
+fn what_either_side_writes_after_its_partner_ended_is_dropped_with_or_without_the_relay() {
+    // The solution writes 1 MiB more after the interactor accepted and ended; the interactor
+    // writes 1 MiB more after saying "correct" to a solution that ends at once. The judge
+    // reads it and drops it (direct pipes: its copies of the read ends, drained once the
+    // reader ended; the relay: its threads): neither writer is left waiting on a full pipe
+    // (TLE, or the interactor's wall-clock cap: JE) nor sent a broken pipe (RE, JE).
+    let flood = "sys.stdout.write('x' * (1 << 20)); sys.stdout.flush()";
+    let writes_on = format!("{BISECT}import sys\n{flood}\n");
+    let cases = [
+        (plain(), writes_on),
+        (interactor("", "", flood), BISECT.to_string()),
+    ];
+    for (interactor, solution) in cases {
+        let (dir, source) = hostile(&interactor, &solution);
+        for extra in [&[][..], &["--transcript"][..]] {
+            let (doc, took) = run(dir.path(), &source, extra);
+            assert_eq!(verdict(&doc), "AC", "{extra:?}: {doc}");
+            assert!(took < Duration::from_secs(20), "{extra:?}: {took:?}");
+        }
     }
 }
 

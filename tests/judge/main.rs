@@ -25,6 +25,8 @@ mod run;
 mod sandbox;
 mod scoring;
 mod serve;
+mod serve_judging;
+mod serve_packages;
 mod service;
 mod service_queue;
 mod setter;

@@ -20,11 +20,20 @@ struct Server {
 }
 
 fn start(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
+    let mut args = vec!["--token", TOKEN];
+    args.extend_from_slice(extra);
+    let (server, token) = start_without_token(dir, &args, env);
+    assert_eq!(token, TOKEN);
+    server
+}
+
+/// [`start`] without `--token`: the server and the token its address carries.
+fn start_without_token(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> (Server, String) {
     let mut j = judge()
         .arg("practice")
         .arg("--dir")
         .arg(dir)
-        .args(["--port", "0", "--cc-port", "0", "--token", TOKEN])
+        .args(["--port", "0", "--cc-port", "0"])
         .args(extra.iter().copied());
     for (k, v) in env {
         j = j.env(*k, *v);
@@ -33,7 +42,7 @@ fn start(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
     let page = serving.line();
     let url = page.strip_prefix("page: ").expect(&page);
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    assert!(url.ends_with(&format!("/?token={TOKEN}")), "{url}");
+    let token = url.split_once("/?token=").expect(url).1.to_string();
     let port: u16 = url["http://127.0.0.1:".len()..]
         .split('/')
         .next()
@@ -49,11 +58,14 @@ fn start(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Server {
         .unwrap()
         .parse()
         .unwrap();
-    Server {
-        serving,
-        port,
-        cc_port,
-    }
+    (
+        Server {
+            serving,
+            port,
+            cc_port,
+        },
+        token,
+    )
 }
 
 /// An HTTP answer: status, headers (lower-case names), body.
@@ -77,10 +89,12 @@ impl Answer {
     }
 }
 
-/// Sends one raw request (the server closes each connection after its answer).
+/// Sends one raw request (the server closes each connection after its answer). It waits as
+/// long as the slowest answer may take: `POST /api/stress` answers when its run is done, within
+/// its seconds (60 in the stress test) and 120 s more.
 fn raw(port: u16, request: &[u8]) -> Answer {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(180))).unwrap();
     s.write_all(request).unwrap();
     let mut text = Vec::new();
     s.read_to_end(&mut text).unwrap();
@@ -452,6 +466,108 @@ fn ac_and_wa_through_the_api_with_times_memory_the_diff_and_the_history_after_a_
     server.serving.stop().expect_code(130);
 }
 
+/// The most submissions judged at the same moment: each is judged from an engine taking it
+/// (`started_at`) to its verdict (`finished_at`).
+fn most_at_once(done: &[Value]) -> usize {
+    let span = |s: &Value| {
+        (
+            s["started_at"].as_i64().unwrap(),
+            s["finished_at"].as_i64().unwrap(),
+        )
+    };
+    done.iter()
+        .map(|s| {
+            let (start, _) = span(s);
+            done.iter()
+                .filter(|o| {
+                    let (a, b) = span(o);
+                    a <= start && start < b
+                })
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[test]
+fn three_submissions_posted_at_once_are_judged_two_at_a_time_with_the_verdicts_of_one_at_a_time() {
+    // Each takes over a second a test (asleep, no CPU time), so the ones judged at once overlap.
+    let sleepy = |answer: &str| {
+        format!("import time\na, b = map(int, input().split())\ntime.sleep(1)\nprint({answer})\n")
+    };
+    let sources = [
+        "while True:\n    pass\n".to_string(),
+        sleepy("a + b"),
+        sleepy("a - b"),
+    ];
+    let judge_all = |jobs: &str| -> Vec<Value> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut server = start(dir.path(), &["--jobs", jobs], &[]);
+        let port = server.port;
+        assert!(server.serving.line().starts_with("folder: "));
+        let told = server.serving.line();
+        let expected = match jobs {
+            "1" => "judging: one submission at a time (--jobs)".to_string(),
+            n => format!("judging: {n} submissions at a time (--jobs)"),
+        };
+        assert_eq!(told, expected);
+        let mut problem = problem_json("Sum", "https://example.org/sum", None);
+        problem["timeLimit"] = json!(1000);
+        problem["tests"].as_array_mut().unwrap().truncate(2);
+        post(port, "/api/problems", problem);
+        let ids: Vec<i64> = sources.iter().map(|s| submit(port, "sum", s)).collect();
+        // Right after: the last one waits for an engine (each takes seconds), and no more
+        // than `jobs` are being judged.
+        let listed = get(port, "/api/submissions");
+        let states: Vec<&str> = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["state"].as_str().unwrap())
+            .collect();
+        assert_eq!(states.len(), 3, "{listed}");
+        assert_eq!(states[0], "queued", "the newest first: {listed}");
+        let judging = states.iter().filter(|s| **s == "judging").count();
+        assert!(judging <= jobs.parse().unwrap(), "{listed}");
+        let done: Vec<Value> = ids.iter().map(|&id| judged(port, id)).collect();
+        server.serving.stop().expect_code(130);
+        done
+    };
+    let two = judge_all("2");
+    let one = judge_all("1");
+    let verdicts = |done: &[Value]| -> Vec<String> {
+        done.iter()
+            .map(|s| s["verdict"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(verdicts(&two), ["TLE", "AC", "WA"], "{two:#?}");
+    assert_eq!(verdicts(&two), verdicts(&one));
+    for s in two.iter().chain(&one) {
+        assert_eq!(s["state"], "done", "{s}");
+        assert_eq!(s["tests"].as_array().unwrap().len(), 2, "{s}");
+    }
+    assert_eq!(most_at_once(&two), 2, "two engines: {two:#?}");
+    assert_eq!(most_at_once(&one), 1, "one engine: {one:#?}");
+    // Beside another submission, a test near its limit (a TLE) is judged again alone; with
+    // one engine nothing is ever beside it.
+    let rejudged = |s: &Value| {
+        s["tests"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|t| t["rejudged"].is_object())
+            .count()
+    };
+    assert!(rejudged(&two[0]) >= 1, "{:#}", two[0]);
+    for t in two[0]["tests"].as_array().unwrap() {
+        assert!(
+            t["rejudged"].is_null() || t["rejudged"]["verdict"] == "TLE",
+            "{t}"
+        );
+    }
+    assert!(one.iter().all(|s| rejudged(s) == 0), "{one:#?}");
+}
+
 #[test]
 fn a_watched_file_is_judged_again_after_each_save() {
     let dir = tempfile::tempdir().unwrap();
@@ -628,8 +744,11 @@ fn without_the_token_or_from_another_site_the_api_does_nothing() {
     let a = call(port, "GET", &format!("/?token={TOKEN}"), &[], None);
     assert_eq!(a.status, 303, "{a:?}");
     let cookie = a.header("set-cookie").unwrap().to_string();
+    // Persistent: it survives a browser restart (a session cookie has no Max-Age/Expires).
     assert!(
-        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        cookie.contains("HttpOnly")
+            && cookie.contains("SameSite=Strict")
+            && cookie.contains("Max-Age=2592000"),
         "{cookie}"
     );
     let pair = cookie.split(';').next().unwrap();
@@ -738,6 +857,267 @@ fn without_the_token_or_from_another_site_the_api_does_nothing() {
         Some(&json!({"problem": "sum", "path": secret})),
     );
     assert_eq!(a.status, 200, "readable by all now: {a:?}");
+    server.serving.stop().expect_code(130);
+}
+
+/// Without `--token` the folder keeps its token (`DIR/token`, 0600) from one start to the next;
+/// `--rotate-token` replaces it, and the old one is refused from then on.
+#[test]
+fn the_folders_token_is_kept_between_starts_and_rotate_token_replaces_it() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let with = |port: u16, token: &str| {
+        let bearer = format!("Bearer {token}");
+        call(
+            port,
+            "GET",
+            "/api/problems",
+            &[("Authorization", &bearer)],
+            None,
+        )
+        .status
+    };
+    let (server, first) = start_without_token(dir.path(), &[], &[]);
+    assert_eq!(first.len(), 64, "{first}");
+    let file = dir.path().join("token");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), first);
+    assert_eq!(
+        std::fs::metadata(&file).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert_eq!(with(server.port, &first), 200);
+    server.serving.stop().expect_code(130);
+    let (server, again) = start_without_token(dir.path(), &[], &[]);
+    assert_eq!(again, first, "the same token after a restart");
+    server.serving.stop().expect_code(130);
+    let (server, rotated) = start_without_token(dir.path(), &["--rotate-token"], &[]);
+    assert_ne!(rotated, first);
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), rotated);
+    assert_eq!(with(server.port, &first), 401, "the old token is refused");
+    let old_cookie = format!("judge_token={first}");
+    let locked = call(server.port, "GET", "/", &[("Cookie", &old_cookie)], None);
+    assert_eq!(locked.status, 401);
+    assert!(
+        locked.body.contains("This page needs its token"),
+        "{locked:?}"
+    );
+    assert_eq!(with(server.port, &rotated), 200);
+    server.serving.stop().expect_code(130);
+    // Rotating and giving a token at once: refused, nothing changed.
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .args(["--rotate-token", "--token", TOKEN])
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("--rotate-token");
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .arg("--rotate-token")
+        .env("JUDGE_PRACTICE_TOKEN", TOKEN)
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("unset JUDGE_PRACTICE_TOKEN");
+    assert_eq!(std::fs::read_to_string(&file).unwrap().trim(), rotated);
+    // A damaged token file is named, with the fix.
+    std::fs::write(&file, "not a token\n").unwrap();
+    judge()
+        .arg("practice")
+        .arg("--dir")
+        .arg(dir.path())
+        .args(["--port", "0", "--cc-port", "0"])
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains(&format!("{}:", file.display()))
+        .expect_stderr_contains("--rotate-token");
+}
+
+/// A problem sent without samples (`tests: []`) is stored as a package that loads; it takes no
+/// submission (refused, nothing recorded) until a test is added, then is judged as any other.
+#[test]
+fn a_problem_received_without_samples_is_kept_and_judged_once_it_has_a_test() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path(), &[], &[]);
+    let port = server.port;
+    let mut bare = problem_json("Sum", "https://example.org/sum", None);
+    bare["tests"] = json!([]);
+    let a = cc_post(server.cc_port, &bare);
+    assert_eq!(a.status, 200, "{a:?}");
+    let until = Instant::now() + Duration::from_secs(30);
+    let problem = loop {
+        let list = get(port, "/api/problems");
+        if let Some(p) = list.as_array().unwrap().first() {
+            break p.clone();
+        }
+        assert!(Instant::now() < until, "not stored");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert_eq!(problem["id"], "sum", "{problem}");
+    assert!(
+        problem["error"].is_null(),
+        "a package that loads: {problem}"
+    );
+    assert_eq!(problem["tests"], 0, "{problem}");
+    assert_eq!(problem["needs_tests"], true, "{problem}");
+    assert_eq!(problem["time_limit_ms"], 1500, "{problem}");
+    let refused = call(
+        port,
+        "POST",
+        "/api/submissions",
+        &[BEARER],
+        Some(&json!({"problem": "sum", "source": AC, "language": "Python 3"})),
+    );
+    assert_eq!(refused.status, 409, "{refused:?}");
+    assert!(
+        refused.body.contains("has no tests yet")
+            && refused.body.contains("/api/problems/sum/tests"),
+        "{refused:?}"
+    );
+    assert_eq!(get(port, "/api/submissions").as_array().unwrap().len(), 0);
+    post(
+        port,
+        "/api/problems/sum/tests",
+        json!({"input": "2 2\n", "output": "4\n"}),
+    );
+    let problem = get(port, "/api/problems/sum");
+    assert_eq!(problem["tests"], 1, "{problem}");
+    assert_eq!(problem["needs_tests"], false, "{problem}");
+    let s = judged(port, submit(port, "sum", AC));
+    assert_eq!(s["verdict"], "AC", "{s}");
+    let s = judged(port, submit(port, "sum", CE));
+    assert_eq!(s["verdict"], "CE", "{s}");
+    server.serving.stop().expect_code(130);
+    // On disk: a native package `judge run` takes.
+    let package = dir.path().join("problems/sum");
+    let solution = dir.path().join("sum.py");
+    std::fs::write(&solution, AC).unwrap();
+    judge()
+        .arg("run")
+        .arg(&package)
+        .arg(&solution)
+        .output()
+        .expect_code(0);
+}
+
+/// A zip of `files` (deflated), as an archiver makes it.
+fn zip_of(files: &[(&str, &str)]) -> Vec<u8> {
+    use std::io::Write;
+    let mut bytes = Vec::new();
+    let mut w = zip::ZipWriter::new(std::io::Cursor::new(&mut bytes));
+    let deflated = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, text) in files {
+        w.start_file(*name, deflated).unwrap();
+        w.write_all(text.as_bytes()).unwrap();
+    }
+    w.finish().unwrap();
+    bytes
+}
+
+/// Tests imported from a folder and from a zip by their path (read as the user who started the
+/// server), all or none, and judged with the others.
+#[test]
+fn tests_are_imported_from_a_folder_or_a_zip_all_or_none() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    // The server reads paths as uid 65534 (as if started through sudo by that user).
+    let server = start(
+        dir.path(),
+        &[],
+        &[("SUDO_UID", "65534"), ("SUDO_GID", "65534")],
+    );
+    let port = server.port;
+    post(
+        port,
+        "/api/problems",
+        problem_json("Sum", "https://example.org/sum", None),
+    );
+    let files = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(files.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let folder = files.path().join("tests");
+    std::fs::create_dir(&folder).unwrap();
+    for (name, text) in [
+        ("1.in", "5 6\n"),
+        ("1.ans", "11\n"),
+        ("10.in", "7 7\n"),
+        ("10.out", "14\n"),
+        ("notes.txt", "from the editorial\n"),
+    ] {
+        std::fs::write(folder.join(name), text).unwrap();
+    }
+    let import = |body: Value| {
+        call(
+            port,
+            "POST",
+            "/api/problems/sum/tests/import",
+            &[BEARER],
+            Some(&body),
+        )
+    };
+    let a = import(json!({"path": folder}));
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(
+        a.json(),
+        json!({"added": [{"from": "1", "name": "custom-1"}, {"from": "10", "name": "custom-2"}],
+            "skipped": ["notes.txt"]})
+    );
+    let zip = files.path().join("more.zip");
+    std::fs::write(
+        &zip,
+        zip_of(&[("more/3.in", "1 1\n"), ("more/3.ans", "2\n")]),
+    )
+    .unwrap();
+    let a = import(json!({"path": zip}));
+    assert_eq!(a.status, 200, "{a:?}");
+    assert_eq!(
+        a.json()["added"],
+        json!([{"from": "more/3", "name": "custom-3"}])
+    );
+    let problem = get(port, "/api/problems/sum");
+    assert_eq!(
+        problem["tests"], 6,
+        "three samples and three imported: {problem}"
+    );
+    let own: Vec<(&str, &str)> = problem["samples"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["custom"] == true)
+        .map(|t| (t["input"].as_str().unwrap(), t["output"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        own,
+        [("5 6\n", "11\n"), ("7 7\n", "14\n"), ("1 1\n", "2\n")]
+    );
+    // A lone input: refused, nothing added; a folder the user may not read: refused, unread.
+    std::fs::write(folder.join("4.in"), "4 4\n").unwrap();
+    let a = import(json!({"path": folder}));
+    assert_eq!(a.status, 422, "{a:?}");
+    assert!(a.body.contains("4.in has no answer"), "{a:?}");
+    std::fs::remove_file(folder.join("4.in")).unwrap();
+    std::fs::set_permissions(&folder, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let a = import(json!({"path": folder}));
+    assert_eq!(a.status, 422, "{a:?}");
+    assert!(a.body.contains("Permission denied"), "{a:?}");
+    let a = import(json!({"path": "relative/tests"}));
+    assert_eq!(a.status, 400, "{a:?}");
+    let a = import(json!({"zip": "not base64!"}));
+    assert_eq!(a.status, 400, "{a:?}");
+    assert_eq!(get(port, "/api/problems/sum")["tests"], 6);
+    // Judged with the others: a solution right on the samples only fails an imported test.
+    let s = judged(port, submit(port, "sum", WA));
+    let verdicts: Vec<(&str, &str)> = s["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap(), t["verdict"].as_str().unwrap()))
+        .collect();
+    assert!(verdicts.contains(&("custom-3", "AC")), "{s}");
+    assert!(verdicts.contains(&("sample-3", "WA")), "{s}");
+    assert_eq!(judged(port, submit(port, "sum", AC))["verdict"], "AC");
     server.serving.stop().expect_code(130);
 }
 

@@ -11,20 +11,26 @@ use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-const DEADLINE: Duration = Duration::from_secs(90);
-const ORGANISER: &str = "organiser-token-0123456789";
-const ALICE: &str = "submitter-token-alice-0123";
+pub(crate) const DEADLINE: Duration = Duration::from_secs(90);
+pub(crate) const ORGANISER: &str = "organiser-token-0123456789";
+pub(crate) const ALICE: &str = "submitter-token-alice-0123";
 const BOB: &str = "submitter-token-bob-012345";
 
 /// A `judge serve` process and the address it took.
-struct Server {
-    child: Child,
-    addr: String,
+pub(crate) struct Server {
+    pub(crate) child: Child,
+    pub(crate) addr: String,
+    lines: std::sync::mpsc::Receiver<String>,
     _tokens: tempfile::NamedTempFile,
 }
 
 impl Server {
-    fn start(url: &str) -> Server {
+    pub(crate) fn start(url: &str) -> Server {
+        Server::start_with(url, &[])
+    }
+
+    /// With more options of `judge serve` (`--problems DIR`, `--pin-digest D`).
+    pub(crate) fn start_with(url: &str, options: &[&std::ffi::OsStr]) -> Server {
         let mut tokens = tempfile::NamedTempFile::new().unwrap();
         writeln!(
             tokens,
@@ -34,30 +40,68 @@ impl Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_judge"))
             .args(["serve", "--db", url, "--listen", "127.0.0.1:0", "--tokens"])
             .arg(tokens.path())
+            .args(options)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        // The first line names the port; a server that fails to start ends its stderr.
+        // A line names the port (lines before it, e.g. of `--problems`, are kept); a server
+        // that fails to start ends its stderr.
         let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| panic!("judge serve printed {line:?}"))
-            .to_string();
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let (tx, lines) = std::sync::mpsc::channel();
+        let addr = loop {
+            let mut line = String::new();
+            stderr.read_line(&mut line).unwrap();
+            assert!(
+                !line.is_empty(),
+                "judge serve ended its stderr before listening"
+            );
+            match line.trim().strip_prefix("listening on http://") {
+                Some(addr) => break addr.to_string(),
+                None => tx.send(line.trim_end().to_string()).unwrap(),
+            }
+        };
+        std::thread::spawn(move || {
+            for line in stderr.lines().map_while(Result::ok) {
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
         Server {
             child,
             addr,
+            lines,
             _tokens: tokens,
         }
     }
 
+    /// The lines of its stderr not read yet (for a failure's message).
+    pub(crate) fn rest(&self) -> String {
+        std::thread::sleep(Duration::from_millis(200));
+        self.lines.try_iter().collect::<Vec<_>>().join("\n")
+    }
+
+    /// Waits for a line of the server's stderr containing `text`; returns it.
+    pub(crate) fn wait_line(&self, text: &str) -> String {
+        let deadline = Instant::now() + DEADLINE;
+        let mut seen = Vec::new();
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) if line.contains(text) => return line,
+                Ok(line) => seen.push(line),
+                Err(_) => panic!(
+                    "judge serve printed no line with {text:?} in {DEADLINE:?}; it printed:\n{}",
+                    seen.join("\n")
+                ),
+            }
+        }
+    }
+
     /// One request; the status and the body as JSON (Null when empty).
-    fn request(
+    pub(crate) fn request(
         &self,
         method: &str,
         path: &str,
@@ -93,11 +137,11 @@ impl Server {
         (status, body)
     }
 
-    fn get(&self, path: &str, token: Option<&str>) -> (u16, Value) {
+    pub(crate) fn get(&self, path: &str, token: Option<&str>) -> (u16, Value) {
         self.request("GET", path, token, "application/json", b"")
     }
 
-    fn post_json(&self, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
+    pub(crate) fn post_json(&self, path: &str, token: Option<&str>, body: &Value) -> (u16, Value) {
         let body = body.to_string();
         self.request("POST", path, token, "application/json", body.as_bytes())
     }
@@ -114,7 +158,7 @@ impl Server {
     }
 
     /// Polls the submission until it is done.
-    fn wait_done(&self, id: i64) -> Value {
+    pub(crate) fn wait_done(&self, id: i64) -> Value {
         let deadline = Instant::now() + DEADLINE;
         loop {
             let (status, body) = self.get(&format!("/api/v1/submissions/{id}"), Some(ORGANISER));
@@ -132,13 +176,40 @@ impl Server {
 }
 
 /// An open `GET /api/v1/events` stream.
-struct Events {
+pub(crate) struct Events {
     lines: std::io::BufReader<TcpStream>,
 }
 
 impl Events {
+    /// Reads until the stream ends (the server closed it); panics past the read deadline.
+    pub(crate) fn wait_end(&mut self) {
+        let mut rest = String::new();
+        self.lines
+            .read_to_string(&mut rest)
+            .expect("the stream ends within the deadline");
+    }
+
+    /// The next event: its name and data.
+    pub(crate) fn next_any(&mut self) -> (String, Value) {
+        let mut name = String::new();
+        loop {
+            let mut line = String::new();
+            let n = self
+                .lines
+                .read_line(&mut line)
+                .expect("an event within the deadline");
+            assert!(n > 0, "the events stream ended");
+            let line = line.trim_end();
+            if let Some(event) = line.strip_prefix("event: ") {
+                name = event.to_string();
+            } else if let Some(data) = line.strip_prefix("data: ").filter(|_| !name.is_empty()) {
+                return (name, serde_json::from_str(data).unwrap());
+            }
+        }
+    }
+
     /// The data of the next event named `name` (other events are skipped).
-    fn next(&mut self, name: &str) -> Value {
+    pub(crate) fn next(&mut self, name: &str) -> Value {
         let mut named = false;
         loop {
             let mut line = String::new();
@@ -157,7 +228,7 @@ impl Events {
 }
 
 impl Server {
-    fn events(&self) -> Events {
+    pub(crate) fn events(&self) -> Events {
         let mut stream = TcpStream::connect(&self.addr).unwrap();
         stream.set_read_timeout(Some(DEADLINE)).unwrap();
         write!(
@@ -190,11 +261,11 @@ impl Drop for Server {
 }
 
 /// The `sum` fixture as a tar of its folder's contents.
-fn sum_package() -> Vec<u8> {
+pub(crate) fn sum_package() -> Vec<u8> {
     judge_service::store::pack(&fixture_problem("sum")).unwrap()
 }
 
-fn upload(server: &Server, name: &str, token: &str, archive: &[u8]) -> (u16, Value) {
+pub(crate) fn upload(server: &Server, name: &str, token: &str, archive: &[u8]) -> (u16, Value) {
     server.request(
         "POST",
         &format!("/api/v1/problems?name={name}"),
@@ -204,7 +275,7 @@ fn upload(server: &Server, name: &str, token: &str, archive: &[u8]) -> (u16, Val
     )
 }
 
-fn count(url: &str, table: &str) -> i64 {
+pub(crate) fn count(url: &str, table: &str) -> i64 {
     let mut client = judge_service::connect(url).unwrap();
     client
         .query_one(&format!("SELECT count(*) FROM {table}"), &[])
@@ -213,7 +284,7 @@ fn count(url: &str, table: &str) -> i64 {
 }
 
 /// A tar whose one entry is named `name` (written by hand: the tar crate refuses `..`).
-fn tar_with(name: &str, kind: tar::EntryType, data: &[u8]) -> Vec<u8> {
+pub(crate) fn tar_with(name: &str, kind: tar::EntryType, data: &[u8]) -> Vec<u8> {
     let mut header = tar::Header::new_old();
     header.as_old_mut().name[..name.len()].copy_from_slice(name.as_bytes());
     header.set_size(data.len() as u64);

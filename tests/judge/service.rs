@@ -66,13 +66,30 @@ impl Worker {
         }
     }
 
-    fn signal(&self, signal: i32) {
+    pub(crate) fn signal(&self, signal: i32) {
         // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
         assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
     }
 
+    /// Waits for the worker to exit (within the deadline); its exit code.
+    pub(crate) fn wait_exit(&mut self) -> Option<i32> {
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "{} did not exit", self.name);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Whether the worker is still running.
+    pub(crate) fn running(&mut self) -> bool {
+        self.child.try_wait().unwrap().is_none()
+    }
+
     /// Waits for a line of the worker's stderr containing `text`; returns it.
-    fn wait_line(&self, text: &str) -> String {
+    pub(crate) fn wait_line(&self, text: &str) -> String {
         let deadline = Instant::now() + DEADLINE;
         let mut seen = Vec::new();
         loop {

@@ -15,6 +15,7 @@
 use judge_model::IsolationLevel;
 use judge_sandbox::{Layer, RunOutcome, RunSpec, SandboxError};
 
+mod direct;
 pub mod fake;
 mod gate;
 mod local;
@@ -34,8 +35,8 @@ pub trait Executor: Send {
     /// failure of the executor itself (the engine makes it a judge error), never a verdict.
     fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError>;
 
-    /// Runs two programs side by side, connected through the judge (see [`Pair`]), until both
-    /// ended; each is measured alone.
+    /// Runs two programs side by side, each one's output the other's input (see [`Pair`]),
+    /// until both ended; each is measured alone.
     fn run_pair(&mut self, pair: &Pair<'_>) -> Result<PairOutcome, SandboxError>;
 
     /// Runs one program while the judge writes `say` to its stdin and reads its stdout (up to
@@ -58,6 +59,10 @@ pub trait Executor: Send {
 
     /// Each isolation layer with its status (for the `started` event and its warning).
     fn layers(&self) -> Vec<Layer>;
+
+    /// Kills this executor's runs while `cancel` is set (a worker whose job was taken stops
+    /// judging at once); `None`: never. Executors that cannot stop a run ignore it.
+    fn set_cancel(&mut self, _cancel: Option<judge_sandbox::Cancel>) {}
 
     /// Summary of [`Executor::layers`].
     fn level(&self) -> IsolationLevel {

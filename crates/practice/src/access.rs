@@ -13,6 +13,67 @@ use super::http::Request;
 
 /// The cookie that carries the token.
 pub const COOKIE: &str = "judge_token";
+/// How long the cookie lasts (it survives a browser restart; `--rotate-token` ends it early).
+pub const COOKIE_MAX_AGE_S: u64 = 30 * 24 * 3600;
+/// The token kept in the practice folder between starts (0600).
+pub const TOKEN_FILE: &str = "token";
+
+/// Where the server's token comes from.
+pub enum TokenSource {
+    /// `--token` or `JUDGE_PRACTICE_TOKEN` (checked by the caller; nothing is saved).
+    Given(String),
+    /// The folder's saved token, made and saved at the first start; a new one replaces it when
+    /// `rotate` (the old one is refused from then on).
+    Saved { rotate: bool },
+}
+
+/// The `Set-Cookie` value that carries `token`: persistent (a browser restart keeps it),
+/// HttpOnly, SameSite=Strict.
+pub fn cookie(token: &str) -> String {
+    format!("{COOKIE}={token}; Path=/; Max-Age={COOKIE_MAX_AGE_S}; HttpOnly; SameSite=Strict")
+}
+
+/// The token of folder `dir` (see [`TokenSource::Saved`]).
+pub fn saved_token(dir: &std::path::Path, rotate: bool) -> Result<String, String> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let path = dir.join(TOKEN_FILE);
+    if !rotate {
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let token = text.trim();
+                check_token(token).map_err(|e| {
+                    format!(
+                        "{}: {e}\n  hint: remove it, or start with --rotate-token for a new one",
+                        path.display()
+                    )
+                })?;
+                return Ok(token.to_string());
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(format!("{}: {e}", path.display())),
+        }
+    }
+    let token = random_token().map_err(|e| format!("cannot make a token (/dev/urandom): {e}"))?;
+    // Written aside and renamed over the old one: never half a token.
+    let aside = dir.join(format!("{TOKEN_FILE}.new"));
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(&aside)
+        .and_then(|mut f| {
+            f.write_all(format!("{token}\n").as_bytes())?;
+            f.sync_all()
+        })
+        .and_then(|_| std::fs::rename(&aside, &path));
+    if let Err(e) = written {
+        let _ = std::fs::remove_file(&aside);
+        return Err(format!("{}: cannot save the token: {e}", path.display()));
+    }
+    Ok(token)
+}
 
 /// A token of 32 random bytes, hex (from the kernel's random source).
 pub fn random_token() -> std::io::Result<String> {
@@ -123,10 +184,19 @@ pub fn gate(request: &Request, port: u16, token: &str) -> Option<(u16, &'static 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::http::parse_head;
 
+    /// A request from its head as a client sends it (`METHOD TARGET HTTP/1.1`, then headers).
     fn request(head: &str) -> Request {
-        parse_head(head).unwrap()
+        let mut lines = head.split("\r\n");
+        let mut first = lines.next().unwrap().split(' ');
+        let (method, target) = (first.next().unwrap(), first.next().unwrap());
+        let headers = lines
+            .map(|l| {
+                let (n, v) = l.split_once(':').unwrap();
+                (n.to_ascii_lowercase(), v.trim().to_string())
+            })
+            .collect();
+        Request::new(method, target, headers).unwrap()
     }
 
     const T: &str = "0123456789abcdef0123";

@@ -90,20 +90,16 @@ pub fn handle(practice: &Practice, r: &Request) -> Response {
             // Sets the cookie and drops the token from the address bar.
             return Response::bytes(303, "text/plain", b"see /\n".to_vec())
                 .with_header("Location", "/")
-                .with_header(
-                    "Set-Cookie",
-                    format!(
-                        "{}={}; Path=/; HttpOnly; SameSite=Strict",
-                        access::COOKIE,
-                        practice.token
-                    ),
-                );
+                .with_header("Set-Cookie", access::cookie(&practice.token));
         }
         ("GET", ["api", "problems"]) => Ok(problems(practice)),
         ("POST", ["api", "problems"]) => body().and_then(|b| post_problem(practice, &b)),
         ("GET", ["api", "problems", id]) => problem(practice, id),
         ("POST", ["api", "problems", id, "tests"]) => {
             body().and_then(|b| add_test(practice, id, &b))
+        }
+        ("POST", ["api", "problems", id, "tests", "import"]) => {
+            body().and_then(|b| import_tests(practice, id, &b))
         }
         ("DELETE", ["api", "problems", id, "tests", name]) => practice
             .store
@@ -179,6 +175,8 @@ fn problem_entry(practice: &Practice, id: &str, stats: &super::db::Stats) -> Val
     v["group"] = json!(meta.group);
     v["url"] = json!(meta.url);
     v["interactive"] = json!(meta.interactive);
+    // Received without samples: nothing can be judged until a test is added.
+    v["needs_tests"] = json!(v["tests"] == json!(0) && v.get("error").is_none());
     v["received_at"] = json!((meta.received_at > 0).then_some(meta.received_at));
     let (count, first, accepted) = stats.get(id).cloned().unwrap_or((0, 0, None));
     v["submissions"] = json!(count);
@@ -286,6 +284,67 @@ fn add_test(practice: &Practice, id: &str, body: &Value) -> Result<Value, Respon
     Ok(json!({ "name": name }))
 }
 
+/// `POST /api/problems/{id}/tests/import`: `{"path"}` (a folder or a `.zip`, read as the user
+/// who started the server), `{"zip"}` (base64) or `{"files": [{"name", "text"}]}` (what the
+/// page picked); every `.in` with its `.ans`/`.out` becomes a test of the user's, all or none.
+fn import_tests(practice: &Practice, id: &str, body: &Value) -> Result<Value, Response> {
+    use super::import;
+    if practice.store.problem_dir(id).is_none() {
+        return Err(Response::error(404, format!("no problem `{id}`")));
+    }
+    let files = match (body.get("path"), body.get("zip"), body.get("files")) {
+        (Some(Value::String(path)), None, None) => {
+            let path = PathBuf::from(path);
+            if !path.is_absolute() {
+                return Err(bad(format!("{}: give an absolute path", path.display())));
+            }
+            let owned = path.clone();
+            super::user::as_user(&practice.user, &path, move || {
+                if owned.extension().is_some_and(|e| e.eq_ignore_ascii_case("zip")) {
+                    let bytes = super::user::read_capped_as_caller(&owned, import::MAX_FILE)?;
+                    import::unzip(&bytes).map_err(|e| format!("{}: {e}", owned.display()))
+                } else {
+                    import::folder(&owned)
+                }
+            })
+            .map_err(|e| Response::error(422, e))?
+        }
+        (None, Some(Value::String(zip)), None) => {
+            let bytes = import::base64_decode(zip).map_err(|e| bad(format!("`zip`: {e}")))?;
+            import::unzip(&bytes).map_err(|e| Response::error(422, e))?
+        }
+        (None, None, Some(Value::Array(files))) => files
+            .iter()
+            .map(|f| match (f.get("name"), f.get("text")) {
+                (Some(Value::String(name)), Some(Value::String(text))) => Ok(import::Found {
+                    name: name.clone(),
+                    bytes: text.as_bytes().to_vec(),
+                }),
+                _ => Err(bad("each of `files` is {\"name\", \"text\"}")),
+            })
+            .collect::<Result<_, _>>()?,
+        _ => {
+            return Err(bad(
+                "give one of `path` (a folder or a .zip), `zip` (base64) or `files` ([{\"name\", \"text\"}])",
+            ))
+        }
+    };
+    let (pairs, skipped) = import::pairs(files).map_err(|e| Response::error(422, e))?;
+    let names = practice
+        .store
+        .import_tests(id, &pairs)
+        .map_err(|e| Response::error(500, e))?;
+    practice
+        .hub
+        .publish(&json!({"event": "problem_changed", "problem": id, "imported": names.len()}));
+    let added: Vec<Value> = pairs
+        .iter()
+        .zip(&names)
+        .map(|(p, n)| json!({"from": p.from, "name": n}))
+        .collect();
+    Ok(json!({ "added": added, "skipped": skipped }))
+}
+
 /// `{"source", "language"}` or `{"path"}` in `body` (or under `key` of it).
 fn source_of(practice: &Practice, spec: &Value) -> Result<super::Source, Response> {
     match (spec.get("source"), spec.get("path"), spec) {
@@ -315,6 +374,13 @@ fn post_submission(practice: &Practice, body: &Value) -> Result<Value, Response>
         .ok_or_else(|| bad("`problem` (an id from /api/problems) is missing"))?;
     if practice.store.problem_dir(problem).is_none() {
         return Err(Response::error(404, format!("no problem `{problem}`")));
+    }
+    if practice
+        .store
+        .load(problem)
+        .is_ok_and(|p| p.tests.is_empty())
+    {
+        return Err(Response::error(409, super::no_tests(problem)));
     }
     let source = source_of(practice, body)?;
     let id = practice

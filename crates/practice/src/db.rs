@@ -24,6 +24,7 @@ CREATE TABLE IF NOT EXISTS submissions (
     file_name TEXT NOT NULL,
     path TEXT,
     created_at INTEGER NOT NULL,
+    started_at INTEGER,
     finished_at INTEGER,
     verdict TEXT,
     error TEXT,
@@ -108,12 +109,13 @@ impl Db {
         let conn = Connection::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
         conn.busy_timeout(std::time::Duration::from_secs(5))
             .map_err(err)?;
-        // WAL keeps readers (the API) and the writer (the judging thread) out of each other's way.
+        // WAL keeps readers (the API) and the writers (the judging engines) out of each other's way.
         let _: String = conn
             .query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))
             .map_err(|e| format!("{}: {e}", path.display()))?;
         conn.execute_batch(SCHEMA)
             .map_err(|e| format!("{}: {e}", path.display()))?;
+        add_started_at(&conn).map_err(|e| format!("{}: {e}", path.display()))?;
         Ok(Db {
             conn: Mutex::new(conn),
         })
@@ -133,6 +135,18 @@ impl Db {
                 params![s.problem, s.language, s.source, sha, s.file_name, s.path, s.created_at],
             )?;
             Ok(c.last_insert_rowid())
+        })
+    }
+
+    /// A judging engine took submission `id` (queued until then); a judging that starts again
+    /// after a restart starts afresh.
+    pub fn start(&self, id: i64, at: i64) -> Result<()> {
+        self.with(|c| {
+            c.execute(
+                "UPDATE submissions SET started_at = ?2, tests = '[]' WHERE id = ?1",
+                params![id, at],
+            )
+            .map(drop)
         })
     }
 
@@ -214,9 +228,14 @@ impl Db {
         })
     }
 
-    /// Submissions without a verdict (the server stopped while they waited), oldest first.
+    /// Submissions without a verdict (the server stopped while they waited or were judged),
+    /// oldest first; all of them are queued again (none is judging now).
     pub fn unfinished(&self) -> Result<Vec<i64>> {
         self.with(|c| {
+            c.execute(
+                "UPDATE submissions SET started_at = NULL WHERE verdict IS NULL",
+                [],
+            )?;
             let mut st =
                 c.prepare("SELECT id FROM submissions WHERE verdict IS NULL ORDER BY id")?;
             let rows = st.query_map([], |r| r.get(0))?;
@@ -438,7 +457,18 @@ impl Db {
 /// judge's failure, not a rejected attempt.
 const ATTEMPT: &str = "NOT (COALESCE(verdict, '') = 'JE' AND error IS NOT NULL)";
 
-const COLUMNS: &str = "id, problem, language, source_sha256, path, created_at, finished_at, verdict, error, compile, tests, time_ms, memory_kib, file_name, source";
+const COLUMNS: &str = "id, problem, language, source_sha256, path, created_at, finished_at, verdict, error, compile, tests, time_ms, memory_kib, file_name, started_at, source";
+
+/// A history written before submissions had `started_at` gains it (empty: none is judging).
+fn add_started_at(conn: &Connection) -> rusqlite::Result<()> {
+    let has = conn
+        .prepare("SELECT 1 FROM pragma_table_info('submissions') WHERE name = 'started_at'")?
+        .exists([])?;
+    if !has {
+        conn.execute_batch("ALTER TABLE submissions ADD COLUMN started_at INTEGER")?;
+    }
+    Ok(())
+}
 
 fn row(r: &rusqlite::Row, source: bool) -> rusqlite::Result<Value> {
     let parse = |text: Option<String>| -> Value {
@@ -460,9 +490,16 @@ fn row(r: &rusqlite::Row, source: bool) -> rusqlite::Result<Value> {
         "time_ms": r.get::<_, Option<i64>>(11)?,
         "memory_kib": r.get::<_, Option<i64>>(12)?,
         "file_name": r.get::<_, String>(13)?,
+        "started_at": r.get::<_, Option<i64>>(14)?,
+    });
+    // Waiting for an engine, on one, or judged.
+    v["state"] = json!(match (&v["verdict"], &v["started_at"]) {
+        (Value::String(_), _) => "done",
+        (_, Value::Number(_)) => "judging",
+        _ => "queued",
     });
     if source {
-        v["source"] = Value::String(r.get(14)?);
+        v["source"] = Value::String(r.get(15)?);
     }
     Ok(v)
 }
@@ -526,7 +563,13 @@ mod tests {
         assert_eq!(list[0]["tests"][0]["name"], "1");
         assert!(list[0].get("source").is_none());
         assert_eq!(db.get(b, true).unwrap().unwrap()["source"], "int main(){}");
+        assert_eq!(db.get(c, false).unwrap().unwrap()["state"], "queued");
+        db.start(c, 31).unwrap();
+        assert_eq!(db.get(c, false).unwrap().unwrap()["state"], "judging");
+        assert_eq!(db.get(b, false).unwrap().unwrap()["state"], "done");
+        // After a restart it waits again.
         assert_eq!(db.unfinished().unwrap(), [c]);
+        assert_eq!(db.get(c, false).unwrap().unwrap()["state"], "queued");
         assert_eq!(db.attempts_before_ac("a").unwrap(), 1);
         assert_eq!(db.attempts_before_ac("b").unwrap(), 1);
         let stats = db.problem_stats().unwrap();
@@ -591,5 +634,33 @@ mod tests {
         assert_eq!(db.watches().unwrap()[0].3, Some(sha));
         assert!(db.remove_watch(w).unwrap());
         assert!(db.watches().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_history_from_before_started_at_opens_and_gains_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("history.sqlite");
+        {
+            let old = Connection::open(&path).unwrap();
+            let before = SCHEMA.replace("    started_at INTEGER,\n", "");
+            assert!(!before.contains("started_at"));
+            old.execute_batch(&before).unwrap();
+            old.execute(
+                "INSERT INTO submissions (problem, language, source, source_sha256, file_name, created_at)
+                 VALUES ('a', 'C++', 'x', 'h', 'main.cpp', 5)",
+                [],
+            )
+            .unwrap();
+        }
+        let db = Db::open(&path).unwrap();
+        let s = db.get(1, false).unwrap().unwrap();
+        assert_eq!(s["state"], "queued", "{s}");
+        assert!(s["started_at"].is_null(), "{s}");
+        db.start(1, 6).unwrap();
+        assert_eq!(db.get(1, false).unwrap().unwrap()["state"], "judging");
+        drop(db);
+        // Opening again changes nothing more.
+        let db = Db::open(&path).unwrap();
+        assert_eq!(db.get(1, false).unwrap().unwrap()["started_at"], 6);
     }
 }

@@ -1,7 +1,10 @@
-//! The judging thread's work: a submission judged on every test of its problem with the engine
+//! A judging engine's work: a submission judged on every test of its problem with the engine
 //! of `judge run` (all tests, not stopping at the first failure, so the page shows each), its
 //! events sent to the page and its results to the history as they come; and stress runs
-//! (`setter::stress`: a generator, a brute force, the shrinking).
+//! (`setter::stress`: a generator, a brute force, the shrinking). Each engine of the pool
+//! (`--jobs`) runs this on a thread of its own; the engines share one gate, so a test near its
+//! time limit that ran beside another job is judged again alone (`judge_core::jobs`), and the
+//! test's result says so (`rejudged`: the verdict and time beside the others).
 
 use super::{Job, Practice};
 use judge_core::engine::{Engine, JudgeOptions};
@@ -27,6 +30,9 @@ pub struct StressJob {
 pub fn run(practice: &Practice, engine: &mut Engine, job: Job) {
     match job {
         Job::Judge(id) => judge(practice, engine, id),
+        Job::Unwind(payload) => std::panic::resume_unwind(payload),
+        // Handled by the pool (`serve`): never given to an engine.
+        Job::Stop => {}
         Job::Stress(job) => {
             let outcome = stress_run(practice, engine, &job);
             let _ = std::fs::remove_dir_all(&job.folder);
@@ -62,6 +68,8 @@ struct Forward<'a> {
     copy: String,
     shown: String,
     tests: Vec<Value>,
+    /// The next test's result as judged beside other jobs, before it was judged again alone.
+    beside: Option<Value>,
 }
 
 impl Forward<'_> {
@@ -84,9 +92,18 @@ fn rename_paths(v: &mut Value, copy: &str, shown: &str) {
 impl Reporter for Forward<'_> {
     fn event(&mut self, event: &Event) {
         let mut v = self.rename(serde_json::to_value(event).unwrap_or(Value::Null));
+        if let Event::Rejudged { beside, .. } = event {
+            self.beside = Some(json!({
+                "verdict": beside.verdict.to_string(),
+                "time_ms": (beside.time.as_secs_f64() * 1000.0).round() as i64,
+            }));
+        }
         if let Event::TestFinished { result, test, .. } = event {
             let mut result = self.rename(serde_json::to_value(result).unwrap_or(Value::Null));
             result["index"] = json!(test.index);
+            if let Some(beside) = self.beside.take() {
+                result["rejudged"] = beside;
+            }
             self.tests.push(result);
             let _ = self
                 .practice
@@ -127,6 +144,12 @@ fn judge(practice: &Practice, engine: &mut Engine, id: i64) {
     let Ok(Some((problem_id, file_name, source))) = practice.db.source(id) else {
         return;
     };
+    let _ = practice.db.start(id, practice.now());
+    practice.hub.publish(&json!({
+        "event": "submission_started",
+        "submission": id,
+        "problem": problem_id,
+    }));
     let problem = match practice.store.load(&problem_id) {
         Ok(p) => p,
         Err(e) => return finish("JE", Some(&e), None, &json!([]), None, None),
@@ -134,6 +157,11 @@ fn judge(practice: &Practice, engine: &mut Engine, id: i64) {
     if practice.store.meta(&problem_id).interactive {
         let message = "interactive problems are not judged yet: the samples hold only one side of the conversation";
         return finish("JE", Some(message), None, &json!([]), None, None);
+    }
+    if problem.tests.is_empty() {
+        // Its last test was removed while this waited.
+        let message = super::no_tests(&problem_id);
+        return finish("JE", Some(&message), None, &json!([]), None, None);
     }
     if problem
         .tests
@@ -163,6 +191,7 @@ fn judge(practice: &Practice, engine: &mut Engine, id: i64) {
         copy: copy.display().to_string(),
         shown,
         tests: Vec::new(),
+        beside: None,
     };
     let result = Prepared::new(engine, problem).and_then(|prepared| {
         let options = JudgeOptions {
@@ -181,6 +210,10 @@ fn judge(practice: &Practice, engine: &mut Engine, id: i64) {
             if let Value::Array(all) = &mut tests {
                 for (i, t) in all.iter_mut().enumerate() {
                     t["index"] = json!(i + 1);
+                    let seen = forward.tests.iter().find(|f| f["index"] == json!(i + 1));
+                    if let Some(beside) = seen.and_then(|f| f.get("rejudged")) {
+                        t["rejudged"] = beside.clone();
+                    }
                 }
             }
             let time = slowest_ms(&report.tests);

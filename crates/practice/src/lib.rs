@@ -1,15 +1,16 @@
 //! `judge practice`: a local server for contest practice. Problems arrive from the
 //! competitive-companion browser extension (`cc.rs`, its own port) and are kept as packages in
 //! a practice folder (`store.rs`); a web page (`page/`, `statement.rs`) and its HTTP API
-//! (`api.rs`, over the small server of `http.rs`, behind the checks of `access.rs`) submit
+//! (`api.rs`, over axum in `http.rs`, behind the checks of `access.rs`) submit
 //! solutions, pasted or by path (read as the user who started the server: `user.rs`; watched
-//! and re-submitted on every save: `watch.rs`); one judging thread (`judging.rs`, the engine of
-//! `judge run`) works through a queue and sends the judge's events to the page (Server-Sent
-//! Events, [`Hub`]) and to the history (`db.rs`, SQLite); virtual contests are scored from the
-//! history (`contest.rs`).
+//! and re-submitted on every save: `watch.rs`); a pool of judging engines (`--jobs`, one
+//! thread each; `judging.rs`, the engine of `judge run`) works through one queue and sends the
+//! judge's events to the page (Server-Sent Events, [`Hub`]) and to the history (`db.rs`,
+//! SQLite); virtual contests are scored from the history (`contest.rs`).
 //!
-//! The sandbox's worker dies with the thread that started it, so the judging runs on the main
-//! thread ([`serve`] never returns); the HTTP servers and the watcher have threads of their own.
+//! The sandbox's worker dies with the thread that started it, so every engine is made on the
+//! main thread, which judges with the first one and never returns ([`serve`]); the other
+//! engines' threads, the HTTP servers and the watcher have threads of their own.
 
 pub mod access;
 pub mod api;
@@ -17,6 +18,7 @@ pub mod cc;
 pub mod contest;
 pub mod db;
 pub mod http;
+pub mod import;
 pub mod judging;
 pub mod page;
 pub mod statement;
@@ -59,10 +61,16 @@ pub struct Practice {
     save_lock: Mutex<()>,
 }
 
-/// Work for the judging thread.
+/// Work for the judging engines.
 pub enum Job {
     Judge(i64),
     Stress(judging::StressJob),
+    /// Another engine's thread unwound with this (a closed stdout): the main thread goes on
+    /// unwinding with it.
+    Unwind(Box<dyn std::any::Any + Send>),
+    /// The judge is going away: every other engine's thread ends after its current job (the
+    /// main thread waits for them before it unwinds).
+    Stop,
 }
 
 #[derive(Default)]
@@ -77,6 +85,15 @@ impl Queue {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .push_back(job);
+        self.ready.notify_one();
+    }
+
+    /// Ahead of every other job.
+    fn push_front(&self, job: Job) {
+        self.jobs
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push_front(job);
         self.ready.notify_one();
     }
 
@@ -140,15 +157,21 @@ pub struct Source {
 }
 
 impl Practice {
+    /// The practice folder `dir` (locked while the server runs), its history, and the token
+    /// (the folder's saved one is read, or made, once the folder is locked).
     pub fn new(
         dir: &Path,
-        token: String,
+        token: access::TokenSource,
         port: u16,
         cc_port: u16,
         clock: Box<dyn Clock>,
         languages: Languages,
     ) -> Result<Practice, String> {
         let store = store::Store::open(dir)?;
+        let token = match token {
+            access::TokenSource::Given(t) => t,
+            access::TokenSource::Saved { rotate } => access::saved_token(dir, rotate)?,
+        };
         let db = db::Db::open(&dir.join("history.sqlite"))?;
         Ok(Practice {
             store,
@@ -230,10 +253,14 @@ impl Practice {
         })
     }
 
-    /// Records a submission and queues it; returns its id.
+    /// Records a submission and queues it; returns its id. A problem without tests takes none
+    /// (nothing to judge it on: it would be accepted on nothing).
     pub fn submit(&self, problem: &str, source: &Source) -> Result<i64, String> {
         if self.store.problem_dir(problem).is_none() {
             return Err(format!("no problem `{problem}`"));
+        }
+        if self.store.load(problem).is_ok_and(|p| p.tests.is_empty()) {
+            return Err(no_tests(problem));
         }
         let path = source.path.as_ref().map(|p| p.display().to_string());
         let id = self.db.insert(&db::NewSubmission {
@@ -282,6 +309,11 @@ impl Practice {
     }
 }
 
+/// Why a problem without tests takes no submission, and what to do.
+pub fn no_tests(problem: &str) -> String {
+    format!("problem `{problem}` has no tests yet (it came without samples): add one first, with its input and expected output (on its page, or POST /api/problems/{problem}/tests)")
+}
+
 /// Where the practice folder is by default: `$XDG_DATA_HOME/judge/practice`, else
 /// `~/.local/share/judge/practice` of the user who started the judge (through sudo too).
 pub fn default_dir() -> Option<PathBuf> {
@@ -322,11 +354,14 @@ pub fn bind(port: u16, cc_port: u16) -> Result<Listening, String> {
     })
 }
 
-/// Starts the servers' threads and the watcher, then judges on this thread forever.
+/// Starts the servers' threads and the watcher, then judges forever: one thread per engine
+/// (`engines[0]` on this one), each taking the next job from the queue, so `engines.len()`
+/// submissions are judged at once. The engines were made on this thread (their sandbox workers
+/// end with it) and share a gate when there are several (`judge_core::jobs::helpers`).
 pub fn serve(
     practice: Arc<Practice>,
     listening: Listening,
-    engine: &mut judge_core::engine::Engine,
+    engines: Vec<&mut judge_core::engine::Engine>,
 ) -> ! {
     // The saved watches first: the API answers as soon as its thread runs.
     for (id, problem, path, last) in practice.db.watches().unwrap_or_default() {
@@ -374,19 +409,54 @@ pub fn serve(
     for id in practice.db.unfinished().unwrap_or_default() {
         practice.queue.push(Job::Judge(id));
     }
+    judge_with(&practice, engines)
+}
+
+/// The pool: a thread per engine but the first, which judges on this thread; never returns
+/// (unwinds, once every other engine's thread has ended, when stdout or stderr is closed).
+fn judge_with(practice: &Practice, engines: Vec<&mut judge_core::engine::Engine>) -> ! {
+    std::thread::scope(|scope| {
+        let mut engines = engines.into_iter();
+        let first = engines.next().expect("at least one engine");
+        for (k, engine) in engines.enumerate() {
+            std::thread::Builder::new()
+                .name(format!("practice-judge-{}", k + 2))
+                .spawn_scoped(scope, move || judge_forever(practice, engine, false))
+                .expect("a judging thread");
+        }
+        judge_forever(practice, first, true);
+        unreachable!("the main thread's engine judges until the judge ends")
+    })
+}
+
+/// One engine of the pool: the next job, again and again. On the first engine (`main`) it never
+/// returns; another engine's thread ends when the judge is going away.
+fn judge_forever(practice: &Practice, engine: &mut judge_core::engine::Engine, main: bool) {
     loop {
         let job = practice.queue.pop();
         let submission = match &job {
             Job::Judge(id) => Some(*id),
             Job::Stress(_) => None,
+            Job::Unwind(_) | Job::Stop if !main => {
+                // Handed on (to the main thread, to the other engines); this engine stops.
+                practice.queue.push_front(job);
+                return;
+            }
+            Job::Unwind(_) | Job::Stop => None,
         };
         let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-            judging::run(&practice, engine, job)
+            judging::run(practice, engine, job)
         }));
         if let Err(payload) = outcome {
-            // A closed stdout or stderr ends the judge as everywhere else (`report::stream`).
+            // A closed stdout or stderr ends the judge as everywhere else (`report::stream`):
+            // on the main thread, where `cli::main` sees it (and the session cleans up).
             if payload.is::<judge_report::stream::Gone>() {
-                std::panic::resume_unwind(payload);
+                if main {
+                    practice.queue.push_front(Job::Stop);
+                    std::panic::resume_unwind(payload);
+                }
+                practice.queue.push_front(Job::Unwind(payload));
+                return;
             }
             // A bug (its message was printed by the panic hook): the server goes on, and the
             // submission is not judged again at every start.
@@ -448,6 +518,54 @@ mod tests {
         held.pop();
         assert!(hub.subscribe().is_some());
         drop(reader);
+    }
+
+    #[test]
+    fn a_closed_stdout_in_any_engine_ends_every_engine_and_then_unwinds_the_main_thread() {
+        use judge_core::engine::Engine;
+        use judge_core::executor::fake::FakeExecutor;
+        let tmp = tempfile::tempdir().unwrap();
+        let languages = Languages::load(None).unwrap();
+        let practice = Practice::new(
+            &tmp.path().join("practice"),
+            access::TokenSource::Given("0123456789abcdef".into()),
+            1,
+            2,
+            Box::new(contest::SystemClock),
+            languages.clone(),
+        )
+        .unwrap();
+        let mut engines: Vec<Engine> = (0..3)
+            .map(|k| {
+                let work = tmp.path().join(format!("work-{k}"));
+                std::fs::create_dir(&work).unwrap();
+                Engine::new(FakeExecutor::new(), languages.clone(), work)
+            })
+            .collect();
+        let (done, ended) = std::sync::mpsc::channel();
+        let practice = Arc::new(practice);
+        let shared = practice.clone();
+        std::thread::spawn(move || {
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                judge_with(&shared, engines.iter_mut().collect())
+            }));
+            let _ = done.send(outcome.err().map(|p| p.is::<judge_report::stream::Gone>()));
+        });
+        // Every engine waits for work; then, as if one of them found stdout closed:
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let gone = judge_report::stream::Gone {
+            stream: "stdout",
+            error: std::io::ErrorKind::BrokenPipe.into(),
+        };
+        practice.queue.push(Job::Unwind(Box::new(gone)));
+        // The scope ended (every engine's thread with it) and the payload went on.
+        let unwound = ended
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("the pool ended");
+        assert_eq!(unwound, Some(true));
+        // What is left tells the next engines to stop, and nothing else.
+        assert_eq!(practice.queue.len(), 1);
+        assert!(matches!(practice.queue.pop(), Job::Stop));
     }
 
     #[test]

@@ -177,12 +177,20 @@ impl Store {
     }
 
     /// Loads problem `id` as the judge reads it, with the file input/output of its
-    /// `practice.toml` applied.
+    /// `practice.toml` applied. A package with no test at all yet (a problem received without
+    /// samples) loads with none: the page asks for one, and nothing is judged until it has one
+    /// ([`Practice::submit`](crate::Practice::submit) refuses).
     pub fn load(&self, id: &str) -> Result<Problem, String> {
         let dir = self
             .problem_dir(id)
             .ok_or_else(|| format!("no problem `{id}`"))?;
-        let mut problem = Problem::load(&dir).map_err(|e| e.to_string())?;
+        let mut problem = match Problem::load(&dir) {
+            Ok(p) => p,
+            Err(e) => match Problem::load_inputs(&dir) {
+                Ok(p) if p.tests.is_empty() => p,
+                _ => return Err(e.to_string()),
+            },
+        };
         let meta = self.meta(id);
         if meta.input_file.is_some() || meta.output_file.is_some() {
             problem.io.input = meta.input_file.or(problem.io.input);
@@ -277,7 +285,13 @@ impl Store {
     }
 
     /// Adds a test of the user's (`custom-N`) to problem `id`; returns its name.
-    pub fn add_test(&self, id: &str, input: &str, answer: &str) -> Result<String, String> {
+    pub fn add_test(
+        &self,
+        id: &str,
+        input: impl AsRef<[u8]>,
+        answer: impl AsRef<[u8]>,
+    ) -> Result<String, String> {
+        let (input, answer) = (input.as_ref(), answer.as_ref());
         let dir = self
             .problem_dir(id)
             .ok_or_else(|| format!("no problem `{id}`"))?;
@@ -294,7 +308,7 @@ impl Store {
             {
                 Ok(mut f) => {
                     use std::io::Write;
-                    f.write_all(input.as_bytes())
+                    f.write_all(input)
                         .and_then(|_| std::fs::write(tests.join(format!("{name}.ans")), answer))
                         .map_err(|e| format!("{}: {e}", input_path.display()))?;
                     return Ok(name);
@@ -304,6 +318,28 @@ impl Store {
             }
         }
         Err("too many tests of your own".into())
+    }
+
+    /// Adds every pair as a test of the user's, in order; all or none (the ones added are
+    /// removed again when one cannot be). Returns their names.
+    pub fn import_tests(
+        &self,
+        id: &str,
+        pairs: &[super::import::Pair],
+    ) -> Result<Vec<String>, String> {
+        let mut added = Vec::new();
+        for pair in pairs {
+            match self.add_test(id, &pair.input, &pair.answer) {
+                Ok(name) => added.push(name),
+                Err(e) => {
+                    for name in &added {
+                        let _ = self.remove_test(id, name);
+                    }
+                    return Err(format!("{}: {e}", pair.from));
+                }
+            }
+        }
+        Ok(added)
     }
 
     /// Removes a test of the user's (only `custom-N` ones: the samples belong to the problem).
@@ -394,5 +430,28 @@ mod tests {
         store.remove_test(&id, "custom-1").unwrap();
         assert_eq!(store.load(&id).unwrap().tests.len(), 3);
         assert!(store.load("../etc").is_err());
+    }
+
+    #[test]
+    fn a_problem_received_without_samples_loads_and_takes_a_test_of_the_users() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(tmp.path()).unwrap();
+        let body = br#"{"name":"No Samples","url":"https://example.org/n","memoryLimit":256,"timeLimit":1000,"tests":[]}"#;
+        let id = store.save(&crate::cc::parse(body).unwrap(), 1).unwrap();
+        let problem = store.load(&id).unwrap();
+        assert!(problem.tests.is_empty());
+        assert_eq!(problem.limits.time, std::time::Duration::from_secs(1));
+        // A package that is broken otherwise is still an error.
+        let dir = store.problem_dir(&id).unwrap();
+        std::fs::write(dir.join("tests/x.ans"), "1\n").unwrap();
+        assert!(store
+            .load(&id)
+            .unwrap_err()
+            .contains("answer without an input"));
+        std::fs::remove_file(dir.join("tests/x.ans")).unwrap();
+        store.add_test(&id, "1 2\n", "3\n").unwrap();
+        // Now a package as any other: `judge run` loads it too.
+        assert_eq!(Problem::load(&dir).unwrap().tests.len(), 1);
+        assert_eq!(store.load(&id).unwrap().tests.len(), 1);
     }
 }

@@ -65,18 +65,28 @@ fn groups_of(uid: u32, gid: u32) -> Vec<u32> {
 /// Reads at most `cap` bytes of `path` as `user`; an error when it is larger, not a regular
 /// file, or the user may not read it.
 pub fn read_as(user: &User, path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    let owned = path.to_path_buf();
+    as_user(user, path, move || read_capped(&owned, cap))
+}
+
+/// Runs `read` (which reads `path`) with `user`'s file-system identity: on a thread of its own
+/// when the judge runs as root for another user, else here.
+pub fn as_user<T: Send + 'static>(
+    user: &User,
+    path: &Path,
+    read: impl FnOnce() -> Result<T, String> + Send + 'static,
+) -> Result<T, String> {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     if !root || user.uid == 0 {
-        return read_capped(path, cap);
+        return read();
     }
     let user = user.clone();
-    let path_owned = path.to_path_buf();
     let reader = std::thread::Builder::new()
         .name("read-as-user".into())
         .spawn(move || {
             become_user_on_this_thread(&user)?;
-            read_capped(&path_owned, cap)
+            read()
         })
         .map_err(|e| format!("{}: cannot start a reader: {e}", path.display()))?;
     reader
@@ -111,6 +121,12 @@ fn become_user_on_this_thread(user: &User) -> Result<(), String> {
     Ok(())
 }
 
+/// Reads at most `cap` bytes of the regular file `path` with this thread's identity (inside
+/// [`as_user`]).
+pub fn read_capped_as_caller(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
+    read_capped(path, cap)
+}
+
 fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     let file =
         std::fs::File::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
@@ -122,7 +138,7 @@ fn read_capped(path: &Path, cap: u64) -> Result<Vec<u8>, String> {
     }
     if meta.len() > cap {
         return Err(format!(
-            "{}: {} bytes, more than the {} KiB a source may have",
+            "{}: {} bytes, more than the {} KiB read at most",
             path.display(),
             meta.len(),
             cap / 1024

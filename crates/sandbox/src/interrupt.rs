@@ -9,6 +9,9 @@ static CGROUPS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 /// Held by the cleanup for good once it starts (it ends with `_exit`), and taken by the main
 /// thread before it exits: so the process never exits in the middle of a cleanup.
 static EXIT: Mutex<()> = Mutex::new(());
+/// Takes a signal before the cleanup does (see [`on_signal`]).
+type Handler = Box<dyn Fn(i32) -> bool + Send + Sync>;
+static HANDLER: Mutex<Option<Handler>> = Mutex::new(None);
 /// Set when cleanup starts: no cgroup is created after that.
 static INTERRUPTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -29,7 +32,15 @@ pub fn install() {
         std::thread::spawn(move || {
             let mut sig = 0;
             // SAFETY: waits on the signals blocked above.
-            if libc::sigwait(&set_copy, &mut sig) == 0 {
+            while libc::sigwait(&set_copy, &mut sig) == 0 {
+                let handled = HANDLER
+                    .lock()
+                    .ok()
+                    .and_then(|h| h.as_ref().map(|h| h(sig)))
+                    .unwrap_or(false);
+                if handled {
+                    continue;
+                }
                 // Silence the other threads first: a run killed by the cleanup must not be
                 // reported as a verdict.
                 let saved = libc::dup(2);
@@ -44,6 +55,16 @@ pub fn install() {
                 libc::_exit(128 + sig);
             }
         });
+    }
+}
+
+/// Has `handler` see SIGINT, SIGTERM and SIGHUP first (a service that stops gracefully: a
+/// worker finishing its job): when it returns true the signal is taken and the process goes
+/// on, to end by itself; when false, the cleanup kills the runs, removes the folders and exits
+/// with 128 + the signal, as without a handler.
+pub fn on_signal(handler: impl Fn(i32) -> bool + Send + Sync + 'static) {
+    if let Ok(mut h) = HANDLER.lock() {
+        *h = Some(Box::new(handler));
     }
 }
 

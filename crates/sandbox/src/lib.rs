@@ -276,7 +276,19 @@ enum Backend {
     Naive(naive::Naive, String),
 }
 
+/// A flag another thread sets to stop a sandbox's runs: each run under way, or started
+/// while it is set, is killed within a poll (1 ms) and ends as killed at a limit does. The full
+/// sandbox only: plain processes end at their limits.
+pub type Cancel = std::sync::Arc<std::sync::atomic::AtomicBool>;
+
 impl Sandbox {
+    /// Runs of this sandbox are killed while `cancel` is set (see [`Cancel`]); `None`: never.
+    pub fn set_cancel(&mut self, cancel: Option<Cancel>) {
+        if let Backend::Isolated(i) = &mut self.backend {
+            i.set_cancel(cancel);
+        }
+    }
+
     /// Probes the machine and prepares the strongest isolation available: the full sandbox when
     /// the judge runs as root on Linux, else plain processes under rlimits (and cgroups if usable).
     pub fn new() -> Result<Sandbox, SandboxError> {

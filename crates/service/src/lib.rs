@@ -8,6 +8,8 @@
 //! throwaway PostgreSQL for tests.
 
 pub mod client;
+pub mod digest;
+pub mod folder;
 pub mod http;
 pub mod judge0;
 pub mod queue;

@@ -12,6 +12,7 @@
 //! [`QUEUED`] when work may be claimable, [`CLAIMED`] with `job:attempt:worker`, [`DONE`] with
 //! the submission id when it reaches its final verdict.
 
+use crate::digest::Environment;
 use crate::Error;
 use postgres::{Client, Transaction};
 use std::time::Duration;
@@ -22,12 +23,16 @@ pub const QUEUED: &str = "judge_queued";
 pub const CLAIMED: &str = "judge_claimed";
 /// Channel: a submission reached its final verdict; the payload is its id.
 pub const DONE: &str = "judge_done";
+/// Channel: a worker told an event of its judging; the payload is the `events` row's id.
+pub const EVENT: &str = "judge_event";
 
 /// A job a worker holds: the fence its writes carry, and the submission to judge.
 #[derive(Debug, Clone)]
 pub struct Claimed {
     pub fence: Fence,
     pub submission: i64,
+    /// The problem's name, as submitted.
+    pub problem: String,
     pub max_attempts: i32,
     /// The package blob's hash, the source blob's hash, the file name and the language asked
     /// for (none: guessed from the file name).
@@ -85,14 +90,29 @@ fn secs(d: Duration) -> f64 {
 /// `worker`, with a lease of `lease`. Workers never wait for each other: a row another
 /// transaction is claiming is skipped.
 pub fn claim(client: &mut Client, worker: &str, lease: Duration) -> Result<Option<Claimed>, Error> {
+    claim_as(client, worker, lease, None)
+}
+
+/// [`claim`] by a worker of environment `env`, recorded in its judging. While the organiser
+/// pins a digest ([`set_pin`]), only a worker of that digest claims (one without an
+/// environment never does).
+pub fn claim_as(
+    client: &mut Client,
+    worker: &str,
+    lease: Duration,
+    env: Option<&Environment>,
+) -> Result<Option<Claimed>, Error> {
+    let digest = env.map(|e| e.digest.as_str());
     let mut tx = client.transaction()?;
     let row = tx.query_opt(
         "UPDATE jobs SET state = 'running', attempt = attempt + 1, worker = $1,
                 lease_until = now() + make_interval(secs => $2)
          WHERE id = (SELECT id FROM jobs WHERE state = 'queued' AND not_before <= now()
                      ORDER BY priority, id FOR UPDATE SKIP LOCKED LIMIT 1)
+           AND NOT EXISTS (SELECT 1 FROM settings
+                           WHERE key = 'pin_digest' AND value IS DISTINCT FROM $3)
          RETURNING id, attempt, submission, max_attempts",
-        &[&worker, &secs(lease)],
+        &[&worker, &secs(lease), &digest],
     )?;
     let Some(row) = row else {
         return Ok(None);
@@ -100,12 +120,19 @@ pub fn claim(client: &mut Client, worker: &str, lease: Duration) -> Result<Optio
     let (job, attempt, submission, max_attempts): (i64, i32, i64, i32) =
         (row.get(0), row.get(1), row.get(2), row.get(3));
     tx.execute(
-        "INSERT INTO judgings (job, attempt, worker) VALUES ($1, $2, $3)",
-        &[&job, &attempt, &worker],
+        "INSERT INTO judgings (job, attempt, worker, digest, environment)
+         VALUES ($1, $2, $3, $4, $5)",
+        &[
+            &job,
+            &attempt,
+            &worker,
+            &digest,
+            &env.map(|e| e.description.as_str()),
+        ],
     )?;
     let sub = tx.query_one(
         "UPDATE submissions SET state = 'judging' WHERE id = $1
-         RETURNING package, source, filename, language",
+         RETURNING package, source, filename, language, problem",
         &[&submission],
     )?;
     let payload = format!("{job}:{attempt}:{worker}");
@@ -123,7 +150,30 @@ pub fn claim(client: &mut Client, worker: &str, lease: Duration) -> Result<Optio
         source: sub.get(1),
         filename: sub.get(2),
         language: sub.get(3),
+        problem: sub.get(4),
     }))
+}
+
+/// Pins the environment digest workers must have to claim (`None`: any worker claims).
+pub fn set_pin(client: &mut Client, digest: Option<&str>) -> Result<(), Error> {
+    match digest {
+        Some(d) => client.execute(
+            "INSERT INTO settings (key, value) VALUES ('pin_digest', $1)
+             ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            &[&d],
+        )?,
+        None => client.execute("DELETE FROM settings WHERE key = 'pin_digest'", &[])?,
+    };
+    // Workers idle on a pin that changed look again.
+    client.execute("SELECT pg_notify($1, '')", &[&QUEUED])?;
+    Ok(())
+}
+
+/// The pinned environment digest, if any.
+pub fn pinned(client: &mut Client) -> Result<Option<String>, Error> {
+    Ok(client
+        .query_opt("SELECT value FROM settings WHERE key = 'pin_digest'", &[])?
+        .map(|r| r.get(0)))
 }
 
 /// Renews the lease. [`Fenced::Lost`]: the job is no longer ours; stop and drop the work.
@@ -132,6 +182,35 @@ pub fn heartbeat(client: &mut Client, fence: &Fence, lease: Duration) -> Result<
         "UPDATE jobs SET lease_until = now() + make_interval(secs => $4)
          WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'",
         &[&fence.job, &fence.attempt, &fence.worker, &secs(lease)],
+    )?;
+    Ok(if n == 1 { Fenced::Done } else { Fenced::Lost })
+}
+
+/// Records an event of the judging (`name`, its JSON `data`) while the job is still this
+/// attempt's, announcing it on [`EVENT`] at commit; [`Fenced::Lost`]: nothing was written.
+pub fn event(
+    client: &mut Client,
+    fence: &Fence,
+    submission: i64,
+    name: &str,
+    data: &str,
+) -> Result<Fenced, Error> {
+    let n = client.execute(
+        "WITH e AS (
+             INSERT INTO events (submission, attempt, name, data)
+             SELECT $4, $2, $5, $6 FROM jobs
+             WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'
+             RETURNING id)
+         SELECT pg_notify($7, id::text) FROM e",
+        &[
+            &fence.job,
+            &fence.attempt,
+            &fence.worker,
+            &submission,
+            &name,
+            &data,
+            &EVENT,
+        ],
     )?;
     Ok(if n == 1 { Fenced::Done } else { Fenced::Lost })
 }

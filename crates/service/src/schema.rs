@@ -78,6 +78,28 @@ CREATE TABLE IF NOT EXISTS judgings (
     reason text,
     PRIMARY KEY (job, attempt)
 );
+-- What the engine told while judging (the events of `--format jsonl`), each written by the
+-- attempt that holds the job (fenced) and announced on `judge_event` with its id: the event
+-- itself may exceed a notification's 8000 bytes, its id never does.
+CREATE TABLE IF NOT EXISTS events (
+    id bigserial PRIMARY KEY,
+    submission bigint NOT NULL REFERENCES submissions (id),
+    attempt integer NOT NULL,
+    name text NOT NULL,
+    data text NOT NULL,
+    created_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX IF NOT EXISTS events_submission ON events (submission, id);
+-- Each attempt's worker environment (`digest`: what its verdicts depend on, described in
+-- `environment`), added when missing as `submitter` is.
+DO $$ BEGIN
+    IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+                   AND table_name = 'judgings' AND column_name = 'digest') THEN
+        ALTER TABLE judgings ADD COLUMN digest text, ADD COLUMN environment text;
+    END IF;
+END $$;
+-- The organiser's settings: `pin_digest` (only workers of that environment digest claim).
+CREATE TABLE IF NOT EXISTS settings (key text PRIMARY KEY, value text NOT NULL);
 -- The final judging's tests; the key makes a duplicate row impossible.
 CREATE TABLE IF NOT EXISTS test_results (
     submission bigint NOT NULL REFERENCES submissions (id),

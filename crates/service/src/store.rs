@@ -108,6 +108,23 @@ pub fn unpack(archive: &[u8], dest: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// A problem's name: a folder name `judge run` would accept, and nothing a path could abuse.
+pub fn check_problem_name(name: &str) -> Result<(), String> {
+    let fine = !name.is_empty()
+        && name.len() <= 64
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if fine {
+        Ok(())
+    } else {
+        Err(format!(
+            "`{name}` is not a problem name: 1 to 64 of A-Z a-z 0-9 - _ . , not starting with ."
+        ))
+    }
+}
+
 /// Stores `package` (an archive from [`pack`]) as the problem `name`'s current package.
 pub fn put_problem(client: &mut Client, name: &str, package: &[u8]) -> Result<String, Error> {
     let h = put_blob(client, package)?;

@@ -3,9 +3,13 @@
 //! A slot holds two connections (one for the job, one for its heartbeat) and an engine. While
 //! it judges, a heartbeat thread renews the lease every lease/3; a heartbeat that updates
 //! nothing means the job was taken from this worker (its lease expired: it froze or lost the
-//! database): the result is dropped, never written. A lost connection is retried with a
-//! back-off; the job it held comes back through the reaper if the lease runs out meanwhile.
+//! database): the engine's runs are killed at once (the sandbox's cancel flag) and nothing is
+//! written. A lost connection is retried with a back-off; the job it held comes back through
+//! the reaper if the lease runs out meanwhile. The engine's events are written as they happen
+//! (`Publisher`) for `judge serve`'s event stream; the source is built in the language given
+//! at submit time when there is one.
 
+use crate::digest::Environment;
 use crate::queue::{self, Claimed, Fence, Fenced, Final, TestRow};
 use crate::{store, Error};
 use judge_core::engine::{Engine, JudgeOptions};
@@ -17,7 +21,9 @@ use postgres::Client;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
+use std::sync::Arc;
 use std::time::Duration;
+use std::time::Instant;
 
 /// How a worker runs.
 #[derive(Debug, Clone)]
@@ -32,6 +38,12 @@ pub struct Options {
     pub retry_delay: Duration,
     /// Where packages are unpacked, one folder per hash, reused.
     pub cache: PathBuf,
+    /// What this worker judges with, recorded in each judging; claims only while no other
+    /// digest is pinned. None: claims only while none is.
+    pub environment: Option<Environment>,
+    /// Set (a second SIGTERM): the jobs under way are given back at once (`release`), their
+    /// runs killed; with `stop`, the slots end.
+    pub give_back: Arc<AtomicBool>,
 }
 
 /// What a worker tells its operator (the CLI prints it on stderr).
@@ -87,6 +99,8 @@ pub fn run_slot(
 ) {
     let poll = (options.lease / 3).min(Duration::from_secs(1));
     let mut failures = 0;
+    // The pin last seen while idle, to say once why this worker claims nothing.
+    let mut pin: Option<String> = None;
     'connection: while !stop.load(Ordering::Relaxed) {
         let Some(client) = connect_retrying(&options.url, log, stop) else {
             return;
@@ -106,6 +120,18 @@ pub fn run_slot(
             match step {
                 Ok(true) => failures = 0,
                 Ok(false) => {
+                    let now = queue::pinned(&mut client).ok().flatten();
+                    if now != pin {
+                        let mine = options.environment.as_ref().map(|e| e.digest.as_str());
+                        match (&now, mine) {
+                            (Some(d), m) if Some(d.as_str()) != m => log.line(&format!(
+                                "the organiser pinned environment digest {d}; this worker's is {}: it claims nothing until they match",
+                                m.unwrap_or("unknown")
+                            )),
+                            _ => log.line("this worker's environment may claim: claiming"),
+                        }
+                        pin = now;
+                    }
                     // Nothing to claim: wait for a notification or the poll.
                     let mut notes = client.notifications();
                     let _ = postgres::fallible_iterator::FallibleIterator::next(
@@ -145,7 +171,8 @@ pub fn step(
             r.job, r.attempt, r.worker
         ));
     }
-    let Some(job) = queue::claim(client, worker, options.lease)? else {
+    let Some(job) = queue::claim_as(client, worker, options.lease, options.environment.as_ref())?
+    else {
         return Ok(false);
     };
     kill_point("claimed");
@@ -153,24 +180,43 @@ pub fn step(
         "job {} attempt {}: submission {} ({})",
         job.fence.job, job.fence.attempt, job.submission, job.filename
     ));
+    // Set by the heartbeat when the job was taken (`lost`) or is to be given back now: the
+    // engine's runs are killed at once, and what is left of the judging goes by in moments
+    // (each run killed as it starts).
+    let cancel = Arc::new(AtomicBool::new(false));
     let lost = AtomicBool::new(false);
+    engine.sandbox.set_cancel(Some(cancel.clone()));
     let (done_tx, done_rx) = mpsc::channel::<()>();
     let outcome = std::thread::scope(|scope| {
-        let (fence, lost) = (&job.fence, &lost);
-        scope.spawn(move || heartbeat_loop(options, fence, beat, &done_rx, lost, log, stop));
+        let flags = (&*cancel, &lost);
+        let fence = &job.fence;
+        scope.spawn(move || heartbeat_loop(options, fence, beat, &done_rx, flags, log, stop));
         let outcome = run(options, engine, client, &job, log);
         drop(done_tx);
         outcome
     });
+    engine.sandbox.set_cancel(None);
     kill_point("judged");
     if lost.load(Ordering::Relaxed) {
         log.line(&format!(
-            "job {} attempt {}: lost (another worker holds it); result dropped",
+            "job {} attempt {}: lost (its lease was taken: another worker holds it, or it ended): judging stopped, its runs killed, nothing written",
             job.fence.job, job.fence.attempt
         ));
         return Ok(true);
     }
     let written = match outcome {
+        _ if cancel.load(Ordering::Relaxed) => {
+            let reason = format!("worker {worker} was stopped before it finished");
+            let given = queue::release(client, &job.fence, &reason, options.retry_delay)?;
+            if given == Fenced::Done {
+                log.line(&format!(
+                    "job {} attempt {}: given back (stopped): its runs killed",
+                    job.fence.job, job.fence.attempt
+                ));
+                return Ok(true);
+            }
+            Ok(given)
+        }
         Ok(result) => finish_retrying(options, client, &job.fence, &result, log, stop),
         Err(reason) => queue::release(client, &job.fence, &reason, options.retry_delay),
     };
@@ -198,16 +244,32 @@ fn heartbeat_loop(
     fence: &Fence,
     beat: &mut Client,
     done: &mpsc::Receiver<()>,
-    lost: &AtomicBool,
+    (cancel, lost): (&AtomicBool, &AtomicBool),
     log: &dyn Log,
     stop: &AtomicBool,
 ) {
     let every = options.lease / 3;
-    while let Err(mpsc::RecvTimeoutError::Timeout) = done.recv_timeout(every) {
+    let mut next = Instant::now() + every;
+    loop {
+        // Awake every 100 ms at most, for a stop that gives the job back now.
+        let slice = next
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_millis(100));
+        if let Ok(()) | Err(mpsc::RecvTimeoutError::Disconnected) = done.recv_timeout(slice) {
+            return;
+        }
+        if options.give_back.load(Ordering::Relaxed) {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        if Instant::now() < next {
+            continue;
+        }
+        next = Instant::now() + every;
         match queue::heartbeat(beat, fence, options.lease) {
             Ok(Fenced::Done) => kill_point("heartbeat"),
             Ok(Fenced::Lost) => {
                 lost.store(true, Ordering::Relaxed);
+                cancel.store(true, Ordering::Relaxed);
                 return;
             }
             Err(e) => {
@@ -305,7 +367,19 @@ pub fn run(
     })
     .map_err(|e| e.to_string())?;
     engine.capture = capture.unwrap_or(judge_model::result::Captured::CAP);
-    let outcome = judge(engine, &package, &copy);
+    let mut publisher = Publisher {
+        client,
+        job,
+        folder: format!("{}/", folder.display()),
+        lost: false,
+    };
+    let outcome = judge(
+        engine,
+        &package,
+        &copy,
+        job.language.as_deref(),
+        &mut publisher,
+    );
     engine.capture = judge_model::result::Captured::CAP;
     let _ = std::fs::remove_dir_all(&folder);
     Ok(outcome)
@@ -383,12 +457,27 @@ fn judge_error(message: String) -> Final {
     }
 }
 
-/// Judges `source` on the package in `dir` with every test (as the practice page does).
-pub fn judge(engine: &mut Engine, dir: &Path, source: &Path) -> Final {
+/// Judges `source` on the package in `dir` with every test, built as `judge run` builds it
+/// (the package format's entries of the language table), in `language` when one was given
+/// at submit time (whatever the file name says), else in the one its file name tells.
+/// The engine's events go to `reporter` as they happen.
+pub fn judge(
+    engine: &mut Engine,
+    dir: &Path,
+    source: &Path,
+    language: Option<&str>,
+    reporter: &mut dyn Reporter,
+) -> Final {
     let problem = match Problem::load(dir) {
         Ok(p) => p,
         Err(e) => return judge_error(format!("the package does not load: {e}")),
     };
+    problem.set_languages(&mut engine.languages);
+    if let Some(name) = language {
+        if let Err(e) = engine.languages.pin_named(source, name) {
+            return judge_error(e.to_string());
+        }
+    }
     if problem
         .tests
         .iter()
@@ -402,9 +491,8 @@ pub fn judge(engine: &mut Engine, dir: &Path, source: &Path) -> Final {
         all: true,
         ..Default::default()
     };
-    let mut quiet = Quiet;
     let judged = Prepared::new(engine, problem).and_then(|prepared| {
-        judging::judge_one(&mut [engine], &prepared, source, options, &mut quiet)
+        judging::judge_one(&mut [engine], &prepared, source, options, reporter)
     });
     match judged {
         Ok(report) => result_of(&report),
@@ -412,11 +500,57 @@ pub fn judge(engine: &mut Engine, dir: &Path, source: &Path) -> Final {
     }
 }
 
-/// The events of a worker's judging go nowhere yet (the service's event stream will take them).
-struct Quiet;
+/// The events of a worker's judging, written to the `events` table (fenced by the job's
+/// attempt) for `judge serve`'s event stream: each as its `--format jsonl` line, with the
+/// problem's and the file's names the submitter gave in place of the worker's paths.
+struct Publisher<'a> {
+    client: &'a mut Client,
+    job: &'a Claimed,
+    /// The worker's folder of the source (`…/jobs/J-A-PID/`), left out of what is told: a
+    /// compiler's message names `a.cpp`, not the worker's cache.
+    folder: String,
+    /// A write found the job taken, or the database gone: the rest are not sent.
+    lost: bool,
+}
 
-impl Reporter for Quiet {
-    fn event(&mut self, _: &Event) {}
+/// An event as the service tells it: its `--format jsonl` object with the submission's id and
+/// attempt, and its problem and solution as submitted.
+pub fn event_data(event: &Event, job: &Claimed) -> serde_json::Value {
+    let mut data = serde_json::to_value(event).expect("events always serialize");
+    if let Some(fields) = data.as_object_mut() {
+        fields.insert("schema".into(), judge_model::event::SCHEMA.into());
+        fields.insert("submission".into(), job.submission.into());
+        fields.insert("attempt".into(), job.fence.attempt.into());
+        if fields.contains_key("problem") {
+            fields.insert("problem".into(), job.problem.clone().into());
+        }
+        if fields.contains_key("solution") {
+            fields.insert("solution".into(), job.filename.clone().into());
+        }
+    }
+    data
+}
+
+impl Reporter for Publisher<'_> {
+    fn event(&mut self, event: &Event) {
+        if self.lost {
+            return;
+        }
+        let data = event_data(event, self.job);
+        let name = data["event"].as_str().unwrap_or("event").to_string();
+        let written = queue::event(
+            self.client,
+            &self.job.fence,
+            self.job.submission,
+            &name,
+            &data.to_string().replace(&self.folder, ""),
+        );
+        // Events are told, not kept: a lost job or database ends them, never the judging (the
+        // heartbeat and the finish decide what happens to the job).
+        if !matches!(written, Ok(Fenced::Done)) {
+            self.lost = true;
+        }
+    }
 }
 
 /// A report as the rows a finish writes.

@@ -76,8 +76,23 @@ impl Browser {
     /// refuses to run as root) with a fresh profile and a 1280×900 window, and attaches to a
     /// new blank page.
     pub fn launch() -> Browser {
+        Browser::launch_in(tempfile::tempdir().expect("cannot create a browser profile folder"))
+    }
+
+    /// Closes the browser as a user would (its profile written out) and starts it again on the
+    /// same profile: what a browser restart keeps (persistent cookies), it keeps.
+    pub fn restart(mut self) -> Browser {
+        let profile = std::mem::replace(
+            &mut self.profile,
+            tempfile::tempdir().expect("cannot create a browser profile folder"),
+        );
+        drop(self);
+        Browser::launch_in(profile)
+    }
+
+    /// [`Browser::launch`] with the profile folder `profile`.
+    fn launch_in(profile: tempfile::TempDir) -> Browser {
         let chromium = find_chromium().unwrap_or_else(|e| panic!("{e}"));
-        let profile = tempfile::tempdir().expect("cannot create a browser profile folder");
         let (commands_read, commands_write) = high_pipe();
         let (replies_read, replies_write) = high_pipe();
         let mut cmd = Command::new(&chromium);

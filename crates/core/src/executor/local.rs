@@ -2,12 +2,14 @@
 //! made at the first pair, runs the other side of a pair (runs that go on together each need a
 //! sandbox of their own: own worker, uid, cgroup and limits, measured alone).
 
+use super::direct::Watch;
 use super::pair::{Heard, Pair, PairOutcome};
 use super::relay::relay;
 use super::Executor;
 use judge_model::transcript::{From, Transcript};
-use judge_sandbox::{Layer, RunIo, RunOutcome, RunSpec, Sandbox, SandboxError};
+use judge_sandbox::{Layer, Run, RunIo, RunOutcome, RunSpec, Sandbox, SandboxError};
 use std::io::{Read, Write};
+use std::os::fd::OwnedFd;
 use std::sync::{Arc, Mutex};
 
 /// Runs programs in the sandbox of this machine.
@@ -15,6 +17,8 @@ pub struct LocalExecutor {
     sandbox: Sandbox,
     /// The other side of pairs, made when first needed.
     partner: Option<Sandbox>,
+    /// Given to both sandboxes (see [`Executor::set_cancel`]).
+    cancel: Option<judge_sandbox::Cancel>,
 }
 
 impl LocalExecutor {
@@ -28,39 +32,16 @@ impl LocalExecutor {
             let made = Sandbox::new().map_err(|e| {
                 SandboxError::Setup(format!("could not make the second sandbox of a pair: {e}"))
             })?;
+            let mut made = made;
+            made.set_cancel(self.cancel.clone());
             self.partner = Some(made);
         }
         Ok(self.partner.as_mut().expect("made above"))
     }
-}
 
-impl std::convert::From<Sandbox> for LocalExecutor {
-    fn from(sandbox: Sandbox) -> LocalExecutor {
-        LocalExecutor {
-            sandbox,
-            partner: None,
-        }
-    }
-}
-
-impl Executor for LocalExecutor {
-    fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
-        self.sandbox.run(spec)
-    }
-
-    fn private_scratch(&self) -> bool {
-        self.sandbox.private_scratch()
-    }
-
-    fn layers(&self) -> Vec<Layer> {
-        self.sandbox.layers()
-    }
-
-    fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
-        Ok(Box::new(LocalExecutor::new()?))
-    }
-
-    fn run_pair(&mut self, pair: &Pair<'_>) -> Result<PairOutcome, SandboxError> {
+    /// A pair through the judge's relay (two threads, one each way), which keeps the
+    /// exchange.
+    fn relayed(&mut self, pair: &Pair<'_>) -> Result<PairOutcome, SandboxError> {
         let pipe = judge_sandbox::pipe;
         // Two pipes each way, the judge relaying between them.
         let (first_in, to_first) = pipe()?;
@@ -68,28 +49,7 @@ impl Executor for LocalExecutor {
         let (from_first, first_out) = pipe()?;
         let (from_second, second_out) = pipe()?;
         let log = Arc::new(Mutex::new(Transcript::default()));
-        // Both sandboxes are ready before either program starts: the first does not wait on a
-        // partner still being made.
-        self.partner()?;
-        let first = self.sandbox.start(
-            pair.specs[0],
-            RunIo {
-                stdin: Some(first_in),
-                stdout: Some(first_out),
-            },
-        )?;
-        let partner = self
-            .partner
-            .as_mut()
-            .expect("made before the first run started");
-        let second = partner.start(
-            pair.specs[1],
-            RunIo {
-                stdin: Some(second_in),
-                stdout: Some(second_out),
-            },
-        )?;
-        let mut runs = vec![first, second];
+        let mut runs = self.start_both(pair, (first_in, first_out), (second_in, second_out))?;
         let (first_ended, hold_eof) = std::sync::mpsc::channel::<()>();
         let record = pair.record;
         let second_to_first = {
@@ -124,16 +84,7 @@ impl Executor for LocalExecutor {
             first_to_second.join().unwrap_or(None),
             second_to_first.join().unwrap_or(None),
         ];
-        let mut outcomes = outcomes.into_iter();
-        let lost = || {
-            Err(SandboxError::Setup(
-                "the sandbox lost a run of a pair".into(),
-            ))
-        };
-        let outcomes = [
-            outcomes.next().unwrap_or_else(lost),
-            outcomes.next().unwrap_or_else(lost),
-        ];
+        let outcomes = both(outcomes);
         let transcript = record.then(|| {
             let mut t = std::mem::take(&mut *log.lock().unwrap_or_else(|e| e.into_inner()));
             t.parts.retain(|(_, text)| !text.is_empty());
@@ -146,6 +97,109 @@ impl Executor for LocalExecutor {
             closed,
             transcript,
         })
+    }
+
+    /// A pair joined by direct pipes (no thread of the judge carries a message; see
+    /// [`super::direct`]).
+    fn direct(&mut self, pair: &Pair<'_>) -> Result<PairOutcome, SandboxError> {
+        let pipe = judge_sandbox::pipe;
+        let (second_in, first_out) = pipe()?;
+        let (first_in, second_out) = pipe()?;
+        let mut watch =
+            Watch::new(&first_out, &second_in, &first_in).map_err(|source| SandboxError::Io {
+                action: "copy a pipe's descriptor".into(),
+                source,
+            })?;
+        let mut runs = self.start_both(pair, (first_in, first_out), (second_in, second_out))?;
+        let mut order = Vec::new();
+        let outcomes = judge_sandbox::wait_all(&mut runs, |i, o| {
+            order.push(i);
+            watch.ended(i);
+            (pair.stop_other)(i, o)
+        });
+        drop(runs);
+        let closed = watch.finish();
+        Ok(PairOutcome {
+            outcomes: both(outcomes),
+            order,
+            closed,
+            transcript: None,
+        })
+    }
+
+    /// Starts both programs of a pair, each in its sandbox, with the given (stdin, stdout).
+    fn start_both(
+        &mut self,
+        pair: &Pair<'_>,
+        (first_in, first_out): (OwnedFd, OwnedFd),
+        (second_in, second_out): (OwnedFd, OwnedFd),
+    ) -> Result<Vec<Run<'_>>, SandboxError> {
+        // Both sandboxes are ready before either program starts: the first does not wait on a
+        // partner still being made.
+        self.partner()?;
+        let first = self.sandbox.start(
+            pair.specs[0],
+            RunIo {
+                stdin: Some(first_in),
+                stdout: Some(first_out),
+            },
+        )?;
+        let partner = self
+            .partner
+            .as_mut()
+            .expect("made before the first run started");
+        let second = partner.start(
+            pair.specs[1],
+            RunIo {
+                stdin: Some(second_in),
+                stdout: Some(second_out),
+            },
+        )?;
+        Ok(vec![first, second])
+    }
+}
+
+impl std::convert::From<Sandbox> for LocalExecutor {
+    fn from(sandbox: Sandbox) -> LocalExecutor {
+        LocalExecutor {
+            sandbox,
+            partner: None,
+            cancel: None,
+        }
+    }
+}
+
+impl Executor for LocalExecutor {
+    fn run(&mut self, spec: &RunSpec) -> Result<RunOutcome, SandboxError> {
+        self.sandbox.run(spec)
+    }
+
+    fn private_scratch(&self) -> bool {
+        self.sandbox.private_scratch()
+    }
+
+    fn layers(&self) -> Vec<Layer> {
+        self.sandbox.layers()
+    }
+
+    fn set_cancel(&mut self, cancel: Option<judge_sandbox::Cancel>) {
+        self.sandbox.set_cancel(cancel.clone());
+        if let Some(partner) = &mut self.partner {
+            partner.set_cancel(cancel.clone());
+        }
+        self.cancel = cancel;
+    }
+
+    fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
+        Ok(Box::new(LocalExecutor::new()?))
+    }
+
+    fn run_pair(&mut self, pair: &Pair<'_>) -> Result<PairOutcome, SandboxError> {
+        if pair.record {
+            self.relayed(pair)
+        } else {
+            self.direct(pair)
+        }
     }
 
     fn converse(
@@ -182,4 +236,18 @@ impl Executor for LocalExecutor {
             said,
         })
     }
+}
+
+/// The two outcomes of a pair's [`judge_sandbox::wait_all`].
+fn both(outcomes: Vec<Result<RunOutcome, SandboxError>>) -> [Result<RunOutcome, SandboxError>; 2] {
+    let mut outcomes = outcomes.into_iter();
+    let lost = || {
+        Err(SandboxError::Setup(
+            "the sandbox lost a run of a pair".into(),
+        ))
+    };
+    [
+        outcomes.next().unwrap_or_else(lost),
+        outcomes.next().unwrap_or_else(lost),
+    ]
 }

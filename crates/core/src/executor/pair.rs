@@ -1,5 +1,6 @@
 //! Two programs that talk to each other: the first's stdout reaches the second's stdin and the
-//! second's stdout the first's stdin, each through the judge (which may record the exchange).
+//! second's stdout the first's stdin, through direct pipes, or through the judge when it
+//! records the exchange.
 //! An interactive test is such a pair (the solution first, the interactor second); so is
 //! playing a sample exchange to one program ([`Executor::converse`](super::Executor::converse)).
 
@@ -14,7 +15,7 @@ pub struct Pair<'a> {
     /// crashes gets its crash, not the verdict of an interactor that read the end first).
     pub specs: [&'a RunSpec; 2],
     /// Keep what each side wrote (a [`Transcript`]: the first's lines as `Solution`, the
-    /// second's as `Judge`).
+    /// second's as `Judge`); the judge then relays the pipes.
     pub record: bool,
     /// Called as each run ends, with its index and outcome: whether the other one, still
     /// running, is to be killed (a pair ends together when one side ends badly).
@@ -29,7 +30,8 @@ pub struct PairOutcome {
     /// The order the runs were seen to end in (indices into [`Pair::specs`]).
     pub order: Vec<usize>,
     /// When the judge saw each program close its output (indices as [`Pair::specs`]); `None`
-    /// when the relay failed. For the first program this is never before it ended.
+    /// when the relay failed or a run was lost. For the first program this is never before
+    /// it ended; the second's is noted before the first's end of output is passed on.
     pub closed: [Option<Instant>; 2],
     /// What each side wrote, when [`Pair::record`] asked for it.
     pub transcript: Option<Transcript>,

@@ -107,6 +107,8 @@ impl Language {
 pub enum LangError {
     #[error("{file}: {message}")]
     Table { file: String, message: String },
+    #[error("unknown language `{0}`\n  hint: the judge knows {1}")]
+    Unknown(String, String),
     #[error("{0}: unsupported file type\n  hint: supported extensions: {1}")]
     Unsupported(String, String),
     #[error("cannot find `{0}` in PATH\n  hint: install it, or point the language table at it (--languages FILE)")]
@@ -176,6 +178,46 @@ impl Languages {
         if let Some(i) = found {
             self.pins.push((canonical(source), i));
         }
+    }
+
+    /// The entry called `name` (its name or one of its aliases, in any case) that builds
+    /// sources (one with extensions): what a submission naming its language asks for. An entry
+    /// that serves here comes before one that does not.
+    pub fn named(&self, name: &str) -> Option<&Language> {
+        let called = |l: &&Language| {
+            !l.extensions.is_empty()
+                && (l.name.eq_ignore_ascii_case(name)
+                    || l.aliases.iter().any(|a| a.eq_ignore_ascii_case(name)))
+        };
+        let mut candidates = self.languages.iter().filter(called);
+        let first = candidates.clone().next()?;
+        Some(candidates.find(|l| self.serves(l)).unwrap_or(first))
+    }
+
+    /// `source` is in the language called `name` ([`Languages::named`]), whatever its file
+    /// name says: a submission whose language was given. Until the next
+    /// [`Languages::set_format`].
+    pub fn pin_named(&mut self, source: &Path, name: &str) -> Result<&Language, LangError> {
+        let Some(found) = self.named(name) else {
+            return Err(LangError::Unknown(name.to_string(), self.names()));
+        };
+        let i = self
+            .languages
+            .iter()
+            .position(|l| std::ptr::eq(l, found))
+            .expect("an entry of the table");
+        self.pins.push((canonical(source), i));
+        Ok(&self.languages[i])
+    }
+
+    /// The names a submission may give, for a message: the entries that build sources.
+    pub fn names(&self) -> String {
+        self.languages
+            .iter()
+            .filter(|l| !l.extensions.is_empty())
+            .map(|l| l.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// Whether `l` serves here: an entry for all formats, or one for this package's format
@@ -267,6 +309,27 @@ mod tests {
         assert!(e.contains("C++ (cpp, cc, cxx"), "{e}");
         assert!(!e.contains("()"), "{e}");
         assert!(!e.contains("Kattis run script"), "{e}");
+    }
+
+    #[test]
+    fn a_language_given_by_name_wins_over_the_file_name_until_the_next_package() {
+        let mut l = Languages::load(None).unwrap();
+        assert_eq!(l.named("c++").unwrap().name, "C++");
+        assert_eq!(l.named("PYTHON 3").unwrap().name, "Python 3");
+        assert!(l.named("Kattis run script").is_none(), "builds no source");
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("solution.txt");
+        std::fs::write(&source, "int main() {}").unwrap();
+        assert!(l.for_source(&source).is_err());
+        assert_eq!(l.pin_named(&source, "c").unwrap().name, "C");
+        assert_eq!(l.for_source(&source).unwrap().name, "C");
+        let err = l.pin_named(&source, "Scala").unwrap_err().to_string();
+        assert!(
+            err.starts_with("unknown language `Scala`\n  hint: the judge knows C++, C, Rust"),
+            "{err}"
+        );
+        l.set_format("native");
+        assert!(l.for_source(&source).is_err(), "a pin lasts one package");
     }
 
     #[test]

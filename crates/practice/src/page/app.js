@@ -68,8 +68,15 @@ function verdictClass(v) {
   return "verdict bad";
 }
 
-function verdictBadge(v, big) {
-  return h("span", { class: verdictClass(v) + (big ? " big" : "") }, v || "…");
+// Without a verdict yet: "queued" (waiting for a free engine), "judging", else "…".
+function verdictBadge(v, big, waiting) {
+  const pending = waiting === "queued" || waiting === "judging" ? waiting : "…";
+  return h("span", { class: verdictClass(v) + (big ? " big" : "") }, v || pending);
+}
+
+// What a submission without a verdict is doing: waiting for an engine, or being judged.
+function waitingState(s) {
+  return s.state === "judging" ? "judging" : "queued";
 }
 
 // Only http(s) links from received problems reach an href.
@@ -373,6 +380,7 @@ function renderProblem() {
     metaLine(p),
     p.error ? h("p", { class: "error", id: "problem-error" }, p.error) : null,
     statement,
+    p.needs_tests ? needsTestsPanel() : null,
     submitPanel(),
     h("div", { id: "result" }, resultPanel()),
     historyPanel(),
@@ -382,6 +390,19 @@ function renderProblem() {
   if (window.MathMLElement === undefined) {
     statement.prepend(h("p", { class: "hint" }, "This browser does not show MathML; formulas appear as plain text."));
   }
+}
+
+// A problem received without samples: nothing can be judged until it has a test.
+function needsTestsPanel() {
+  return h("section", { class: "panel notice", id: "needs-tests" },
+    h("h2", {}, "Add a test first"),
+    h("p", {}, "This problem came without samples, so there is nothing to judge a solution on yet. Add a test: an input and its expected output (from the statement, or worked out by hand)."),
+    h("button", { class: "primary", type: "button", id: "go-add-test", onclick: () => {
+      const input = document.getElementById("own-input");
+      if (!input) return;
+      input.scrollIntoView({ block: "center" });
+      input.focus();
+    } }, "Add a test"));
 }
 
 function submitPanel() {
@@ -405,7 +426,8 @@ function submitPanel() {
     text.addEventListener("input", () => (state.draft = text.value));
     body = h("div", {}, text,
       h("div", { class: "row" }, "Language ", lang,
-        h("button", { class: "primary", id: "submit", type: "button", onclick: async (ev) => {
+        h("button", { class: "primary", id: "submit", type: "button", disabled: state.problem.needs_tests ? "" : null,
+          title: state.problem.needs_tests ? "Add a test first" : null, onclick: async (ev) => {
           state.language = lang.value;
           await submit(ev.target, status, { source: text.value, language: lang.value });
         } }, "Submit"), status));
@@ -423,7 +445,8 @@ function submitPanel() {
             } }, "stop watching"))))
         : null,
       h("div", { class: "row" }, path,
-        h("button", { class: "primary", id: "watch", type: "button", onclick: async (ev) => {
+        h("button", { class: "primary", id: "watch", type: "button", disabled: state.problem.needs_tests ? "" : null,
+          title: state.problem.needs_tests ? "Add a test first" : null, onclick: async (ev) => {
           state.watchPath = path.value.trim();
           await submit(ev.target, status, { path: state.watchPath });
         } }, "Watch"), status));
@@ -493,9 +516,11 @@ function resultPanel() {
   const selected = tests.find((t) => t.name === state.selectedTest) || failing;
   const judging = !s.verdict;
   const compile = s.compile && (s.compile.message || s.compile.output);
-  return h("section", { class: "panel", id: "submission", "data-id": s.id, "data-verdict": s.verdict || "" },
-    h("h2", {}, `Submission ${s.id} `, verdictBadge(s.verdict, true),
-      judging ? h("span", { class: "hint" }, " judging…") : null),
+  const waiting = judging ? waitingState(s) : "done";
+  return h("section", { class: "panel", id: "submission", "data-id": s.id, "data-verdict": s.verdict || "", "data-state": waiting },
+    h("h2", {}, `Submission ${s.id} `, verdictBadge(s.verdict, true, waiting),
+      judging ? h("span", { class: "hint", id: "submission-state" },
+        waiting === "queued" ? " queued: waiting for a free judging engine…" : " judging…") : null),
     s.error ? h("p", { class: "error" }, s.error) : null,
     s.message ? h("p", { class: "error", id: "submission-message" }, s.message) : null,
     compile && s.verdict === "CE" ? h("pre", { class: "compile" }, compile) : null,
@@ -514,9 +539,11 @@ function resultPanel() {
               h("td", {}, verdictBadge(t.verdict)),
               h("td", { class: "num time" }, fmtMs(t.time_ms)),
               h("td", { class: "num memory" }, fmtKib(t.memory_kib)),
-              h("td", { class: "msg" }, t.message || ""))),
+              h("td", { class: "msg" }, t.message || "",
+                t.rejudged ? h("span", { class: "hint rejudged" },
+                  `${t.message ? " · " : ""}judged again alone (beside other submissions: ${t.rejudged.verdict}, ${fmtMs(t.rejudged.time_ms)})`) : null))),
             judging ? pendingRows(tests.length) : null))
-      : h("p", { class: "hint" }, judging ? "Compiling…" : "No tests were run."),
+      : h("p", { class: "hint" }, judging ? (waiting === "queued" ? "Waiting for a free engine…" : "Compiling…") : "No tests were run."),
     selected && selected.verdict !== "AC" ? diffPanel(selected) : null,
     selected && selected.verdict === "AC" ? printedPanel(selected, s) : null,
     typeof s.source === "string" ? h("details", { class: "source" }, h("summary", {}, `Source${s.path ? " (" + s.path + ")" : ""}`), h("pre", {}, s.source)) : null,
@@ -624,12 +651,13 @@ function cap(line) {
 function historyPanel() {
   const rows = state.history.map((s) =>
     h("tr", { class: "clickable" + (state.submission && String(state.submission.id) === String(s.id) ? " selected" : ""),
+      "data-id": s.id, "data-state": s.verdict ? "done" : waitingState(s),
       onclick: async () => { state.selectedTest = null; await showSubmission(s.id); renderProblem(); } },
       h("td", { class: "num" }, s.id),
       h("td", {}, fmtWhen(s.created_at ?? s.when ?? s.time)),
       h("td", {}, s.language || ""),
       h("td", { class: "mono" }, s.path || ""),
-      h("td", {}, verdictBadge(s.verdict)),
+      h("td", {}, verdictBadge(s.verdict, false, s.verdict ? null : waitingState(s))),
       h("td", { class: "num" }, fmtMs(s.time_ms ?? maxOf(s.tests, "time_ms"))),
       h("td", { class: "num" }, fmtKib(s.memory_kib ?? maxOf(s.tests, "memory_kib")))));
   return h("section", { class: "panel", id: "history" }, h("h2", {}, "History"),
@@ -670,7 +698,73 @@ function testsPanel() {
     h("div", { class: "row" },
       h("button", { type: "button", id: "add-test", onclick: async (ev) => {
         await addTest(ev.target, status, input.value, output.value);
-      } }, "Add test"), status));
+      } }, "Add test"), status),
+    importRow());
+}
+
+// Import many tests at once: NAME.in with NAME.ans (or NAME.out), as files, a folder or a .zip
+// picked here, or a folder or .zip on this machine by its path.
+function importRow() {
+  // The last import's outcome survives the redraws that the import itself causes.
+  const last = state.importStatus && String(state.importStatus.problem) === String(state.problem.id) ? state.importStatus : null;
+  const status = h("span", { class: last ? last.cls : "hint", id: "import-status" }, last ? last.text : "");
+  const files = h("input", { type: "file", id: "import-files", multiple: true, accept: ".in,.out,.ans,.zip" });
+  const folder = h("input", { type: "file", id: "import-folder", webkitdirectory: true });
+  const path = h("input", { type: "text", id: "import-path", placeholder: "/home/you/tests or /home/you/tests.zip" });
+  const picked = async (ev) => {
+    const list = [...ev.target.files];
+    ev.target.value = "";
+    if (!list.length) return;
+    try {
+      if (list.length === 1 && /\.zip$/i.test(list[0].name)) {
+        await importTests({ zip: await base64Of(list[0]) });
+      } else {
+        const sent = await Promise.all(list.map(async (f) => ({ name: f.webkitRelativePath || f.name, text: await f.text() })));
+        await importTests({ files: sent });
+      }
+    } catch (e) {
+      importStatus(e.message, "error");
+    }
+  };
+  files.addEventListener("change", picked);
+  folder.addEventListener("change", picked);
+  return h("div", { class: "import", id: "import" },
+    h("h3", {}, "Import tests"),
+    h("p", { class: "hint" }, "Each NAME.in with NAME.ans (or NAME.out) beside it becomes a test; anything else is skipped."),
+    h("div", { class: "row" }, h("label", {}, "Files or a .zip ", files), h("label", {}, "A folder ", folder)),
+    h("div", { class: "row" }, path,
+      h("button", { type: "button", id: "import-path-button", onclick: async () => {
+        if (!path.value.trim()) return importStatus("Give the absolute path of a folder or a .zip.", "error");
+        await importTests({ path: path.value.trim() }).catch((e) => importStatus(e.message, "error"));
+      } }, "Import"), status));
+}
+
+function importStatus(text, cls) {
+  state.importStatus = { problem: state.problem && state.problem.id, text, cls };
+  setStatus("import-status", text, cls);
+}
+
+// A file's bytes as base64 (what `zip` carries).
+function base64Of(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).replace(/^data:[^,]*,/, ""));
+    reader.onerror = () => reject(new Error(`cannot read ${file.name}`));
+    reader.readAsDataURL(file);
+  });
+}
+
+async function importTests(what) {
+  importStatus("Importing…", "hint");
+  const res = await api("POST", `/api/problems/${encodeURIComponent(state.problem.id)}/tests/import`, what);
+  const detail = await api("GET", `/api/problems/${encodeURIComponent(state.problem.id)}`).catch(() => null);
+  if (detail) state.problem = detail;
+  loadProblems();
+  renderProblem();
+  const added = (res && res.added) || [];
+  const skipped = (res && res.skipped) || [];
+  importStatus(
+    `Imported ${added.length} test${added.length === 1 ? "" : "s"}` + (skipped.length ? ` (skipped: ${skipped.join(", ")})` : "") + ".", "ok");
 }
 
 async function addTest(button, status, input, output) {
@@ -1036,6 +1130,11 @@ function onEvent(data) {
       break;
     case "watch_failed":
       if (here) setStatus("submit-status", ev.message || "the watched file could not be read", "error");
+      break;
+    case "submission_started":
+      // An engine took it: queued → judging.
+      if (current) scheduleRefresh({ submission: true });
+      if (here) scheduleRefresh({ history: true });
       break;
     case "submission_finished":
       if (current) scheduleRefresh({ submission: true });

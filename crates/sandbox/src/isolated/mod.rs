@@ -60,9 +60,22 @@ pub struct Isolated {
     favordynmods: Option<Favor>,
     /// A run was given up and its end never came (see `Running`'s drop): no run can start.
     lost: bool,
+    /// Set by another thread to kill this sandbox's runs at once (see [`crate::Cancel`]).
+    cancel: Option<crate::Cancel>,
 }
 
 impl Isolated {
+    pub fn set_cancel(&mut self, cancel: Option<crate::Cancel>) {
+        self.cancel = cancel;
+    }
+
+    /// Whether the runs of this sandbox are to be killed now.
+    pub(crate) fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
+    }
+
     /// Starts a worker; `Err(why)` when this machine or user cannot have one.
     pub fn new() -> Result<Isolated, String> {
         // SAFETY: geteuid has no preconditions.
@@ -140,6 +153,7 @@ impl Isolated {
             recent: Vec::new(),
             favordynmods: None,
             lost: false,
+            cancel: None,
             userns,
         };
         match wire::recv_json::<Reply>(&this.sock) {

@@ -176,6 +176,12 @@ impl Running<'_> {
             self.wall_killed = true;
             self.kill();
         }
+        if self.sandbox.cancelled() {
+            // The caller gave the run up (a worker whose job was taken): killed like at a
+            // limit, within a poll.
+            self.kill();
+            return Ok(());
+        }
         self.polls += 1;
         if let (Some(g), false) = (&self.group, self.killed) {
             if self.polls % 2 == 0 && g.cpu_time() > self.limits.cpu {

@@ -1,11 +1,13 @@
-//! `GET /api/v1/events`: Server-Sent Events of submissions changing state, for the jury's
+//! `GET /api/v1/events`: Server-Sent Events of submissions being judged, for the jury's
 //! screens (organisers only). Each stream has a blocking thread that LISTENs on the queue's
-//! notifications (sent on commit only) and turns them into `judging` and `done` events; the
-//! thread ends when the client goes.
+//! notifications (sent on commit only) and turns them into `judging` and `done` events, and
+//! into the workers' events of each test (the `events` table's rows, named by id in the
+//! notification: an event may be larger than a notification can carry); the thread ends when
+//! the client goes.
 
 use super::auth::Caller;
 use super::{ApiError, Shared};
-use crate::queue::{CLAIMED, DONE};
+use crate::queue::{CLAIMED, DONE, EVENT};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
@@ -30,7 +32,20 @@ impl Drop for Place<'_> {
 }
 
 /// The event a notification stands for: (name, data).
-fn event(client: &mut Client, channel: &str, payload: &str) -> Option<(&'static str, Value)> {
+fn event(client: &mut Client, channel: &str, payload: &str) -> Option<(String, String)> {
+    if channel == EVENT {
+        let id: i64 = payload.parse().ok()?;
+        let row = client
+            .query_opt("SELECT name, data FROM events WHERE id = $1", &[&id])
+            .ok()??;
+        return Some((row.get(0), row.get(1)));
+    }
+    let (name, data) = state_event(client, channel, payload)?;
+    Some((name.to_string(), data.to_string()))
+}
+
+/// A submission's change of state: `judging` or `done`.
+fn state_event(client: &mut Client, channel: &str, payload: &str) -> Option<(&'static str, Value)> {
     if channel == CLAIMED {
         let mut parts = payload.splitn(3, ':');
         let job: i64 = parts.next()?.parse().ok()?;
@@ -86,7 +101,7 @@ pub async fn stream(
     tokio::task::spawn_blocking(move || {
         let _place = Place(&thread_state.streams);
         let listening = Client::connect(thread_state.url(), NoTls).and_then(|mut client| {
-            client.batch_execute(&format!("LISTEN {CLAIMED}; LISTEN {DONE};"))?;
+            client.batch_execute(&format!("LISTEN {CLAIMED}; LISTEN {DONE}; LISTEN {EVENT};"))?;
             Ok(client)
         });
         let mut client = match listening {
@@ -99,7 +114,7 @@ pub async fn stream(
                 return;
             }
         };
-        while !tx.is_closed() {
+        while !tx.is_closed() && !thread_state.stopping.load(Ordering::SeqCst) {
             let next = client
                 .notifications()
                 .timeout_iter(Duration::from_secs(1))
@@ -110,7 +125,7 @@ pub async fn stream(
                 Err(_) => return,
             };
             if let Some((name, data)) = event(&mut client, note.channel(), note.payload()) {
-                let sse = Event::default().event(name).data(data.to_string());
+                let sse = Event::default().event(name).data(data);
                 if tx.blocking_send(sse).is_err() {
                     return;
                 }

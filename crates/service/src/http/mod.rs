@@ -12,6 +12,7 @@ pub mod judge0;
 pub mod openapi;
 mod problems;
 mod submissions;
+mod unzip;
 
 use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -25,6 +26,8 @@ use std::sync::{Arc, Mutex};
 pub const MAX_BODY: usize = 64 << 20;
 /// The largest package archive once decompressed: a gzip bomb stops here.
 pub const MAX_PACKAGE: u64 = 256 << 20;
+/// The most files and folders a `.zip` package may hold.
+pub const MAX_ENTRIES: usize = 10_000;
 /// The largest source a submission may carry.
 pub const MAX_SOURCE: usize = 1 << 20;
 /// The largest submission request (a 1 MiB source escaped in JSON fits).
@@ -39,6 +42,8 @@ pub struct State {
     pub languages: judge_core::lang::Languages,
     /// Event streams open now.
     streams: std::sync::atomic::AtomicUsize,
+    /// The server is stopping: event streams end (so the graceful shutdown is not held up).
+    stopping: std::sync::atomic::AtomicBool,
 }
 
 pub type Shared = Arc<State>;
@@ -63,6 +68,7 @@ impl State {
             tokens,
             languages,
             streams: Default::default(),
+            stopping: Default::default(),
         }))
     }
 }
@@ -247,15 +253,49 @@ async fn as_problem(response: Response) -> Response {
     answer
 }
 
-/// Serves the API on `listener` until the process ends.
-pub fn serve(listener: std::net::TcpListener, state: Shared) -> std::io::Result<()> {
+/// Stops [`serve`] from any thread (a signal handler's).
+#[derive(Clone, Default)]
+pub struct Stop(Arc<tokio::sync::Notify>);
+
+impl Stop {
+    pub fn new() -> Stop {
+        Stop::default()
+    }
+
+    /// The server stops (at once if it already waits, else as soon as it starts).
+    pub fn stop(&self) {
+        self.0.notify_one();
+    }
+}
+
+/// Serves the API on `listener` until `shutdown` is told to stop: then no new connection is
+/// taken, event streams end, the requests under way are answered, and it returns.
+pub fn serve(
+    listener: std::net::TcpListener,
+    state: Shared,
+    shutdown: Stop,
+) -> std::io::Result<()> {
     listener.set_nonblocking(true)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
     judge0::start_callbacks(state.clone());
-    runtime.block_on(async move {
+    let stopping = state.clone();
+    // The pool's connections close by blocking on a runtime of their own: the last reference
+    // to the state must go outside this one.
+    let kept = state.clone();
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::from_std(listener)?;
-        axum::serve(listener, router(state)).await
-    })
+        axum::serve(listener, router(state))
+            .with_graceful_shutdown(async move {
+                shutdown.0.notified().await;
+                stopping
+                    .stopping
+                    .store(true, std::sync::atomic::Ordering::SeqCst);
+            })
+            .await
+    });
+    drop(runtime);
+    drop(kept);
+    served
 }

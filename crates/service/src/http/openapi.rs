@@ -80,16 +80,17 @@ pub fn spec() -> Value {
                     "parameters": [{"name": "name", "in": "query", "required": true, "schema": {"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$"}}],
                     "requestBody": {"required": true, "content": {
                         "application/x-tar": {"schema": {"type": "string", "format": "binary"}},
-                        "application/gzip": {"schema": {"type": "string", "format": "binary"}}
+                        "application/gzip": {"schema": {"type": "string", "format": "binary"}},
+                        "application/zip": {"schema": {"type": "string", "format": "binary"}}
                     }},
                     "responses": ok("201", "stored as the problem's current package", json!({
                         "type": "object", "required": ["name", "package"],
                         "properties": {"name": {"type": "string"}, "package": {"type": "string"}}
                     }), errors(&[
-                        ("400", "no name, a bad name, an empty body or a broken .tar.gz"),
+                        ("400", "no name, a bad name, an empty body or a broken .tar.gz or .zip"),
                         ("403", "a submitter token"),
-                        ("413", "the archive is too large, or too large once decompressed"),
-                        ("422", "a path leaving the folder, a link, or a package that does not load"),
+                        ("413", "the archive is too large, or too large once decompressed (256 MiB), or a .zip of more than 10000 entries"),
+                        ("422", "a path leaving the folder, a link, an entry twice, or a package that does not load"),
                     ]))
                 }
             },
@@ -142,8 +143,8 @@ pub fn spec() -> Value {
             },
             "/api/v1/events": {
                 "get": {
-                    "summary": "Server-Sent Events of submissions changing state (organisers)",
-                    "description": "`judging` {id, attempt, worker} when a worker claims a submission; `done` {id, problem, verdict, time_ms, memory_kib} when its final verdict commits.",
+                    "summary": "Server-Sent Events of submissions being judged (organisers)",
+                    "description": "`judging` {id, attempt, worker} when a worker claims a submission; then, as the worker judges it, the events of `judge run --format jsonl` under their own names (`compile_started`, `compile_finished`, `test_started`, `test_finished` {test, result}, `solution_finished`, …), each with `submission` (its id), `attempt`, `problem` and `solution` (the problem's and the file's names as submitted); `done` {id, problem, verdict, time_ms, memory_kib} when its final verdict commits. An attempt that loses its job tells nothing more.",
                     "operationId": "events",
                     "responses": ok_as("text/event-stream", "200", "the stream", json!({"type": "string"}), errors(&[
                         ("403", "a submitter token"),
@@ -218,7 +219,9 @@ fn components() -> Value {
                             "started_at": {"type": "string", "format": "date-time"},
                             "finished_at": nullable("string"),
                             "outcome": {"type": ["string", "null"], "enum": ["done", "lost", "failed", null]},
-                            "reason": nullable("string")
+                            "reason": nullable("string"),
+                            "digest": {"type": ["string", "null"], "description": "the worker's environment digest (`judge serve --pin-digest`)"},
+                            "environment": {"type": ["string", "null"], "description": "what the digest covers, one `what: version` a line"}
                         }
                     }}
                 }

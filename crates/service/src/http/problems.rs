@@ -1,8 +1,8 @@
-//! `/api/v1/problems`: the list, and a package upload (a `.tar` or `.tar.gz` of the package
-//! folder's contents) checked whole before anything is stored.
+//! `/api/v1/problems`: the list, and a package upload (a `.tar`, `.tar.gz` or `.zip` of the
+//! package folder's contents) checked whole before anything is stored.
 
 use super::auth::Caller;
-use super::{db, ApiError, Shared, MAX_PACKAGE};
+use super::{db, ApiError, Shared, MAX_ENTRIES, MAX_PACKAGE};
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Query, State};
@@ -42,19 +42,7 @@ pub struct UploadQuery {
 
 /// A problem's name: a folder name `judge run` would accept, and nothing a path could abuse.
 fn check_name(name: &str) -> Result<(), ApiError> {
-    let fine = !name.is_empty()
-        && name.len() <= 64
-        && !name.starts_with('.')
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if fine {
-        Ok(())
-    } else {
-        Err(ApiError::bad_request(format!(
-            "`{name}` is not a problem name: 1 to 64 of A-Z a-z 0-9 - _ . , not starting with ."
-        )))
-    }
+    crate::store::check_problem_name(name).map_err(ApiError::bad_request)
 }
 
 /// The archive as a plain tar: a gzip stream is decompressed, up to `limit` bytes.
@@ -82,16 +70,24 @@ fn plain_tar(body: &[u8], limit: u64) -> Result<Vec<u8>, ApiError> {
 /// Unpacks and loads the package in a scratch folder; returns it packed as `store::pack`
 /// packs a folder, so the same package is the same blob whichever way it came.
 pub fn check_package(name: &str, archive: &[u8]) -> Result<Vec<u8>, ApiError> {
-    let tar = plain_tar(archive, MAX_PACKAGE)?;
     let scratch =
         tempfile::tempdir().map_err(|e| ApiError::internal(format!("a scratch folder: {e}")))?;
     let dir = scratch.path().join(name);
-    crate::store::unpack(&tar, &dir).map_err(|e| {
-        ApiError::new(
-            StatusCode::UNPROCESSABLE_ENTITY,
-            format!("the package archive is refused: {e}"),
-        )
-    })?;
+    if super::unzip::is_zip(archive) {
+        let limits = super::unzip::Limits {
+            bytes: MAX_PACKAGE,
+            entries: MAX_ENTRIES,
+        };
+        super::unzip::unpack(archive, &dir, limits)?;
+    } else {
+        let tar = plain_tar(archive, MAX_PACKAGE)?;
+        crate::store::unpack(&tar, &dir).map_err(|e| {
+            ApiError::new(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                format!("the package archive is refused: {e}"),
+            )
+        })?;
+    }
     judge_core::package::Problem::load(&dir).map_err(|e| {
         ApiError::new(
             StatusCode::UNPROCESSABLE_ENTITY,
@@ -117,7 +113,7 @@ pub async fn upload(
     let body = body?;
     if body.is_empty() {
         return Err(ApiError::bad_request(
-            "the body is empty: send the package as a .tar or .tar.gz",
+            "the body is empty: send the package as a .tar, .tar.gz or .zip",
         ));
     }
     let checked = {
@@ -159,6 +155,19 @@ mod tests {
         let packed = crate::store::pack(&sum()).unwrap();
         assert_eq!(check_package("sum", &packed).unwrap(), packed);
         assert_eq!(check_package("sum", &gzip(&packed)).unwrap(), packed);
+        // The same files zipped (through the tar's entries) are the same blob too.
+        let mut zip = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+        let mut tar = tar::Archive::new(packed.as_slice());
+        for entry in tar.entries().unwrap() {
+            let mut entry = entry.unwrap();
+            let name = entry.path().unwrap().display().to_string();
+            let mode = entry.header().mode().unwrap();
+            let options = zip::write::SimpleFileOptions::default().unix_permissions(mode);
+            zip.start_file(name, options).unwrap();
+            std::io::copy(&mut entry, &mut zip).unwrap();
+        }
+        let zipped = zip.finish().unwrap().into_inner();
+        assert_eq!(check_package("sum", &zipped).unwrap(), packed);
     }
 
     #[test]

@@ -50,7 +50,7 @@ pub async fn create(
             new.filename
         )));
     }
-    check_language(&state.languages, new.language.as_deref(), &new.filename)?;
+    let language = check_language(&state.languages, new.language.as_deref(), &new.filename)?;
     let submitter = match caller.role {
         Role::Organiser => None,
         Role::Submitter => Some(caller.name.clone()),
@@ -60,7 +60,7 @@ pub async fn create(
             problem: &new.problem,
             filename: &new.filename,
             source: new.source.as_bytes(),
-            language: new.language.as_deref(),
+            language: language.as_deref(),
             max_attempts: None,
             submitter: submitter.as_deref(),
         };
@@ -76,32 +76,27 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(json!({ "id": id }))))
 }
 
-/// A named language must be in the table (by name or alias, any case); without one, the file
-/// name must tell it, as `judge run` guesses it.
+/// A named language must be in the table (by name or alias, any case, an entry that builds
+/// sources): its name as the table spells it is stored, and the worker builds the source in
+/// it whatever the file name says. Without one, the file name must tell it, as `judge run`
+/// guesses it (the worker then guesses with the package's format in view).
 fn check_language(
     languages: &judge_core::lang::Languages,
     language: Option<&str>,
     filename: &str,
-) -> Result<(), ApiError> {
+) -> Result<Option<String>, ApiError> {
     let unprocessable = |why: String| ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, why);
     match language {
-        Some(name) => {
-            let known = languages.all().iter().any(|l| {
-                l.name.eq_ignore_ascii_case(name)
-                    || l.aliases.iter().any(|a| a.eq_ignore_ascii_case(name))
-            });
-            if known {
-                return Ok(());
-            }
-            let names: Vec<&str> = languages.general().map(|l| l.name.as_str()).collect();
-            Err(unprocessable(format!(
+        Some(name) => match languages.named(name) {
+            Some(l) => Ok(Some(l.name.clone())),
+            None => Err(unprocessable(format!(
                 "unknown language `{name}`; the judge knows {}",
-                names.join(", ")
-            )))
-        }
+                languages.names()
+            ))),
+        },
         None => languages
             .for_source(std::path::Path::new(filename))
-            .map(|_| ())
+            .map(|_| None)
             .map_err(|e| unprocessable(e.to_string())),
     }
 }
@@ -141,7 +136,7 @@ fn view(client: &mut Client, id: i64) -> Result<Option<(Value, Option<String>)>,
                 "SELECT j.attempt, j.worker,
                         to_char(j.started_at AT TIME ZONE 'UTC', {TIME}),
                         to_char(j.finished_at AT TIME ZONE 'UTC', {TIME}),
-                        j.outcome, j.reason
+                        j.outcome, j.reason, j.digest, j.environment
                  FROM judgings j JOIN jobs ON jobs.id = j.job
                  WHERE jobs.submission = $1 ORDER BY j.attempt"
             ),
@@ -156,6 +151,8 @@ fn view(client: &mut Client, id: i64) -> Result<Option<(Value, Option<String>)>,
                 "finished_at": r.get::<_, Option<String>>(3),
                 "outcome": r.get::<_, Option<String>>(4),
                 "reason": r.get::<_, Option<String>>(5),
+                "digest": r.get::<_, Option<String>>(6),
+                "environment": r.get::<_, Option<String>>(7),
             })
         })
         .collect();

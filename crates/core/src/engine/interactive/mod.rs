@@ -16,16 +16,20 @@
 //! interactor has its own, whose wall-clock cap runs past the solution's: exceeding them is a
 //! judge error, never AC.
 //!
-//! The judge relays the pipes (two threads, one each way), as DOMjudge's runpipe does: it knows
-//! then exactly which program closed its output first (the other one can only see that end once
-//! the relay passes it on), which decides the precedence above where the two end within
-//! microseconds of each other (an interactor rejecting and the solution failing to read, or a
-//! solution crashing and the interactor failing to read). It passes the end of the solution's
-//! output on only once the solution has ended (as BAPCtools does), so a solution that closes
-//! its output and then crashes is RE, not the interactor's WA. And it can keep the exchange
-//! (`judge run --transcript`, up to [`TRANSCRIPT_CAP`] bytes each way). Each program's CPU time
-//! and memory are still its own (its own cgroup); a message takes one more hop through the
-//! judge, which adds microseconds of wall-clock time per message and no CPU time to either.
+//! The two sandboxes are joined by direct pipes (no thread of the judge carries a message);
+//! the judge keeps a copy of three pipe ends (`executor/direct.rs`). By polling its copy of the
+//! read end of the interactor's output for a hang-up as the solution's run ends (before the
+//! solution's end of output is passed on), it knows which program closed its output first,
+//! which decides the precedence above where the two end within microseconds of each other (an
+//! interactor rejecting and the solution failing to read, or a solution crashing and the
+//! interactor failing to read): the solution can only read the interactor's end once it has
+//! happened. Its copy of the solution's output passes that end on only once the solution has
+//! ended (as BAPCtools does), so a solution that closes its output and then crashes is RE, not
+//! the interactor's WA. What a program writes after its partner ended is read and dropped by
+//! the judge, never a broken pipe. With `judge run --transcript` the judge relays the pipes
+//! instead (two threads, one each way, as DOMjudge's runpipe does) and keeps the exchange (up
+//! to [`TRANSCRIPT_CAP`] bytes each way), with the same rules; each message then takes one more
+//! hop through the judge, which adds wall-clock time and no CPU time to either program.
 
 use crate::build::{self, Artifact};
 use crate::checker::{self, first_line, last_line, Judgement};
@@ -66,7 +70,8 @@ pub struct Interactor {
 /// The engine's part for interactive problems: whether to record the exchanges.
 #[derive(Default)]
 pub struct Partner {
-    /// Relay the pipes through the judge and keep the exchange in each test's result.
+    /// Relay the pipes through the judge and keep the exchange in each test's result (without
+    /// it, the pipes join the two sandboxes directly).
     pub record: bool,
 }
 
@@ -143,8 +148,8 @@ pub(crate) fn interactor_args(
 
 /// The solution's limits in an interactive test: the problem's, with twice its wall-clock
 /// limit where the judge chose that limit (Kattis and Polygon state none): the solution waits
-/// while the interactor computes, and each message passes through the relay, so a long
-/// exchange takes several times its CPU time on a busy machine. A native package's own wall
+/// while the interactor computes (and with `--transcript` each message passes through the
+/// relay), so a long exchange takes several times its CPU time on a busy machine. A native package's own wall
 /// limit holds as written.
 pub fn interactive_solution_limits(problem: &Problem) -> Limits {
     let mut limits = solution_limits(problem);
@@ -236,11 +241,13 @@ fn interactor_accepts(run: &RunOutcome, protocol: Protocol) -> bool {
 }
 
 /// Whether the interactor ended before the solution. Who closed its output first, as the
-/// relay saw it (`closed`: interactor, solution), is exact for a program that ended by itself:
-/// the other one sees that end only once the relay has passed it on. A program the judge
-/// killed because the other one ended was still running then, whatever the relay saw (its
-/// output closes only when its run's init is gone, which can be after the other's). Without
-/// either, the order the sandbox saw them end in (`order`: 0 the solution, 1 the interactor).
+/// judge saw it (`closed`: interactor, solution), is exact for a program that ended by itself:
+/// the solution's end of output is passed on only after the judge noted it, and the judge
+/// looks for the end of the interactor's output before that (direct pipes) or notes it before
+/// passing it on (the relay). A program the judge killed because the other one ended was still
+/// running then, whatever the judge saw (its output closes only when its run's init is gone,
+/// which can be after the other's). Without either, the order the sandbox saw them end in
+/// (`order`: 0 the solution, 1 the interactor).
 pub fn partner_ended_first(
     solution: &RunOutcome,
     partner: &RunOutcome,
