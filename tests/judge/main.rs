@@ -14,6 +14,7 @@ mod harness;
 mod interactive;
 mod java;
 mod jobs;
+mod judge0;
 mod messages;
 mod netns;
 mod package_errors;

@@ -189,6 +189,10 @@ pub struct Engine {
     /// The largest file a compiler may write: the problem's memory limit when over the usual
     /// cap (`build::build_with`), while a submission is built (`compile_for`).
     pub(crate) build_files: u64,
+    /// How many bytes of a solution's stdout (its head) and stderr (its tail) a test result
+    /// keeps: [`Captured::CAP`] unless a caller that returns the whole output raises it (the
+    /// service's Judge0 API, up to the run's output limit).
+    pub capture: usize,
 }
 
 impl Engine {
@@ -208,6 +212,7 @@ impl Engine {
             partner: Default::default(),
             grader: None,
             build_files: build::BUILD_FILES,
+            capture: Captured::CAP,
         }
     }
 

@@ -56,7 +56,8 @@ pub struct Captured {
 }
 
 impl Captured {
-    /// How many bytes of each stream a test keeps.
+    /// How many bytes of each stream a test keeps (unless its engine's `capture` was raised:
+    /// the service's Judge0 runs).
     pub const CAP: usize = 4096;
 
     /// The last `n` non-blank lines of the text.

@@ -11,6 +11,7 @@ pub mod client;
 pub mod digest;
 pub mod folder;
 pub mod http;
+pub mod judge0;
 pub mod queue;
 pub mod schema;
 pub mod store;

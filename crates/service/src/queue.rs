@@ -60,6 +60,8 @@ pub struct Final {
     /// Why the judge could not judge it (a JE's message).
     pub error: Option<String>,
     pub tests: Vec<TestRow>,
+    /// What the first test printed and the compiler said (kept for the Judge0 API's runs).
+    pub output: Option<crate::judge0::RunOutput>,
 }
 
 /// One test's result.
@@ -260,6 +262,7 @@ pub fn finish(client: &mut Client, fence: &Fence, result: &Final) -> Result<Fenc
             ],
         )?;
     }
+    crate::judge0::record(&mut tx, submission, result)?;
     tx.execute(
         "UPDATE judgings SET finished_at = now(), outcome = 'done', reason = $3
          WHERE job = $1 AND attempt = $2",

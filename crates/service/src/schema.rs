@@ -118,6 +118,7 @@ pub fn ensure(client: &mut Client) -> Result<(), Error> {
     let mut tx = client.transaction()?;
     tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK])?;
     tx.batch_execute(TABLES)?;
+    tx.batch_execute(crate::judge0::TABLE)?;
     let found: Option<i32> = tx
         .query_opt("SELECT max(version) FROM schema_version", &[])?
         .and_then(|row| row.get(0));

@@ -361,6 +361,12 @@ pub fn run(
         .and_then(|_| open_up(&folder))
         .and_then(|_| std::fs::write(&copy, &source))
         .map_err(|e| format!("{}: {e}", copy.display()))?;
+    // A Judge0 run returns its whole output, up to its output limit.
+    let capture = read_retrying(options, client, deadline, log, |c| {
+        crate::judge0::capture(c, job.submission)
+    })
+    .map_err(|e| e.to_string())?;
+    engine.capture = capture.unwrap_or(judge_model::result::Captured::CAP);
     let mut publisher = Publisher {
         client,
         job,
@@ -374,6 +380,7 @@ pub fn run(
         job.language.as_deref(),
         &mut publisher,
     );
+    engine.capture = judge_model::result::Captured::CAP;
     let _ = std::fs::remove_dir_all(&folder);
     Ok(outcome)
 }
@@ -566,6 +573,7 @@ pub fn result_of(report: &SubmissionReport) -> Final {
         memory_kib: tests.iter().map(|t| t.memory_kib).max(),
         error: None,
         tests,
+        output: Some(crate::judge0::RunOutput::of(report)),
     }
 }
 

@@ -351,8 +351,8 @@ impl Engine {
         result.time = run.cpu_time;
         result.wall = run.wall_time;
         result.memory = run.peak_memory;
-        result.stdout = Some(capture_head(&output, Captured::CAP));
-        result.stderr = Some(capture_tail(&stderr, Captured::CAP));
+        result.stdout = Some(capture_head(&output, self.capture));
+        result.stderr = Some(capture_tail(&stderr, self.capture));
         let over_limit = beside && run.cpu_time > problem.limits.time;
         if over_limit {
             // What the limit would have stopped: the program's CPU time is its own.

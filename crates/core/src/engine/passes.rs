@@ -4,7 +4,7 @@
 use super::{capture_head, capture_tail, classify_run, solution_limits, Checker, Engine};
 use crate::build::Artifact;
 use crate::package::{Problem, Protocol, TestCase};
-use judge_model::result::{Captured, TestResult};
+use judge_model::result::TestResult;
 use judge_model::Verdict;
 
 impl Engine {
@@ -49,8 +49,8 @@ impl Engine {
                 };
             alone &= self.last_alone;
             // The last pass that ran is the one to show.
-            result.stdout = Some(capture_head(&stdout, Captured::CAP));
-            result.stderr = Some(capture_tail(&stderr, Captured::CAP));
+            result.stdout = Some(capture_head(&stdout, self.capture));
+            result.stderr = Some(capture_tail(&stderr, self.capture));
             // Limits hold per pass: the slowest pass is the one to show.
             result.time = result.time.max(run.cpu_time);
             result.wall = result.wall.max(run.wall_time);

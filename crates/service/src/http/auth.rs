@@ -102,7 +102,7 @@ impl Tokens {
         self.0.is_empty()
     }
 
-    fn caller(&self, token: &str) -> Option<&Caller> {
+    pub(super) fn caller(&self, token: &str) -> Option<&Caller> {
         self.0.get(&crate::store::hash(token.as_bytes()))
     }
 }

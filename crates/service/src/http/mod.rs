@@ -8,6 +8,7 @@
 
 pub mod auth;
 mod events;
+pub mod judge0;
 pub mod openapi;
 mod problems;
 mod submissions;
@@ -222,7 +223,8 @@ pub fn router(state: Shared) -> Router {
         .layer(axum::extract::DefaultBodyLimit::max(MAX_BODY))
         .layer(tower_http::limit::RequestBodyLimitLayer::new(MAX_BODY))
         .layer(axum::middleware::map_response(as_problem))
-        .with_state(state)
+        .with_state(state.clone())
+        .nest("/judge0", judge0::router(state))
 }
 
 /// An error answered by a layer or by axum itself (tower-http's 413, a 405) as a JSON
@@ -277,6 +279,7 @@ pub fn serve(
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
+    judge0::start_callbacks(state.clone());
     let stopping = state.clone();
     // The pool's connections close by blocking on a runtime of their own: the last reference
     // to the state must go outside this one.
