@@ -10,9 +10,11 @@
 pub mod client;
 pub mod digest;
 pub mod folder;
+mod hooks;
 pub mod http;
 pub mod judge0;
 pub mod queue;
+pub mod rows;
 pub mod schema;
 pub mod store;
 pub mod testdb;

@@ -17,14 +17,7 @@ use crate::Error;
 use postgres::{Client, Transaction};
 use std::time::Duration;
 
-/// Channel: a job was queued or requeued.
-pub const QUEUED: &str = "judge_queued";
-/// Channel: a job was claimed; the payload is `job:attempt:worker`.
-pub const CLAIMED: &str = "judge_claimed";
-/// Channel: a submission reached its final verdict; the payload is its id.
-pub const DONE: &str = "judge_done";
-/// Channel: a worker told an event of its judging; the payload is the `events` row's id.
-pub const EVENT: &str = "judge_event";
+pub use crate::rows::{TestRow, CLAIMED, DONE, EVENT, QUEUED};
 
 /// A job a worker holds: the fence its writes carry, and the submission to judge.
 #[derive(Debug, Clone)]
@@ -62,16 +55,6 @@ pub struct Final {
     pub tests: Vec<TestRow>,
     /// What the first test printed and the compiler said (kept for the Judge0 API's runs).
     pub output: Option<crate::judge0::RunOutput>,
-}
-
-/// One test's result.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TestRow {
-    pub name: String,
-    pub verdict: String,
-    pub time_ms: i64,
-    pub memory_kib: i64,
-    pub message: String,
 }
 
 /// Whether a fenced write took effect.
@@ -262,7 +245,7 @@ pub fn finish(client: &mut Client, fence: &Fence, result: &Final) -> Result<Fenc
             ],
         )?;
     }
-    crate::judge0::record(&mut tx, submission, result)?;
+    crate::judge0::record(&mut tx, submission, result.output.as_ref())?;
     tx.execute(
         "UPDATE judgings SET finished_at = now(), outcome = 'done', reason = $3
          WHERE job = $1 AND attempt = $2",
@@ -272,7 +255,7 @@ pub fn finish(client: &mut Client, fence: &Fence, result: &Final) -> Result<Fenc
         "SELECT pg_notify($1, $2)",
         &[&DONE, &submission.to_string()],
     )?;
-    crate::worker::kill_point("finishing");
+    crate::hooks::kill_point("finishing");
     tx.commit()?;
     Ok(Fenced::Done)
 }
@@ -364,7 +347,7 @@ pub fn reap(client: &mut Client, retry_delay: Duration) -> Result<Vec<Reaped>, E
         });
     }
     if !reaped.is_empty() {
-        crate::worker::kill_point("reaping");
+        crate::hooks::kill_point("reaping");
     }
     tx.commit()?;
     Ok(reaped)

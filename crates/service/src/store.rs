@@ -2,7 +2,7 @@
 //! source), problems (a name → its package's hash), submissions and their jobs; and reading a
 //! submission back with its tests and every judging attempt.
 
-use crate::queue::QUEUED;
+use crate::rows::QUEUED;
 use crate::Error;
 use postgres::Client;
 use sha2::{Digest, Sha256};
@@ -199,7 +199,7 @@ pub struct Submission {
     pub error: Option<String>,
     pub time_ms: Option<i64>,
     pub memory_kib: Option<i64>,
-    pub tests: Vec<crate::queue::TestRow>,
+    pub tests: Vec<crate::rows::TestRow>,
     pub judgings: Vec<Judging>,
 }
 
@@ -230,7 +230,7 @@ pub fn submission(client: &mut Client, id: i64) -> Result<Option<Submission>, Er
             &[&id],
         )?
         .into_iter()
-        .map(|r| crate::queue::TestRow {
+        .map(|r| crate::rows::TestRow {
             name: r.get(0),
             verdict: r.get(1),
             time_ms: r.get(2),

@@ -175,7 +175,7 @@ pub fn step(
     else {
         return Ok(false);
     };
-    kill_point("claimed");
+    crate::hooks::kill_point("claimed");
     log.line(&format!(
         "job {} attempt {}: submission {} ({})",
         job.fence.job, job.fence.attempt, job.submission, job.filename
@@ -196,7 +196,7 @@ pub fn step(
         outcome
     });
     engine.sandbox.set_cancel(None);
-    kill_point("judged");
+    crate::hooks::kill_point("judged");
     if lost.load(Ordering::Relaxed) {
         log.line(&format!(
             "job {} attempt {}: lost (its lease was taken: another worker holds it, or it ended): judging stopped, its runs killed, nothing written",
@@ -222,7 +222,7 @@ pub fn step(
     };
     let written = written?;
     if written == Fenced::Done {
-        kill_point("finished");
+        crate::hooks::kill_point("finished");
     }
     match written {
         Fenced::Done => log.line(&format!(
@@ -266,7 +266,7 @@ fn heartbeat_loop(
         }
         next = Instant::now() + every;
         match queue::heartbeat(beat, fence, options.lease) {
-            Ok(Fenced::Done) => kill_point("heartbeat"),
+            Ok(Fenced::Done) => crate::hooks::kill_point("heartbeat"),
             Ok(Fenced::Lost) => {
                 lost.store(true, Ordering::Relaxed);
                 cancel.store(true, Ordering::Relaxed);
@@ -348,7 +348,7 @@ pub fn run(
         store::blob(c, &job.source)
     })
     .map_err(|e| e.to_string())?;
-    kill_point("fetched");
+    crate::hooks::kill_point("fetched");
     let folder = options.cache.join("jobs").join(format!(
         "{}-{}-{}",
         job.fence.job,
@@ -406,34 +406,6 @@ fn read_retrying<T>(
                 }
             }
             other => return other,
-        }
-    }
-}
-
-/// Tests only: with `JUDGE_TEST_KILL_AT=POINT[:N]` in its environment, the worker kills
-/// itself with SIGKILL the Nth time (N = 1 when left out) any slot reaches POINT — a crash at
-/// a chosen step, for the chaos tests. The points: `claimed` (the claim committed),
-/// `fetched` (package and source read), `heartbeat` (a renewal committed), `judged` (before
-/// the finish), `finishing` (inside the finish's transaction, its writes made, before the
-/// commit), `finished` (the finish committed), `reaping` (inside the reaper's transaction,
-/// before the commit).
-pub(crate) fn kill_point(point: &str) {
-    use std::sync::atomic::AtomicUsize;
-    use std::sync::OnceLock;
-    static AT: OnceLock<Option<(String, usize)>> = OnceLock::new();
-    static REACHED: AtomicUsize = AtomicUsize::new(0);
-    let at = AT.get_or_init(|| {
-        let spec = std::env::var("JUDGE_TEST_KILL_AT").ok()?;
-        let (name, n) = match spec.split_once(':') {
-            Some((name, n)) => (name.to_string(), n.parse().ok()?),
-            None => (spec, 1),
-        };
-        Some((name, n))
-    });
-    if let Some((name, n)) = at {
-        if name == point && REACHED.fetch_add(1, Ordering::SeqCst) + 1 == *n {
-            // SAFETY: kill and getpid have no memory preconditions.
-            unsafe { libc::kill(libc::getpid(), libc::SIGKILL) };
         }
     }
 }

@@ -10,7 +10,7 @@
 //! output there in the same transaction as the verdict ([`record`]). The routes are
 //! `http::judge0`.
 
-use crate::queue::{Final, QUEUED};
+use crate::rows::QUEUED;
 use crate::Error;
 use postgres::{Client, Transaction};
 use serde_json::{json, Map, Value};
@@ -76,8 +76,12 @@ impl RunOutput {
 
 /// Called by `queue::finish` inside its transaction: a Judge0 submission's run output is
 /// written with its verdict, or not at all. Any other submission changes nothing.
-pub fn record(tx: &mut Transaction<'_>, submission: i64, result: &Final) -> Result<(), Error> {
-    let Some(run) = &result.output else {
+pub fn record(
+    tx: &mut Transaction<'_>,
+    submission: i64,
+    output: Option<&RunOutput>,
+) -> Result<(), Error> {
+    let Some(run) = output else {
         return Ok(());
     };
     tx.execute(
