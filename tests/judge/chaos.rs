@@ -16,7 +16,7 @@ use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
 use serde_json::{json, Value};
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, Read, Write};
+use std::io::{Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -81,18 +81,7 @@ impl Worker {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr)
-                .lines()
-                .map_while(Result::ok)
-            {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = crate::serve::stderr_lines(child.stderr.take().unwrap());
         Worker {
             child,
             name: name.to_string(),
@@ -186,15 +175,7 @@ impl Serve {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| panic!("judge serve printed {line:?}"))
-            .to_string();
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let addr = crate::serve::listening_address(&mut child);
         Serve {
             child,
             addr,
@@ -222,17 +203,7 @@ impl Serve {
         stream.write_all(body).unwrap();
         let mut answer = Vec::new();
         stream.read_to_end(&mut answer).unwrap();
-        let text = String::from_utf8_lossy(&answer);
-        let (head, body) = text
-            .split_once("\r\n\r\n")
-            .unwrap_or_else(|| panic!("not an HTTP answer: {text:?}"));
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        let body = if body.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"))
-        };
-        (status, body)
+        crate::serve::http_answer(&answer)
     }
 
     /// Uploads the package folder `dir` as problem `name`.

@@ -48,15 +48,7 @@ impl Server {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-        let mut line = String::new();
-        stderr.read_line(&mut line).unwrap();
-        let addr = line
-            .trim()
-            .strip_prefix("listening on http://")
-            .unwrap_or_else(|| panic!("judge serve printed {line:?}"))
-            .to_string();
-        std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+        let addr = crate::serve::listening_address(&mut child);
         Server {
             child,
             addr,
@@ -82,17 +74,7 @@ impl Server {
         .unwrap();
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer);
-        let text = String::from_utf8_lossy(&answer);
-        let (head, body) = text
-            .split_once("\r\n\r\n")
-            .unwrap_or_else(|| panic!("not an HTTP answer: {text:?}"));
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        let body = if body.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"))
-        };
-        (status, body)
+        crate::serve::http_answer(&answer)
     }
 
     fn get(&self, path: &str) -> (u16, Value) {

@@ -16,6 +16,52 @@ pub(crate) const ORGANISER: &str = "organiser-token-0123456789";
 pub(crate) const ALICE: &str = "submitter-token-alice-0123";
 const BOB: &str = "submitter-token-bob-012345";
 
+/// An HTTP/1.1 answer read to its end: its status and its body as JSON (Null when empty).
+pub(crate) fn http_answer(answer: &[u8]) -> (u16, Value) {
+    let text = String::from_utf8_lossy(answer);
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .unwrap_or_else(|| panic!("not an HTTP answer: {text:?}"));
+    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
+    let body = if body.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"))
+    };
+    (status, body)
+}
+
+/// A process's stderr, line by line, read on a thread of its own.
+pub(crate) fn stderr_lines(stderr: std::process::ChildStderr) -> std::sync::mpsc::Receiver<String> {
+    let (tx, lines) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in std::io::BufReader::new(stderr)
+            .lines()
+            .map_while(Result::ok)
+        {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    lines
+}
+
+/// The address a `judge serve` child prints first ("listening on http://ADDR"); the rest of its
+/// stderr is read and dropped.
+pub(crate) fn listening_address(child: &mut Child) -> String {
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    stderr.read_line(&mut line).unwrap();
+    let addr = line
+        .trim()
+        .strip_prefix("listening on http://")
+        .unwrap_or_else(|| panic!("judge serve printed {line:?}"))
+        .to_string();
+    std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
+    addr
+}
+
 /// A `judge serve` process and the address it took.
 pub(crate) struct Server {
     pub(crate) child: Child,
@@ -124,17 +170,7 @@ impl Server {
         let _ = stream.write_all(body);
         let mut answer = Vec::new();
         let _ = stream.read_to_end(&mut answer);
-        let text = String::from_utf8_lossy(&answer);
-        let (head, body) = text
-            .split_once("\r\n\r\n")
-            .unwrap_or_else(|| panic!("not an HTTP answer: {text:?}"));
-        let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-        let body = if body.is_empty() {
-            Value::Null
-        } else {
-            serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"))
-        };
-        (status, body)
+        crate::serve::http_answer(&answer)
     }
 
     pub(crate) fn get(&self, path: &str, token: Option<&str>) -> (u16, Value) {

@@ -12,7 +12,6 @@ use judge_service::queue::{CLAIMED, DONE};
 use judge_service::store::{self, Submission};
 use postgres::fallible_iterator::FallibleIterator;
 use postgres::Client;
-use std::io::BufRead;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -46,18 +45,7 @@ impl Worker {
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
-        let stderr = child.stderr.take().unwrap();
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in std::io::BufReader::new(stderr)
-                .lines()
-                .map_while(Result::ok)
-            {
-                if tx.send(line).is_err() {
-                    break;
-                }
-            }
-        });
+        let lines = crate::serve::stderr_lines(child.stderr.take().unwrap());
         Worker {
             child,
             name: name.to_string(),
