@@ -512,7 +512,7 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
 
 /// Queues `file` on the package `package` with `judge submit --db` (which takes
 /// `--max-attempts`); its id.
-fn submit_db(
+pub(crate) fn submit_db(
     url: &str,
     package: &std::path::Path,
     file: &std::path::Path,

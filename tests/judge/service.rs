@@ -165,23 +165,12 @@ impl Events {
 /// Queues `file` (under the fixtures' programs) on the `sum-patient` fixture (`sum` with a
 /// 5 s limit, so that ac-slow-sum.c stays AC on a busy machine); returns its id.
 fn submit(url: &str, file: &str, max_attempts: u32) -> i64 {
-    let out = Command::new(env!("CARGO_BIN_EXE_judge"))
-        .args(["submit", "--db", url])
-        .arg(fixture_problem("sum-patient"))
-        .arg(program(file))
-        .args(["--max-attempts", &max_attempts.to_string()])
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap()
+    crate::chaos::submit_db(
+        url,
+        &fixture_problem("sum-patient"),
+        &program(file),
+        max_attempts,
+    )
 }
 
 fn stored(url: &str, id: i64) -> Submission {
