@@ -179,7 +179,8 @@ fn judgements_of(
                     to_char(j.finished_at AT TIME ZONE 'UTC', {TIME}),
                     (extract(epoch FROM j.finished_at - c.s) * 1000)::bigint,
                     (SELECT max(time_ms) FROM test_results t WHERE t.submission = s.id),
-                    j.attempt = (SELECT max(attempt) FROM judgings k WHERE k.job = j.job)
+                    j.attempt = (SELECT max(attempt) FROM judgings k WHERE k.job = j.job),
+                    jobs.state
              FROM judgings j JOIN jobs ON jobs.id = j.job
                   JOIN submissions s ON s.id = jobs.submission CROSS JOIN c
              WHERE ($1::text IS NULL OR s.submitter = $1)
@@ -194,8 +195,12 @@ fn judgements_of(
             let id: i64 = r.get(0);
             let attempt: i32 = r.get(1);
             let outcome: Option<String> = r.get(2);
-            // Only the attempt that ended the judging has the verdict; a lost one has none.
-            let decided = matches!(outcome.as_deref(), Some("done" | "failed"));
+            // Only the attempt that ended the judging has the verdict: the one that finished,
+            // or the last of a job that ran out of attempts (the queue's JE); a lost one has
+            // none.
+            let current: bool = r.get(9);
+            let failed = r.get::<_, String>(10) == "failed";
+            let decided = outcome.as_deref() == Some("done") || (current && failed);
             let judgement_type = if decided { type_id(r.get(3)) } else { None };
             let end_ms: Option<i64> = r.get(7);
             let max_ms: Option<i64> = r.get(8);
@@ -203,7 +208,7 @@ fn judgements_of(
                 "id": format!("{id}-{attempt}"),
                 "submission_id": id.to_string(),
                 "judgement_type_id": judgement_type,
-                "current": r.get::<_, bool>(9),
+                "current": current,
                 "start_time": r.get::<_, String>(4),
                 "start_contest_time": reltime(r.get(5)),
                 "end_time": r.get::<_, Option<String>>(6),
