@@ -53,6 +53,8 @@ fn reltime_ms(v: &Value) -> Option<i64> {
             .then(|| p.parse::<i64>().ok())
             .flatten()
     };
+    // Hours without a leading zero (`0`, `12`, `100`, never `05`).
+    (h.len() == 1 || !h.starts_with('0')).then_some(())?;
     let (h, m, sec, ms) = (
         number(h, None)?,
         number(m, Some(2))?,
@@ -62,6 +64,31 @@ fn reltime_ms(v: &Value) -> Option<i64> {
     (m < 60 && sec < 60).then_some(())?;
     let total = ((h * 60 + m) * 60 + sec) * 1000 + ms;
     Some(if negative { -total } else { total })
+}
+
+/// The spec's identifier: letters, digits, `_`, `.` and `-`, at most 36, neither starting
+/// with `.` or `-` nor ending with `.`.
+fn is_identifier(v: &Value) -> bool {
+    let Some(s) = v.as_str() else { return false };
+    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '_' | '.' | '-');
+    !s.is_empty()
+        && s.len() <= 36
+        && s.chars().all(ok)
+        && !s.starts_with(['.', '-'])
+        && !s.ends_with('.')
+}
+
+/// The judgement type ids the specification lists (its table of known types).
+const KNOWN_TYPES: [&str; 33] = [
+    "AC", "RE", "WA", "TLE", "RTE", "CE", "APE", "OLE", "PE", "EO", "IO", "NO", "WTL", "ILE",
+    "TCO", "TWA", "TPE", "TEO", "TIO", "TNO", "MLE", "SV", "IF", "RCO", "RWA", "RPE", "REO", "RIO",
+    "RNO", "CTL", "JE", "SE", "CS",
+];
+
+/// Seconds in whole milliseconds, as the spec's run times are.
+fn is_millis(v: &Value) -> bool {
+    v.as_f64()
+        .is_some_and(|t| t >= 0.0 && ((t * 1000.0).round() - t * 1000.0).abs() < 1e-6)
 }
 
 /// Checks an object has exactly `keys` (the ones this server promises).
@@ -87,6 +114,36 @@ fn submit(server: &Server, token: &str, file: &str) -> i64 {
     );
     assert_eq!(status, 201, "{body}");
     body["id"].as_i64().unwrap()
+}
+
+#[test]
+fn the_format_checks_refuse_malformed_values() {
+    for bad in [
+        "05:00:00.000",
+        "1:60:00.000",
+        "1:00:00.1",
+        "1:00:00",
+        "x:00:00.000",
+        "",
+    ] {
+        assert_eq!(reltime_ms(&json!(bad)), None, "{bad}");
+    }
+    assert_eq!(reltime_ms(&json!("-0:01:01.000")), Some(-61_000));
+    assert_eq!(reltime_ms(&json!("100:00:00.001")), Some(360_000_001));
+    // `Z` the spec allows, but this server promises `+00:00` and milliseconds.
+    for bad in [
+        "2026-11-27T03:53:58.412Z",
+        "2026-11-27T03:53:58+00:00",
+        "2026-11-27 03:53:58.412+00:00",
+    ] {
+        assert!(!is_time(&json!(bad)), "{bad}");
+    }
+    assert!(is_time(&json!("2026-11-27T03:53:58.412+00:00")));
+    for bad in ["-1", ".a", "a.", "a b", "", &"a".repeat(37)] {
+        assert!(!is_identifier(&json!(bad)), "{bad}");
+    }
+    assert!(is_identifier(&json!("12-1-3")));
+    assert!(!is_millis(&json!(0.0005)) && is_millis(&json!(0.021)) && !is_millis(&json!(-1.0)));
 }
 
 #[test]
@@ -146,6 +203,8 @@ fn judgements_and_runs_read_as_the_contest_api_gives_them() {
         .iter()
         .map(|t| {
             keys(t, &["id", "name", "penalty", "solved"]);
+            assert!(KNOWN_TYPES.contains(&t["id"].as_str().unwrap()), "{t}");
+            assert!(t["name"].is_string() && t["penalty"].is_boolean() && t["solved"].is_boolean());
             (t["id"].as_str().unwrap().to_string(), t.clone())
         })
         .collect();
@@ -195,6 +254,14 @@ fn judgements_and_runs_read_as_the_contest_api_gives_them() {
             ],
         );
         assert_eq!(j["id"], format!("{sub}-1"), "one attempt each: {j}");
+        assert!(
+            is_identifier(&j["id"]) && is_identifier(&j["submission_id"]),
+            "{j}"
+        );
+        assert!(
+            is_millis(&j["max_run_time"]) || j["max_run_time"].is_null(),
+            "{j}"
+        );
         assert_eq!(j["judgement_type_id"], *type_id, "{j}");
         assert!(types.contains_key(*type_id));
         assert_eq!(j["current"], true, "{j}");
@@ -237,6 +304,11 @@ fn judgements_and_runs_read_as_the_contest_api_gives_them() {
         assert_eq!(judgement_of[sub]["id"], jid, "{r}");
         assert_eq!(r["id"], format!("{jid}-{}", r["ordinal"]), "{r}");
         assert!(is_time(&r["time"]), "{r}");
+        assert!(
+            is_identifier(&r["id"]) && is_identifier(&r["judgement_id"]),
+            "{r}"
+        );
+        assert!(is_millis(&r["run_time"]), "{r}");
         assert!(reltime_ms(&r["contest_time"]).unwrap() >= 0, "{r}");
         assert!(r["run_time"].as_f64().unwrap() >= 0.0, "{r}");
         assert!(types.contains_key(r["judgement_type_id"].as_str().unwrap()));
