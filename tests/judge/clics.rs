@@ -433,3 +433,39 @@ fn judgements_and_runs_read_as_the_contest_api_gives_them() {
         assert_eq!(body["status"], 404, "{body}");
     }
 }
+
+#[test]
+fn a_judgement_under_way_has_no_type_and_no_end_until_its_verdict_commits() {
+    let url = database();
+    let server = Server::start(&url);
+    assert_eq!(upload(&server, "sum", ORGANISER, &sum_package()).0, 201);
+    let _worker = Worker::start(&url, "clics-live", "10");
+    let id = submit(&server, ALICE, "tle-sleep.c");
+    let jid = format!("{id}-1");
+    let path = format!("{BASE}/judgements/{jid}");
+    // Before a worker claims it there is no judgement yet; while it judges (each test sleeps
+    // past the 1 s limit), one without a type or an end; at the end, both.
+    let deadline = std::time::Instant::now() + crate::serve::DEADLINE;
+    let mut seen_under_way = false;
+    let last = loop {
+        let (status, j) = server.get(&path, Some(ALICE));
+        match status {
+            404 => assert!(!seen_under_way, "a judgement went away: {j}"),
+            200 if j["end_time"].is_null() => {
+                assert_eq!(j["judgement_type_id"], Value::Null, "{j}");
+                assert_eq!(j["end_contest_time"], Value::Null, "{j}");
+                assert_eq!(j["max_run_time"], Value::Null, "{j}");
+                assert!(is_time(&j["start_time"]), "{j}");
+                seen_under_way = true;
+            }
+            200 => break j,
+            _ => panic!("{status}: {j}"),
+        }
+        assert!(std::time::Instant::now() < deadline, "{jid} not done");
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(seen_under_way, "never saw {jid} under way");
+    assert_eq!(last["judgement_type_id"], "TLE", "{last}");
+    assert!(is_time(&last["end_time"]), "{last}");
+    assert!(reltime_ms(&last["end_contest_time"]).is_some(), "{last}");
+}
