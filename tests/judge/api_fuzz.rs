@@ -221,9 +221,23 @@ fn word() -> impl Strategy<Value = String> {
 fn id() -> impl Strategy<Value = String> {
     prop_oneof![
         (1i64..4).prop_map(|n| n.to_string()),
+        Just("default".to_string()),
         any::<i64>().prop_map(|n| n.to_string()),
         Just("99999999999999999999999".to_string()),
         word(),
+    ]
+}
+
+/// An id inside a contest (a judgement type, judgement or run): real shapes and junk.
+fn inner_id() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("AC".to_string()),
+        Just("RTE".to_string()),
+        (1i64..4).prop_map(|n| format!("{n}-1")),
+        (1i64..4, 1i64..4).prop_map(|(n, o)| format!("{n}-1-{o}")),
+        Just("1--1".to_string()),
+        Just("99999999999999999999999-1".to_string()),
+        id(),
     ]
 }
 
@@ -382,7 +396,7 @@ fn random_requests_to_every_operation_get_documented_answers_and_never_a_5xx() {
             operations.push((path.clone(), method.to_uppercase(), queries));
         }
     }
-    assert_eq!(operations.len(), 7, "{operations:?}");
+    assert_eq!(operations.len(), 15, "{operations:?}");
     let sum = judge_service::store::pack(&fixture_problem("sum")).unwrap();
 
     let token = prop_oneof![
@@ -406,52 +420,57 @@ fn random_requests_to_every_operation_get_documented_answers_and_never_a_5xx() {
     let strategy = (
         0..operations.len(),
         token,
-        id(),
+        (id(), inner_id()),
         query,
         content_type,
         any::<bool>(),
     )
-        .prop_flat_map(move |(op, token, id, query, content_type, op_name_first)| {
-            let (template, method, known) = ops[op].clone();
-            let body: BoxedStrategy<Vec<u8>> = match (method.as_str(), template.as_str()) {
-                ("POST", "/api/v1/submissions") => submission_body().boxed(),
-                ("POST", "/api/v1/problems") => package_body(sum.clone()).boxed(),
-                _ => Just(Vec::new()).boxed(),
-            };
-            let path = template.replace("{id}", &url_word(&id));
-            let pairs: Vec<String> = query
-                .iter()
-                .enumerate()
-                .map(|(i, (name, value))| {
-                    // A known parameter, or an unknown or junk name.
-                    let name = match name {
-                        Some(n) => url_word(n),
-                        None if known.is_empty() => "zzz".to_string(),
-                        None => known[i % known.len()].clone(),
-                    };
-                    format!("{name}={}", url_word(value))
+        .prop_flat_map(
+            move |(op, token, (id, inner), query, content_type, op_name_first)| {
+                let (template, method, known) = ops[op].clone();
+                let body: BoxedStrategy<Vec<u8>> = match (method.as_str(), template.as_str()) {
+                    ("POST", "/api/v1/submissions") => submission_body().boxed(),
+                    ("POST", "/api/v1/problems") => package_body(sum.clone()).boxed(),
+                    _ => Just(Vec::new()).boxed(),
+                };
+                let path = template.replace("{id}", &url_word(&id));
+                let path = ["{jt}", "{jid}", "{rid}"]
+                    .iter()
+                    .fold(path, |p, name| p.replace(name, &url_word(&inner)));
+                let pairs: Vec<String> = query
+                    .iter()
+                    .enumerate()
+                    .map(|(i, (name, value))| {
+                        // A known parameter, or an unknown or junk name.
+                        let name = match name {
+                            Some(n) => url_word(n),
+                            None if known.is_empty() => "zzz".to_string(),
+                            None => known[i % known.len()].clone(),
+                        };
+                        format!("{name}={}", url_word(value))
+                    })
+                    .collect();
+                let mut pairs = pairs;
+                if known.iter().any(|k| k == "name") && op_name_first {
+                    pairs.insert(0, format!("name={}", url_word(&id)));
+                }
+                let path = if pairs.is_empty() {
+                    path
+                } else {
+                    format!("{path}?{}", pairs.join("&"))
+                };
+                body.prop_map(move |body| Request {
+                    method: method.clone(),
+                    template: template.clone(),
+                    path: path.clone(),
+                    token: token.clone(),
+                    content_type: content_type.clone(),
+                    body,
                 })
-                .collect();
-            let mut pairs = pairs;
-            if known.iter().any(|k| k == "name") && op_name_first {
-                pairs.insert(0, format!("name={}", url_word(&id)));
-            }
-            let path = if pairs.is_empty() {
-                path
-            } else {
-                format!("{path}?{}", pairs.join("&"))
-            };
-            body.prop_map(move |body| Request {
-                method: method.clone(),
-                template: template.clone(),
-                path: path.clone(),
-                token: token.clone(),
-                content_type: content_type.clone(),
-                body,
-            })
-        });
+            },
+        );
     let mut runner = TestRunner::new(Config {
-        cases: 400,
+        cases: 800,
         failure_persistence: None,
         ..Config::default()
     });

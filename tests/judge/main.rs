@@ -7,6 +7,7 @@ mod cache;
 mod chaos;
 mod checkers;
 mod cli;
+mod clics;
 mod conventions;
 mod crosscheck;
 mod formats;

@@ -17,4 +17,4 @@ pub use finding::{
     Counterexample, Finding, GenSummary, Severity, SolutionCheck, TimeAdvice, TimeRule,
 };
 pub use result::{Captured, CompileReport, Mismatch, SkippedTest, SubmissionReport, TestResult};
-pub use verdict::Verdict;
+pub use verdict::{JudgementType, Verdict};

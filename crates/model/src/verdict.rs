@@ -99,6 +99,44 @@ impl fmt::Display for Verdict {
     }
 }
 
+/// A judgement type of the ICPC Contest API (CLICS): what `judge serve`'s
+/// `/api/v1/contests/{id}/judgement-types` lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JudgementType {
+    /// The Contest API's id (`AC`, `WA`, `RTE`, …).
+    pub id: &'static str,
+    pub name: &'static str,
+    /// A rejection with this type costs penalty time.
+    pub penalty: bool,
+    /// The problem counts as solved.
+    pub solved: bool,
+}
+
+impl Verdict {
+    /// The Contest API judgement type this verdict is given as: the one place our verdicts
+    /// meet CLICS ids. Its own id where the spec's table has ours; `RE` is the spec's `RTE`.
+    /// Compile and judging errors cost no penalty, as the spec's table gives them.
+    pub fn judgement_type(self) -> JudgementType {
+        let (id, name, penalty, solved) = match self {
+            Verdict::AC => ("AC", "Accepted", false, true),
+            Verdict::WA => ("WA", "Wrong Answer", true, false),
+            Verdict::PE => ("PE", "Presentation Error", true, false),
+            Verdict::TLE => ("TLE", "Time Limit Exceeded", true, false),
+            Verdict::MLE => ("MLE", "Memory Limit Exceeded", true, false),
+            Verdict::OLE => ("OLE", "Output Limit Exceeded", true, false),
+            Verdict::RE => ("RTE", "Run-Time Error", true, false),
+            Verdict::CE => ("CE", "Compiler Error", false, false),
+            Verdict::JE => ("JE", "Judging Error", false, false),
+        };
+        JudgementType {
+            id,
+            name,
+            penalty,
+            solved,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,5 +150,22 @@ mod tests {
             assert_eq!(Verdict::from_code(v.code()), Some(v));
         }
         assert_eq!(Verdict::from_folder("judge_error"), None);
+    }
+
+    #[test]
+    fn judgement_types_are_distinct_and_only_accepted_solves() {
+        let ids: std::collections::BTreeSet<_> =
+            Verdict::ALL.iter().map(|v| v.judgement_type().id).collect();
+        assert_eq!(ids.len(), Verdict::ALL.len());
+        assert_eq!(Verdict::RE.judgement_type().id, "RTE");
+        for v in Verdict::ALL {
+            let t = v.judgement_type();
+            assert_eq!(t.solved, v == Verdict::AC, "{v}");
+            assert_eq!(
+                t.penalty,
+                !matches!(v, Verdict::AC | Verdict::CE | Verdict::JE),
+                "{v}"
+            );
+        }
     }
 }

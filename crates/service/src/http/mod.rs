@@ -7,6 +7,7 @@
 //! synchronous connections: the queue's code is the workers' code.
 
 pub mod auth;
+pub(crate) mod clics;
 mod events;
 pub mod judge0;
 pub mod openapi;
@@ -61,7 +62,8 @@ impl State {
         tokens: auth::Tokens,
         languages: judge_core::lang::Languages,
     ) -> Result<Shared, crate::Error> {
-        let client = crate::connect(url)?;
+        let mut client = crate::connect(url)?;
+        clics::start(&mut client)?;
         Ok(Arc::new(State {
             url: url.to_string(),
             idle: Mutex::new(vec![client]),
@@ -196,6 +198,34 @@ pub fn routes() -> Vec<(&'static str, Method, MethodRouter<Shared>)> {
             get(submissions::show),
         ),
         ("/api/v1/events", Method::GET, get(events::stream)),
+        ("/api/v1/contests", Method::GET, get(clics::contests)),
+        ("/api/v1/contests/{id}", Method::GET, get(clics::contest)),
+        (
+            "/api/v1/contests/{id}/judgement-types",
+            Method::GET,
+            get(clics::judgement_types),
+        ),
+        (
+            "/api/v1/contests/{id}/judgement-types/{jt}",
+            Method::GET,
+            get(clics::judgement_type),
+        ),
+        (
+            "/api/v1/contests/{id}/judgements",
+            Method::GET,
+            get(clics::judgements),
+        ),
+        (
+            "/api/v1/contests/{id}/judgements/{jid}",
+            Method::GET,
+            get(clics::judgement),
+        ),
+        ("/api/v1/contests/{id}/runs", Method::GET, get(clics::runs)),
+        (
+            "/api/v1/contests/{id}/runs/{rid}",
+            Method::GET,
+            get(clics::run),
+        ),
         ("/api/v1/openapi.json", Method::GET, get(openapi::document)),
     ]
 }

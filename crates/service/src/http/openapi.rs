@@ -56,6 +56,152 @@ fn schema(name: &str) -> Value {
 
 /// The document.
 pub fn spec() -> Value {
+    let mut spec = base();
+    let paths = spec["paths"].as_object_mut().expect("paths is an object");
+    paths.extend(clics_paths());
+    let schemas = spec["components"]["schemas"]
+        .as_object_mut()
+        .expect("schemas is an object");
+    schemas.extend(clics_schemas());
+    spec
+}
+
+fn contest_param() -> Value {
+    json!({"name": "id", "in": "path", "required": true, "schema": {"type": "string", "enum": [super::clics::CONTEST]}, "description": "the one contest this server serves"})
+}
+
+fn string_param(name: &str, description: &str) -> Value {
+    json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}, "description": description})
+}
+
+/// The ICPC Contest API (CLICS) endpoints: objects in the specification's shapes.
+fn clics_paths() -> serde_json::Map<String, Value> {
+    let list = |summary: &str, op: &str, item: &str| {
+        json!({"get": {
+            "summary": summary, "operationId": op, "parameters": [contest_param()],
+            "responses": ok("200", "every one the caller may see", json!({"type": "array", "items": schema(item)}), errors(&[("404", "no such contest")]))
+        }})
+    };
+    let one = |summary: &str, op: &str, item: &str, param: Value| {
+        json!({"get": {
+            "summary": summary, "operationId": op, "parameters": [contest_param(), param],
+            "responses": ok("200", "the object", schema(item), errors(&[("404", "no such contest, or no such object the caller may see")]))
+        }})
+    };
+    let mut paths = serde_json::Map::new();
+    paths.insert("/api/v1/contests".into(), json!({"get": {
+        "summary": "The contests (one: `default`), as the ICPC Contest API gives them",
+        "operationId": "listContests",
+        "responses": ok("200", "the contest", json!({"type": "array", "items": schema("ClicsContest")}), errors(&[]))
+    }}));
+    paths.insert("/api/v1/contests/{id}".into(), json!({"get": {
+        "summary": "The contest",
+        "operationId": "getContest",
+        "parameters": [contest_param()],
+        "responses": ok("200", "the contest", schema("ClicsContest"), errors(&[("404", "no such contest")]))
+    }}));
+    paths.insert(
+        "/api/v1/contests/{id}/judgement-types".into(),
+        list(
+            "The judgement types this judge gives",
+            "listJudgementTypes",
+            "ClicsJudgementType",
+        ),
+    );
+    paths.insert(
+        "/api/v1/contests/{id}/judgement-types/{jt}".into(),
+        one(
+            "One judgement type",
+            "getJudgementType",
+            "ClicsJudgementType",
+            string_param("jt", "`AC`, `WA`, `RTE`, …"),
+        ),
+    );
+    paths.insert(
+        "/api/v1/contests/{id}/judgements".into(),
+        list(
+            "A judgement per judging attempt (a submitter's own only)",
+            "listJudgements",
+            "ClicsJudgement",
+        ),
+    );
+    paths.insert(
+        "/api/v1/contests/{id}/judgements/{jid}".into(),
+        one(
+            "One judgement",
+            "getJudgement",
+            "ClicsJudgement",
+            string_param("jid", "`SUBMISSION-ATTEMPT`"),
+        ),
+    );
+    paths.insert(
+        "/api/v1/contests/{id}/runs".into(),
+        list(
+            "A run per test of each final judging (a submitter's own only)",
+            "listRuns",
+            "ClicsRun",
+        ),
+    );
+    paths.insert(
+        "/api/v1/contests/{id}/runs/{rid}".into(),
+        one(
+            "One run",
+            "getRun",
+            "ClicsRun",
+            string_param("rid", "`SUBMISSION-ATTEMPT-ORDINAL`"),
+        ),
+    );
+    paths
+}
+
+fn clics_schemas() -> serde_json::Map<String, Value> {
+    let time = json!({"type": "string", "description": "TIME: UTC with milliseconds", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}\\+00:00$"});
+    let reltime = json!({"type": "string", "description": "RELTIME since the contest's start", "pattern": "^-?[0-9]+:[0-5][0-9]:[0-5][0-9]\\.[0-9]{3}$"});
+    let or_null = |v: &Value| {
+        let mut v = v.clone();
+        v["type"] = json!(["string", "null"]);
+        v
+    };
+    let ids = json!({"type": ["string", "null"], "enum": judge_model::Verdict::ALL.iter().map(|v| Some(v.judgement_type().id)).chain([None]).collect::<Vec<_>>()});
+    let mut map = serde_json::Map::new();
+    map.insert("ClicsContest".into(), json!({
+        "type": "object", "required": ["id", "name", "start_time", "duration"],
+        "properties": {
+            "id": {"type": "string"}, "name": {"type": "string"}, "formal_name": {"type": "string"},
+            "start_time": time, "duration": reltime,
+            "scoreboard_type": {"type": "string", "enum": ["pass-fail"]}
+        }
+    }));
+    map.insert("ClicsJudgementType".into(), json!({
+        "type": "object", "required": ["id", "name", "penalty", "solved"],
+        "properties": {"id": {"type": "string"}, "name": {"type": "string"}, "penalty": {"type": "boolean"}, "solved": {"type": "boolean"}}
+    }));
+    map.insert("ClicsJudgement".into(), json!({
+        "type": "object",
+        "required": ["id", "submission_id", "judgement_type_id", "start_time", "start_contest_time", "end_time", "end_contest_time"],
+        "properties": {
+            "id": {"type": "string"}, "submission_id": {"type": "string"},
+            "judgement_type_id": ids, "current": {"type": "boolean"},
+            "start_time": time, "start_contest_time": reltime,
+            "end_time": or_null(&time), "end_contest_time": or_null(&reltime),
+            "max_run_time": {"type": ["number", "null"], "description": "seconds"}
+        }
+    }));
+    map.insert("ClicsRun".into(), json!({
+        "type": "object",
+        "required": ["id", "judgement_id", "ordinal", "judgement_type_id", "time", "contest_time", "run_time"],
+        "properties": {
+            "id": {"type": "string"}, "judgement_id": {"type": "string"},
+            "ordinal": {"type": "integer", "minimum": 1},
+            "judgement_type_id": {"type": "string"},
+            "time": time, "contest_time": reltime,
+            "run_time": {"type": "number", "minimum": 0, "description": "seconds"}
+        }
+    }));
+    map
+}
+
+fn base() -> Value {
     json!({
         "openapi": "3.1.0",
         "info": {
@@ -248,6 +394,6 @@ mod tests {
             }
         }
         assert_eq!(routed, documented);
-        assert_eq!(routed.len(), 7);
+        assert_eq!(routed.len(), 15);
     }
 }
