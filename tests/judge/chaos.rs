@@ -91,20 +91,7 @@ impl Worker {
 
     /// Waits for a line of the worker's stderr containing `text`; returns it.
     pub(crate) fn wait_line(&self, text: &str) -> String {
-        let deadline = Instant::now() + DEADLINE;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) if line.contains(text) => return line,
-                Ok(line) => seen.push(line),
-                Err(_) => panic!(
-                    "{} printed no line with {text:?} in {DEADLINE:?}; it printed:\n{}",
-                    self.name,
-                    seen.join("\n")
-                ),
-            }
-        }
+        crate::serve::wait_for_line(&self.lines, &self.name, text, DEADLINE)
     }
 
     /// Every line printed so far.

@@ -31,6 +31,29 @@ pub(crate) fn http_answer(answer: &[u8]) -> (u16, Value) {
     (status, body)
 }
 
+/// Waits up to `deadline` for a line from `lines` (the stderr of the process `name`)
+/// containing `text`; returns it, or fails with every line seen.
+pub(crate) fn wait_for_line(
+    lines: &std::sync::mpsc::Receiver<String>,
+    name: &str,
+    text: &str,
+    deadline: Duration,
+) -> String {
+    let end = Instant::now() + deadline;
+    let mut seen = Vec::new();
+    loop {
+        let left = end.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) if line.contains(text) => return line,
+            Ok(line) => seen.push(line),
+            Err(_) => panic!(
+                "{name} printed no line with {text:?} in {deadline:?}; it printed:\n{}",
+                seen.join("\n")
+            ),
+        }
+    }
+}
+
 /// A process's stderr, line by line, read on a thread of its own.
 pub(crate) fn stderr_lines(stderr: std::process::ChildStderr) -> std::sync::mpsc::Receiver<String> {
     let (tx, lines) = std::sync::mpsc::channel();
@@ -131,19 +154,7 @@ impl Server {
 
     /// Waits for a line of the server's stderr containing `text`; returns it.
     pub(crate) fn wait_line(&self, text: &str) -> String {
-        let deadline = Instant::now() + DEADLINE;
-        let mut seen = Vec::new();
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.lines.recv_timeout(left) {
-                Ok(line) if line.contains(text) => return line,
-                Ok(line) => seen.push(line),
-                Err(_) => panic!(
-                    "judge serve printed no line with {text:?} in {DEADLINE:?}; it printed:\n{}",
-                    seen.join("\n")
-                ),
-            }
-        }
+        crate::serve::wait_for_line(&self.lines, "judge serve", text, DEADLINE)
     }
 
     /// One request; the status and the body as JSON (Null when empty).
