@@ -9,6 +9,7 @@
 //! notification falls between the two.
 
 use crate::harness::{fixture_problem, program};
+use judge_service::db::Sql;
 use judge_service::queue::{CLAIMED, DONE};
 use judge_service::store::{self, Submission};
 use judge_service::testdb;
@@ -256,7 +257,9 @@ impl Events {
     }
 
     fn connect(url: &str) -> Client {
-        let mut client = judge_service::connect(url).unwrap();
+        // The tables made, then a PostgreSQL connection of its own to listen on.
+        drop(judge_service::connect(url).unwrap());
+        let mut client = Client::connect(url, postgres::NoTls).unwrap();
         client
             .batch_execute(&format!("LISTEN {CLAIMED}; LISTEN {DONE};"))
             .unwrap();

@@ -5,6 +5,7 @@
 //! only its base URL and auth header changed. Every wait polls with a deadline.
 
 use crate::service::Worker;
+use judge_service::db::Sql;
 use serde_json::{json, Value};
 use std::io::{BufRead, Read, Write};
 use std::net::{TcpListener, TcpStream};

@@ -5,6 +5,7 @@
 
 use crate::harness::{fixture_problem, judge, program};
 use crate::service::Worker;
+use judge_service::db::Sql;
 use serde_json::{json, Value};
 use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;

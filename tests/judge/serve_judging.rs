@@ -6,6 +6,7 @@
 use crate::harness::program;
 use crate::serve::{sum_package, upload, Server, ALICE, ORGANISER};
 use crate::service::Worker;
+use judge_service::db::Sql;
 use serde_json::{json, Value};
 
 fn database() -> String {
@@ -245,7 +246,7 @@ fn submit_db(url: &str, dir: &std::path::Path, file: &str, attempts: &str) -> i6
 }
 
 /// Polls until the submission `id` has an event named `name` (a worker published it).
-fn wait_event(client: &mut postgres::Client, id: i64, name: &str) {
+fn wait_event(client: &mut judge_service::db::Db, id: i64, name: &str) {
     let deadline = std::time::Instant::now() + crate::serve::DEADLINE;
     loop {
         let n: i64 = client

@@ -8,10 +8,9 @@
 //! an undisturbed judging gives, with one row per test and every attempt recorded.
 
 use crate::harness::{fixture_problem, program};
+use judge_service::db::Sql;
 use judge_service::queue::{CLAIMED, DONE};
 use judge_service::store::{self, Submission};
-use postgres::fallible_iterator::FallibleIterator;
-use postgres::Client;
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -95,7 +94,7 @@ impl Drop for Worker {
 
 /// The queue's notifications: claims and final verdicts, as they commit.
 struct Events {
-    client: Client,
+    client: judge_service::db::Db,
 }
 
 #[derive(Debug, PartialEq)]
@@ -108,9 +107,7 @@ struct Claim {
 impl Events {
     fn listen(url: &str) -> Events {
         let mut client = judge_service::connect(url).unwrap();
-        client
-            .batch_execute(&format!("LISTEN {CLAIMED}; LISTEN {DONE};"))
-            .unwrap();
+        client.listen(&[CLAIMED, DONE]).unwrap();
         Events { client }
     }
 
@@ -120,11 +117,9 @@ impl Events {
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             assert!(!left.is_zero(), "no {channel} notification in {DEADLINE:?}");
-            let mut notes = self.client.notifications();
-            let next = notes.timeout_iter(left).next().unwrap();
-            if let Some(n) = next {
-                if n.channel() == channel {
-                    if let Some(found) = accept(n.payload()) {
+            if let Some((name, payload)) = self.client.wait(left).unwrap() {
+                if name == channel {
+                    if let Some(found) = accept(&payload) {
                         return found;
                     }
                 }

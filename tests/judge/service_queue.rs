@@ -1,24 +1,61 @@
-//! Each step of the queue (`judge_service::queue`) against a real PostgreSQL
-//! (`judge_service::testdb`, one server per test process, a database per test). Leases are
-//! expired by setting them in the past, never by waiting. Here rather than beside the code:
-//! starting PostgreSQL would double the unit suite's time.
+//! Each step of the queue (`judge_service::queue`) on both engines: a real PostgreSQL
+//! (`judge_service::testdb`, one server per test process, a database per test) and a SQLite
+//! file in a folder of the test's own. Leases are expired by setting them in the past, never by
+//! waiting. Here rather than beside the code: starting PostgreSQL would double the unit suite's
+//! time.
 
+use judge_service::db::{Db, Engine, Sql};
 use judge_service::queue::*;
 use judge_service::store::{self, NewSubmission};
-use postgres::Client;
 use std::time::Duration;
+use test_case::test_case;
 
 const LEASE: Duration = Duration::from_secs(60);
 const NOW: Duration = Duration::ZERO;
 
-fn db() -> Client {
-    let url = judge_service::testdb::shared().expect("a throwaway PostgreSQL");
-    let mut client = judge_service::connect(&url).unwrap();
-    store::put_problem(&mut client, "sum", b"not a real package").unwrap();
-    client
+/// A database of its own on `engine` (its address, and the folder of a SQLite file, removed
+/// when the test ends).
+fn url(engine: Engine) -> (String, Option<tempfile::TempDir>) {
+    match engine {
+        Engine::Postgres => (
+            judge_service::testdb::shared().expect("a throwaway PostgreSQL"),
+            None,
+        ),
+        Engine::Sqlite => {
+            let dir = tempfile::tempdir().unwrap();
+            let url = format!("sqlite:{}", dir.path().join("judge.db").display());
+            (url, Some(dir))
+        }
+    }
 }
 
-fn submit(client: &mut Client, max_attempts: Option<i32>) -> i64 {
+/// A connection to a database of its own with the problem `sum`.
+struct Store {
+    db: Db,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl std::ops::Deref for Store {
+    type Target = Db;
+    fn deref(&self) -> &Db {
+        &self.db
+    }
+}
+
+impl std::ops::DerefMut for Store {
+    fn deref_mut(&mut self) -> &mut Db {
+        &mut self.db
+    }
+}
+
+fn db(engine: Engine) -> Store {
+    let (url, dir) = url(engine);
+    let mut db = judge_service::connect(&url).unwrap();
+    store::put_problem(&mut db, "sum", b"not a real package").unwrap();
+    Store { db, _dir: dir }
+}
+
+fn submit(client: &mut Db, max_attempts: Option<i32>) -> i64 {
     let new = NewSubmission {
         problem: "sum",
         filename: "a.c",
@@ -31,10 +68,10 @@ fn submit(client: &mut Client, max_attempts: Option<i32>) -> i64 {
 }
 
 /// The lease of `job` ran out (as if its worker stopped renewing it long ago).
-fn expire(client: &mut Client, job: i64) {
+fn expire(client: &mut Db, job: i64) {
     client
         .execute(
-            "UPDATE jobs SET lease_until = now() - interval '1 second' WHERE id = $1",
+            "UPDATE jobs SET lease_until = '2000-01-01 00:00:00.000' WHERE id = $1",
             &[&job],
         )
         .unwrap();
@@ -58,13 +95,14 @@ fn result(verdict: &str, tests: usize) -> Final {
     }
 }
 
-fn count(client: &mut Client, sql: &str) -> i64 {
+fn count(client: &mut Db, sql: &str) -> i64 {
     client.query_one(sql, &[]).unwrap().get(0)
 }
 
-#[test]
-fn each_job_is_claimed_once_in_order_with_attempt_one() {
-    let mut c = db();
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn each_job_is_claimed_once_in_order_with_attempt_one(engine: Engine) {
+    let mut c = db(engine);
     let first = submit(&mut c, None);
     let second = submit(&mut c, None);
     let a = claim(&mut c, "w1", LEASE).unwrap().unwrap();
@@ -85,9 +123,10 @@ fn each_job_is_claimed_once_in_order_with_attempt_one() {
     assert_eq!(s.judgings[0].outcome, None);
 }
 
-#[test]
-fn a_heartbeat_renews_only_the_holders_attempt() {
-    let mut c = db();
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn a_heartbeat_renews_only_the_holders_attempt(engine: Engine) {
+    let mut c = db(engine);
     submit(&mut c, None);
     let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
     assert_eq!(heartbeat(&mut c, &job.fence, LEASE).unwrap(), Fenced::Done);
@@ -109,9 +148,10 @@ fn a_heartbeat_renews_only_the_holders_attempt() {
     );
 }
 
-#[test]
-fn a_late_finish_commits_nothing_and_the_new_holder_writes_once() {
-    let mut c = db();
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn a_late_finish_commits_nothing_and_the_new_holder_writes_once(engine: Engine) {
+    let mut c = db(engine);
     let id = submit(&mut c, None);
     let frozen = claim(&mut c, "frozen", LEASE).unwrap().unwrap();
     expire(&mut c, frozen.fence.job);
@@ -172,9 +212,10 @@ fn a_late_finish_commits_nothing_and_the_new_holder_writes_once() {
         .contains("lease expired"));
 }
 
-#[test]
-fn the_reaper_leaves_live_leases_alone() {
-    let mut c = db();
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn the_reaper_leaves_live_leases_alone(engine: Engine) {
+    let mut c = db(engine);
     submit(&mut c, None);
     let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
     assert!(reap(&mut c, NOW).unwrap().is_empty());
@@ -189,9 +230,10 @@ fn the_reaper_leaves_live_leases_alone() {
     );
 }
 
-#[test]
-fn after_max_attempts_the_submission_is_a_judge_error_naming_each_attempt() {
-    let mut c = db();
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn after_max_attempts_the_submission_is_a_judge_error_naming_each_attempt(engine: Engine) {
+    let mut c = db(engine);
     let id = submit(&mut c, Some(2));
     for (n, worker) in [(1, "w1"), (2, "w2")] {
         let job = claim(&mut c, worker, LEASE).unwrap().unwrap();
@@ -226,9 +268,10 @@ fn after_max_attempts_the_submission_is_a_judge_error_naming_each_attempt() {
     );
 }
 
-#[test]
-fn a_release_requeues_after_the_back_off_then_fails() {
-    let mut c = db();
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn a_release_requeues_after_the_back_off_then_fails(engine: Engine) {
+    let mut c = db(engine);
     let id = submit(&mut c, Some(2));
     let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
     let back_off = Duration::from_secs(3600);
@@ -259,9 +302,10 @@ fn a_release_requeues_after_the_back_off_then_fails() {
         .contains("attempt 2 on w2: the package does not unpack"));
 }
 
-#[test]
-fn claims_from_many_connections_never_take_a_job_twice() {
-    let url = judge_service::testdb::shared().unwrap();
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn claims_from_many_connections_never_take_a_job_twice(engine: Engine) {
+    let (url, _dir) = url(engine);
     let mut c = judge_service::connect(&url).unwrap();
     store::put_problem(&mut c, "sum", b"p").unwrap();
     for _ in 0..200 {
@@ -295,9 +339,10 @@ fn claims_from_many_connections_never_take_a_job_twice() {
     assert_eq!(count(&mut c, "SELECT count(*) FROM judgings"), 200);
 }
 
-#[test]
-fn the_schema_is_created_once_and_a_newer_one_refused() {
-    let url = judge_service::testdb::shared().unwrap();
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn the_schema_is_created_once_and_a_newer_one_refused(engine: Engine) {
+    let (url, _dir) = url(engine);
     let mut c = judge_service::connect(&url).unwrap();
     judge_service::schema::ensure(&mut c).unwrap();
     assert_eq!(count(&mut c, "SELECT count(*) FROM schema_version"), 1);

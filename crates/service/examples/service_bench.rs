@@ -23,6 +23,7 @@
 
 use judge_service::queue::{self, Final, TestRow};
 use judge_service::store::{self, NewSubmission};
+use judge_service::db::Sql;
 use judge_service::testdb;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -45,7 +46,7 @@ fn root() -> PathBuf {
 static PROGRAM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
 /// A fresh database with the `sum` fixture and `n` submissions of the program queued.
-fn queued(pg: &testdb::Server, n: usize) -> (String, postgres::Client) {
+fn queued(pg: &testdb::Server, n: usize) -> (String, judge_service::db::Db) {
     let url = pg.fresh_db().expect("a database");
     let mut client = judge_service::connect(&url).expect("connect");
     let package = store::pack(&root().join("tests/fixtures/problems/sum")).expect("pack");
@@ -54,7 +55,7 @@ fn queued(pg: &testdb::Server, n: usize) -> (String, postgres::Client) {
     (url, client)
 }
 
-fn submit(client: &mut postgres::Client, n: usize) {
+fn submit(client: &mut judge_service::db::Db, n: usize) {
     let name = PROGRAM.get().expect("the program is set");
     let source = std::fs::read(root().join("tests/fixtures/programs").join(name)).expect(name);
     for _ in 0..n {
@@ -129,7 +130,7 @@ fn judging_rate(pg: &testdb::Server, judge: &Path, slots: usize, n: usize) -> f6
         .stderr(Stdio::null())
         .spawn()
         .expect("judge worker");
-    let wait_done = |client: &mut postgres::Client, total: i64| {
+    let wait_done = |client: &mut judge_service::db::Db, total: i64| {
         let deadline = Instant::now() + Duration::from_secs(600);
         loop {
             let done: i64 = client

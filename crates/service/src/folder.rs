@@ -3,9 +3,9 @@
 //! change. A package that does not load is reported and skipped (the problem keeps its last
 //! good package, if it had one); the others are served all the same.
 
+use crate::db::Db;
 use crate::worker::Log;
 use crate::{store, Error};
-use postgres::Client;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -55,7 +55,7 @@ impl Folder {
     /// problem's current package; says on `log` what it stored and what it refused. `Err`:
     /// the folder itself cannot be read, or the database failed (nothing is marked seen then,
     /// so the next call tries again).
-    pub fn sync(&mut self, client: &mut Client, log: &dyn Log) -> Result<(), Error> {
+    pub fn sync(&mut self, client: &mut Db, log: &dyn Log) -> Result<(), Error> {
         let io = |e: std::io::Error| Error::Io(format!("{}: {e}", self.dir.display()));
         let mut folders: Vec<PathBuf> = std::fs::read_dir(&self.dir)
             .map_err(io)?

@@ -1,13 +1,16 @@
-//! The judging service's storage and queue on PostgreSQL, and the worker that judges from it.
+//! The judging service's storage and queue on PostgreSQL (or, on one machine, an embedded
+//! SQLite file), and the worker that judges from it.
 //!
 //! Every `judge` process is stateless: the queue, the results and the files (packages and
-//! sources as content-addressed blobs) live in the database. `schema` creates the tables,
+//! sources as content-addressed blobs) live in the database. `db` is the one storage layer
+//! over both engines, `schema` creates the tables,
 //! `store` holds blobs, problems and submissions, `queue` is claim → heartbeat → finish and
 //! the reaper (every write of a worker fenced by the job's attempt), `worker` the loop that
 //! judges with `judge_core::judging`, `http` the API of `judge serve`, and `testdb` a
 //! throwaway PostgreSQL for tests.
 
 pub mod client;
+pub mod db;
 pub mod digest;
 pub mod folder;
 mod hooks;
@@ -20,13 +23,15 @@ pub mod store;
 pub mod testdb;
 pub mod worker;
 
-use postgres::{Client, NoTls};
+use db::Db;
 
 /// What can go wrong talking to the service's database.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     #[error("database: {0}")]
     Db(#[from] postgres::Error),
+    #[error("database: {0}")]
+    Lite(#[from] rusqlite::Error),
     #[error("{0}")]
     Schema(String),
     #[error("{0}")]
@@ -37,10 +42,11 @@ pub enum Error {
     Io(String),
 }
 
-/// Connects to the database `url` (a `postgresql://` URL or `host=… dbname=…` words; a host
-/// that is a folder is a Unix socket) and creates the tables that are missing.
-pub fn connect(url: &str) -> Result<Client, Error> {
-    let mut client = Client::connect(url, NoTls)?;
+/// Connects to the database `url` (a `postgresql://` URL or `host=… dbname=…` words, where a
+/// host that is a folder is a Unix socket; or `sqlite:PATH`, a file made when missing) and
+/// creates the tables that are missing.
+pub fn connect(url: &str) -> Result<Db, Error> {
+    let mut client = Db::open(url)?;
     schema::ensure(&mut client)?;
     Ok(client)
 }

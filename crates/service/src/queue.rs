@@ -12,9 +12,9 @@
 //! [`QUEUED`] when work may be claimable, [`CLAIMED`] with `job:attempt:worker`, [`DONE`] with
 //! the submission id when it reaches its final verdict.
 
+use crate::db::{Db, Engine, Sql, Tx};
 use crate::digest::Environment;
 use crate::Error;
-use postgres::{Client, Transaction};
 use std::time::Duration;
 
 pub use crate::rows::{TestRow, CLAIMED, DONE, EVENT, QUEUED};
@@ -72,7 +72,7 @@ fn secs(d: Duration) -> f64 {
 /// Takes the next claimable job (queued, its back-off over; by priority, then age) for
 /// `worker`, with a lease of `lease`. Workers never wait for each other: a row another
 /// transaction is claiming is skipped.
-pub fn claim(client: &mut Client, worker: &str, lease: Duration) -> Result<Option<Claimed>, Error> {
+pub fn claim(client: &mut Db, worker: &str, lease: Duration) -> Result<Option<Claimed>, Error> {
     claim_as(client, worker, lease, None)
 }
 
@@ -80,7 +80,7 @@ pub fn claim(client: &mut Client, worker: &str, lease: Duration) -> Result<Optio
 /// pins a digest ([`set_pin`]), only a worker of that digest claims (one without an
 /// environment never does).
 pub fn claim_as(
-    client: &mut Client,
+    client: &mut Db,
     worker: &str,
     lease: Duration,
     env: Option<&Environment>,
@@ -119,7 +119,7 @@ pub fn claim_as(
         &[&submission],
     )?;
     let payload = format!("{job}:{attempt}:{worker}");
-    tx.execute("SELECT pg_notify($1, $2)", &[&CLAIMED, &payload])?;
+    tx.notify(CLAIMED, &payload)?;
     tx.commit()?;
     Ok(Some(Claimed {
         fence: Fence {
@@ -138,7 +138,7 @@ pub fn claim_as(
 }
 
 /// Pins the environment digest workers must have to claim (`None`: any worker claims).
-pub fn set_pin(client: &mut Client, digest: Option<&str>) -> Result<(), Error> {
+pub fn set_pin(client: &mut Db, digest: Option<&str>) -> Result<(), Error> {
     match digest {
         Some(d) => client.execute(
             "INSERT INTO settings (key, value) VALUES ('pin_digest', $1)
@@ -148,19 +148,19 @@ pub fn set_pin(client: &mut Client, digest: Option<&str>) -> Result<(), Error> {
         None => client.execute("DELETE FROM settings WHERE key = 'pin_digest'", &[])?,
     };
     // Workers idle on a pin that changed look again.
-    client.execute("SELECT pg_notify($1, '')", &[&QUEUED])?;
+    client.notify(QUEUED, "")?;
     Ok(())
 }
 
 /// The pinned environment digest, if any.
-pub fn pinned(client: &mut Client) -> Result<Option<String>, Error> {
+pub fn pinned(client: &mut Db) -> Result<Option<String>, Error> {
     Ok(client
         .query_opt("SELECT value FROM settings WHERE key = 'pin_digest'", &[])?
         .map(|r| r.get(0)))
 }
 
 /// Renews the lease. [`Fenced::Lost`]: the job is no longer ours; stop and drop the work.
-pub fn heartbeat(client: &mut Client, fence: &Fence, lease: Duration) -> Result<Fenced, Error> {
+pub fn heartbeat(client: &mut Db, fence: &Fence, lease: Duration) -> Result<Fenced, Error> {
     let n = client.execute(
         "UPDATE jobs SET lease_until = now() + make_interval(secs => $4)
          WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'",
@@ -172,35 +172,46 @@ pub fn heartbeat(client: &mut Client, fence: &Fence, lease: Duration) -> Result<
 /// Records an event of the judging (`name`, its JSON `data`) while the job is still this
 /// attempt's, announcing it on [`EVENT`] at commit; [`Fenced::Lost`]: nothing was written.
 pub fn event(
-    client: &mut Client,
+    client: &mut Db,
     fence: &Fence,
     submission: i64,
     name: &str,
     data: &str,
 ) -> Result<Fenced, Error> {
-    let n = client.execute(
-        "WITH e AS (
-             INSERT INTO events (submission, attempt, name, data)
-             SELECT $4, $2, $5, $6 FROM jobs
-             WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'
-             RETURNING id)
-         SELECT pg_notify($7, id::text) FROM e",
-        &[
-            &fence.job,
-            &fence.attempt,
-            &fence.worker,
-            &submission,
-            &name,
-            &data,
-            &EVENT,
-        ],
-    )?;
+    let params: [&dyn crate::db::Param; 6] = [
+        &fence.job,
+        &fence.attempt,
+        &fence.worker,
+        &submission,
+        &name,
+        &data,
+    ];
+    const INSERT: &str = "INSERT INTO events (submission, attempt, name, data)
+         SELECT $4, $2, $5, $6 FROM jobs
+         WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'
+         RETURNING id";
+    let n = match client.engine() {
+        // One round trip: the row and its notification, or neither.
+        Engine::Postgres => client.execute(
+            &format!("WITH e AS ({INSERT}) SELECT pg_notify($7, id::text) FROM e"),
+            &[params.as_slice(), &[&EVENT]].concat(),
+        )?,
+        Engine::Sqlite => {
+            let mut tx = client.transaction()?;
+            let ids = tx.query(INSERT, &params)?;
+            for id in &ids {
+                tx.notify(EVENT, &id.get::<_, i64>(0).to_string())?;
+            }
+            tx.commit()?;
+            ids.len() as u64
+        }
+    };
     Ok(if n == 1 { Fenced::Done } else { Fenced::Lost })
 }
 
 /// Writes the final result, its tests and the judging's end in one transaction with the fenced
 /// change of the job's state; [`Fenced::Lost`]: nothing was written.
-pub fn finish(client: &mut Client, fence: &Fence, result: &Final) -> Result<Fenced, Error> {
+pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, Error> {
     let mut tx = client.transaction()?;
     let row = tx.query_opt(
         "UPDATE jobs SET state = 'done', lease_until = NULL
@@ -226,14 +237,12 @@ pub fn finish(client: &mut Client, fence: &Fence, result: &Final) -> Result<Fenc
             &result.error,
         ],
     )?;
-    let insert = tx.prepare(
-        "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib, message)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)",
-    )?;
+    let insert = "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib, message)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)";
     for (i, t) in result.tests.iter().enumerate() {
         let ordinal = i as i32 + 1;
         tx.execute(
-            &insert,
+            insert,
             &[
                 &submission,
                 &ordinal,
@@ -251,10 +260,7 @@ pub fn finish(client: &mut Client, fence: &Fence, result: &Final) -> Result<Fenc
          WHERE job = $1 AND attempt = $2",
         &[&fence.job, &fence.attempt, &result.verdict],
     )?;
-    tx.execute(
-        "SELECT pg_notify($1, $2)",
-        &[&DONE, &submission.to_string()],
-    )?;
+    tx.notify(DONE, &submission.to_string())?;
     crate::hooks::kill_point("finishing");
     tx.commit()?;
     Ok(Fenced::Done)
@@ -262,7 +268,7 @@ pub fn finish(client: &mut Client, fence: &Fence, result: &Final) -> Result<Fenc
 
 /// Whether this attempt's finish committed (its judging ended `done`): a finish retried after
 /// a lost connection tells its own commit from another worker's.
-pub fn finished(client: &mut Client, fence: &Fence) -> Result<bool, Error> {
+pub fn finished(client: &mut Db, fence: &Fence) -> Result<bool, Error> {
     let row = client.query_opt(
         "SELECT 1 FROM judgings
          WHERE job = $1 AND attempt = $2 AND worker = $3 AND outcome = 'done'",
@@ -274,7 +280,7 @@ pub fn finished(client: &mut Client, fence: &Fence) -> Result<bool, Error> {
 /// The worker gives the job back because it could not judge it (`reason`: the package does not
 /// unpack, …): requeued after a back-off, or a judge error once its attempts are spent.
 pub fn release(
-    client: &mut Client,
+    client: &mut Db,
     fence: &Fence,
     reason: &str,
     retry_delay: Duration,
@@ -320,7 +326,7 @@ pub struct Reaped {
 /// Requeues every job whose lease has expired (its worker died, froze or lost the database),
 /// or ends it as a judge error when that was its last attempt. Any worker may run it; two
 /// reapers never take the same job (SKIP LOCKED).
-pub fn reap(client: &mut Client, retry_delay: Duration) -> Result<Vec<Reaped>, Error> {
+pub fn reap(client: &mut Db, retry_delay: Duration) -> Result<Vec<Reaped>, Error> {
     let mut tx = client.transaction()?;
     let rows = tx.query(
         "SELECT id, attempt, max_attempts, submission, worker FROM jobs
@@ -357,7 +363,7 @@ pub fn reap(client: &mut Client, retry_delay: Duration) -> Result<Vec<Reaped>, E
 /// attempts made, or, when they are spent, makes its submission a judge error that lists every
 /// attempt's reason. Returns whether the job failed.
 fn give_back(
-    tx: &mut Transaction<'_>,
+    tx: &mut Tx<'_>,
     a: &Attempt,
     outcome: &str,
     reason: &str,
@@ -380,7 +386,7 @@ fn give_back(
             "UPDATE submissions SET state = 'queued' WHERE id = $1",
             &[&a.submission],
         )?;
-        tx.execute("SELECT pg_notify($1, '')", &[&QUEUED])?;
+        tx.notify(QUEUED, "")?;
         return Ok(false);
     }
     let attempts = tx.query(
@@ -402,9 +408,6 @@ fn give_back(
          WHERE id = $1",
         &[&a.submission, &error],
     )?;
-    tx.execute(
-        "SELECT pg_notify($1, $2)",
-        &[&DONE, &a.submission.to_string()],
-    )?;
+    tx.notify(DONE, &a.submission.to_string())?;
     Ok(true)
 }

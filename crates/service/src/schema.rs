@@ -1,11 +1,14 @@
-//! The database's tables, created idempotently when a worker (or `judge submit`) connects.
+//! The database's tables, created idempotently when a worker (or `judge serve`) connects.
 //!
 //! One `schema_version` row says which shape the tables have; a database made by a newer judge
-//! is refused rather than misread. Creation runs under a transaction-scoped advisory lock, so
-//! workers starting together do not race on `CREATE TABLE IF NOT EXISTS`.
+//! is refused rather than misread. On PostgreSQL, creation runs under a transaction-scoped
+//! advisory lock, so workers starting together do not race on `CREATE TABLE IF NOT EXISTS`; on
+//! SQLite, under the transaction's write lock. The tables are written once, in PostgreSQL's
+//! dialect; SQLite's are translated from them (`db::lite::translate_ddl`). Columns added after
+//! the first release are added when missing ([`ADDED`]).
 
+use crate::db::{Db, Engine, Sql};
 use crate::Error;
-use postgres::Client;
 
 /// The shape of the tables this judge reads and writes.
 pub const VERSION: i32 = 1;
@@ -43,15 +46,6 @@ CREATE TABLE IF NOT EXISTS submissions (
     created_at timestamptz NOT NULL DEFAULT now(),
     finished_at timestamptz
 );
--- Who submitted through `judge serve` (a submitter token's name); none: an organiser or the CLI.
--- Added only when missing: ALTER TABLE locks the table even when it changes nothing, which
--- would deadlock with claims running while another process connects.
-DO $$ BEGIN
-    IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
-                   AND table_name = 'submissions' AND column_name = 'submitter') THEN
-        ALTER TABLE submissions ADD COLUMN submitter text;
-    END IF;
-END $$;
 -- One job per submission. `attempt` is the fencing token: every write a worker makes names
 -- (id, attempt, worker) and changes nothing once the job was taken from it.
 CREATE TABLE IF NOT EXISTS jobs (
@@ -90,14 +84,6 @@ CREATE TABLE IF NOT EXISTS events (
     created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS events_submission ON events (submission, id);
--- Each attempt's worker environment (`digest`: what its verdicts depend on, described in
--- `environment`), added when missing as `submitter` is.
-DO $$ BEGIN
-    IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
-                   AND table_name = 'judgings' AND column_name = 'digest') THEN
-        ALTER TABLE judgings ADD COLUMN digest text, ADD COLUMN environment text;
-    END IF;
-END $$;
 -- The organiser's settings: `pin_digest` (only workers of that environment digest claim).
 CREATE TABLE IF NOT EXISTS settings (key text PRIMARY KEY, value text NOT NULL);
 -- The final judging's tests; the key makes a duplicate row impossible.
@@ -113,12 +99,54 @@ CREATE TABLE IF NOT EXISTS test_results (
 );
 ";
 
+/// Columns added to a table after it was first made, as (table, column, type): added when
+/// missing. Only then: `ALTER TABLE` locks the table even when it changes nothing, which would
+/// deadlock with claims running while another process connects.
+const ADDED: &[(&str, &str, &str)] = &[
+    // Who submitted through `judge serve` (a submitter token's name); none: an organiser or
+    // the CLI.
+    ("submissions", "submitter", "text"),
+    // Each attempt's worker environment (`digest`: what its verdicts depend on, described in
+    // `environment`).
+    ("judgings", "digest", "text"),
+    ("judgings", "environment", "text"),
+];
+
+/// Whether `table` has `column`.
+fn has_column(tx: &mut impl Sql, table: &str, column: &str) -> Result<bool, Error> {
+    let found = match tx.engine() {
+        Engine::Postgres => tx.query_opt(
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+             AND table_name = $1 AND column_name = $2",
+            &[&table, &column],
+        )?,
+        Engine::Sqlite => tx.query_opt(
+            "SELECT 1 FROM pragma_table_info($1) WHERE name = $2",
+            &[&table, &column],
+        )?,
+    };
+    Ok(found.is_some())
+}
+
 /// Creates the tables that are missing and checks the schema's version.
-pub fn ensure(client: &mut Client) -> Result<(), Error> {
+pub fn ensure(client: &mut Db) -> Result<(), Error> {
     let mut tx = client.transaction()?;
-    tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK])?;
-    tx.batch_execute(TABLES)?;
-    tx.batch_execute(crate::judge0::TABLE)?;
+    match tx.engine() {
+        Engine::Postgres => {
+            tx.execute("SELECT pg_advisory_xact_lock($1)", &[&LOCK])?;
+            tx.batch_execute(TABLES)?;
+            tx.batch_execute(crate::judge0::TABLE)?;
+        }
+        Engine::Sqlite => {
+            tx.batch_execute(&crate::db::translate_ddl(TABLES))?;
+            tx.batch_execute(&crate::db::translate_ddl(crate::judge0::TABLE))?;
+        }
+    }
+    for (table, column, kind) in ADDED {
+        if !has_column(&mut tx, table, column)? {
+            tx.batch_execute(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind}"))?;
+        }
+    }
     let found: Option<i32> = tx
         .query_opt("SELECT max(version) FROM schema_version", &[])?
         .and_then(|row| row.get(0));

@@ -2,9 +2,9 @@
 //! source), problems (a name → its package's hash), submissions and their jobs; and reading a
 //! submission back with its tests and every judging attempt.
 
+use crate::db::{Db, Sql};
 use crate::rows::QUEUED;
 use crate::Error;
-use postgres::Client;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 
@@ -17,7 +17,7 @@ pub fn hash(data: &[u8]) -> String {
 }
 
 /// Stores `data` (once: the same bytes are one blob) and returns its hash.
-pub fn put_blob(client: &mut Client, data: &[u8]) -> Result<String, Error> {
+pub fn put_blob(client: &mut Db, data: &[u8]) -> Result<String, Error> {
     let h = hash(data);
     client.execute(
         "INSERT INTO blobs (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
@@ -27,7 +27,7 @@ pub fn put_blob(client: &mut Client, data: &[u8]) -> Result<String, Error> {
 }
 
 /// The blob named `hash`, checked against its name.
-pub fn blob(client: &mut Client, hash_hex: &str) -> Result<Vec<u8>, Error> {
+pub fn blob(client: &mut Db, hash_hex: &str) -> Result<Vec<u8>, Error> {
     let row = client
         .query_opt("SELECT data FROM blobs WHERE hash = $1", &[&hash_hex])?
         .ok_or_else(|| Error::Blob(format!("blob {hash_hex} is missing")))?;
@@ -126,7 +126,7 @@ pub fn check_problem_name(name: &str) -> Result<(), String> {
 }
 
 /// Stores `package` (an archive from [`pack`]) as the problem `name`'s current package.
-pub fn put_problem(client: &mut Client, name: &str, package: &[u8]) -> Result<String, Error> {
+pub fn put_problem(client: &mut Db, name: &str, package: &[u8]) -> Result<String, Error> {
     let h = put_blob(client, package)?;
     client.execute(
         "INSERT INTO problems (name, package) VALUES ($1, $2)
@@ -152,7 +152,7 @@ pub struct NewSubmission<'a> {
 
 /// Stores the source and queues a submission of it on the problem's current package; returns
 /// its id. Workers waiting for work are told.
-pub fn submit(client: &mut Client, new: &NewSubmission<'_>) -> Result<i64, Error> {
+pub fn submit(client: &mut Db, new: &NewSubmission<'_>) -> Result<i64, Error> {
     let mut tx = client.transaction()?;
     let source = hash(new.source);
     tx.execute(
@@ -184,7 +184,7 @@ pub fn submit(client: &mut Client, new: &NewSubmission<'_>) -> Result<i64, Error
         "INSERT INTO jobs (submission, max_attempts) VALUES ($1, coalesce($2, 3))",
         &[&id, &new.max_attempts],
     )?;
-    tx.execute("SELECT pg_notify($1, '')", &[&QUEUED])?;
+    tx.notify(QUEUED, "")?;
     tx.commit()?;
     Ok(id)
 }
@@ -215,7 +215,7 @@ pub struct Judging {
 }
 
 /// The submission `id`, if there is one.
-pub fn submission(client: &mut Client, id: i64) -> Result<Option<Submission>, Error> {
+pub fn submission(client: &mut Db, id: i64) -> Result<Option<Submission>, Error> {
     let Some(row) = client.query_opt(
         "SELECT problem, state, verdict, error, time_ms, memory_kib FROM submissions WHERE id = $1",
         &[&id],

@@ -9,6 +9,7 @@
 //! (`Publisher`) for `judge serve`'s event stream; the source is built in the language given
 //! at submit time when there is one.
 
+use crate::db::Db;
 use crate::digest::Environment;
 use crate::queue::{self, Claimed, Fence, Fenced, Final, TestRow};
 use crate::{store, Error};
@@ -17,7 +18,6 @@ use judge_core::judging::{self, Prepared};
 use judge_core::package::Problem;
 use judge_model::event::{Event, Reporter};
 use judge_model::result::SubmissionReport;
-use postgres::Client;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -57,7 +57,7 @@ fn backoff(failures: u32) -> Duration {
 }
 
 /// Connects, retrying with a back-off until it succeeds or `stop` is set.
-pub fn connect_retrying(url: &str, log: &dyn Log, stop: &AtomicBool) -> Option<Client> {
+pub fn connect_retrying(url: &str, log: &dyn Log, stop: &AtomicBool) -> Option<Db> {
     let mut failures = 0;
     loop {
         if stop.load(Ordering::Relaxed) {
@@ -77,13 +77,13 @@ pub fn connect_retrying(url: &str, log: &dyn Log, stop: &AtomicBool) -> Option<C
 }
 
 /// The job connection LISTENs on `judge_queued`, which wakes the slot when it waits for work.
-fn listen(mut client: Client) -> Result<Client, Error> {
-    client.batch_execute(&format!("LISTEN {}", queue::QUEUED))?;
+fn listen(mut client: Db) -> Result<Db, Error> {
+    client.listen(&[queue::QUEUED])?;
     Ok(client)
 }
 
 /// A new job connection in place of one that failed (listening, as the first was).
-fn reconnect(url: &str) -> Result<Client, Error> {
+fn reconnect(url: &str) -> Result<Db, Error> {
     listen(crate::connect(url)?)
 }
 
@@ -133,10 +133,7 @@ pub fn run_slot(
                         pin = now;
                     }
                     // Nothing to claim: wait for a notification or the poll.
-                    let mut notes = client.notifications();
-                    let _ = postgres::fallible_iterator::FallibleIterator::next(
-                        &mut notes.timeout_iter(poll),
-                    );
+                    let _ = client.wait(poll);
                     failures = 0;
                 }
                 Err(e) => {
@@ -156,8 +153,8 @@ pub fn step(
     worker: &str,
     engine: &mut Engine,
     log: &dyn Log,
-    client: &mut Client,
-    beat: &mut Client,
+    client: &mut Db,
+    beat: &mut Db,
     stop: &AtomicBool,
 ) -> Result<bool, Error> {
     for r in queue::reap(client, options.retry_delay)? {
@@ -242,7 +239,7 @@ pub fn step(
 fn heartbeat_loop(
     options: &Options,
     fence: &Fence,
-    beat: &mut Client,
+    beat: &mut Db,
     done: &mpsc::Receiver<()>,
     (cancel, lost): (&AtomicBool, &AtomicBool),
     log: &dyn Log,
@@ -288,7 +285,7 @@ fn heartbeat_loop(
 /// (the write is fenced, so a retry after an unseen commit changes nothing).
 fn finish_retrying(
     options: &Options,
-    client: &mut Client,
+    client: &mut Db,
     fence: &Fence,
     result: &Final,
     log: &dyn Log,
@@ -327,7 +324,7 @@ fn finish_retrying(
 pub fn run(
     options: &Options,
     engine: &mut Engine,
-    client: &mut Client,
+    client: &mut Db,
     job: &Claimed,
     log: &dyn Log,
 ) -> Result<Final, String> {
@@ -389,16 +386,16 @@ pub fn run(
 /// database error until `deadline`.
 fn read_retrying<T>(
     options: &Options,
-    client: &mut Client,
+    client: &mut Db,
     deadline: std::time::Instant,
     log: &dyn Log,
-    mut read: impl FnMut(&mut Client) -> Result<T, Error>,
+    mut read: impl FnMut(&mut Db) -> Result<T, Error>,
 ) -> Result<T, Error> {
     let mut failures = 0;
     loop {
         match read(client) {
-            Err(Error::Db(e)) if std::time::Instant::now() < deadline => {
-                log.line(&format!("database: {e}; retrying"));
+            Err(e @ (Error::Db(_) | Error::Lite(_))) if std::time::Instant::now() < deadline => {
+                log.line(&format!("{e}; retrying"));
                 std::thread::sleep(backoff(failures));
                 failures += 1;
                 if let Ok(fresh) = reconnect(&options.url) {
@@ -476,7 +473,7 @@ pub fn judge(
 /// attempt) for `judge serve`'s event stream: each as its `--format jsonl` line, with the
 /// problem's and the file's names the submitter gave in place of the worker's paths.
 struct Publisher<'a> {
-    client: &'a mut Client,
+    client: &'a mut Db,
     job: &'a Claimed,
     /// The worker's folder of the source (`…/jobs/J-A-PID/`), left out of what is told: a
     /// compiler's message names `a.cpp`, not the worker's cache.
@@ -551,7 +548,7 @@ pub fn result_of(report: &SubmissionReport) -> Final {
 
 /// The package `hash` unpacked under `cache` (done once per hash: unpacked beside it and
 /// renamed into place, so a half-unpacked folder is never used).
-pub fn cached_package(client: &mut Client, cache: &Path, hash: &str) -> Result<PathBuf, Error> {
+pub fn cached_package(client: &mut Db, cache: &Path, hash: &str) -> Result<PathBuf, Error> {
     let dir = cache.join("packages").join(hash);
     if dir.is_dir() {
         return Ok(dir);

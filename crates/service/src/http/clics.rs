@@ -11,11 +11,11 @@
 
 use super::auth::{Caller, Role};
 use super::{db, ApiError, Shared};
+use crate::db::{Db, Sql};
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
 use axum::Json;
 use judge_model::{JudgementType, Verdict};
-use postgres::Client;
 use serde_json::{json, Value};
 
 /// The one contest's id.
@@ -25,7 +25,7 @@ pub const CONTEST: &str = "default";
 const TIME: &str = "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"+00:00\"'";
 
 /// Records when the contest started, once: the first `judge serve` on this database.
-pub(super) fn start(client: &mut Client) -> Result<(), crate::Error> {
+pub(super) fn start(client: &mut Db) -> Result<(), crate::Error> {
     client.execute(
         "INSERT INTO settings (key, value) VALUES ('contest_start', to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'))
          ON CONFLICT (key) DO NOTHING",
@@ -67,7 +67,7 @@ fn check_contest(id: &str) -> Result<(), ApiError> {
 }
 
 /// The contest's start as a TIME and how long ago it was (ms).
-fn contest_start(client: &mut Client) -> Result<(String, i64), ApiError> {
+fn contest_start(client: &mut Db) -> Result<(String, i64), ApiError> {
     let row = client.query_one(
         &format!(
             "SELECT to_char(s AT TIME ZONE 'UTC', {TIME}),
@@ -79,7 +79,7 @@ fn contest_start(client: &mut Client) -> Result<(String, i64), ApiError> {
     Ok((row.get(0), row.get(1)))
 }
 
-fn contest_object(client: &mut Client) -> Result<Value, ApiError> {
+fn contest_object(client: &mut Db) -> Result<Value, ApiError> {
     let (start, elapsed) = contest_start(client)?;
     Ok(json!({
         "id": CONTEST,
@@ -165,7 +165,7 @@ fn parse_id(id: &str, parts: usize) -> Option<Vec<i64>> {
 /// The judgements, of one submission and attempt when `one` names them; a submitter's own
 /// only.
 fn judgements_of(
-    client: &mut Client,
+    client: &mut Db,
     mine: Option<&str>,
     one: Option<(i64, i32)>,
 ) -> Result<Vec<Value>, ApiError> {
@@ -267,7 +267,7 @@ pub async fn judgement(
 /// The runs: the test results of each submission's final judging (the attempt that finished
 /// it), of one when `one` names it.
 fn runs_of(
-    client: &mut Client,
+    client: &mut Db,
     mine: Option<&str>,
     one: Option<(i64, i32, i32)>,
 ) -> Result<Vec<Value>, ApiError> {

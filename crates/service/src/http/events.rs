@@ -7,13 +7,12 @@
 
 use super::auth::Caller;
 use super::{ApiError, Shared};
+use crate::db::{Db, Sql};
 use crate::queue::{CLAIMED, DONE, EVENT};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::Stream;
-use postgres::fallible_iterator::FallibleIterator;
-use postgres::{Client, NoTls};
 use serde_json::{json, Value};
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -32,7 +31,7 @@ impl Drop for Place<'_> {
 }
 
 /// The event a notification stands for: (name, data).
-fn event(client: &mut Client, channel: &str, payload: &str) -> Option<(String, String)> {
+fn event(client: &mut Db, channel: &str, payload: &str) -> Option<(String, String)> {
     if channel == EVENT {
         let id: i64 = payload.parse().ok()?;
         let row = client
@@ -45,7 +44,7 @@ fn event(client: &mut Client, channel: &str, payload: &str) -> Option<(String, S
 }
 
 /// A submission's change of state: `judging` or `done`.
-fn state_event(client: &mut Client, channel: &str, payload: &str) -> Option<(&'static str, Value)> {
+fn state_event(client: &mut Db, channel: &str, payload: &str) -> Option<(&'static str, Value)> {
     if channel == CLAIMED {
         let mut parts = payload.splitn(3, ':');
         let job: i64 = parts.next()?.parse().ok()?;
@@ -100,8 +99,8 @@ pub async fn stream(
     let thread_state = state.clone();
     tokio::task::spawn_blocking(move || {
         let _place = Place(&thread_state.streams);
-        let listening = Client::connect(thread_state.url(), NoTls).and_then(|mut client| {
-            client.batch_execute(&format!("LISTEN {CLAIMED}; LISTEN {DONE}; LISTEN {EVENT};"))?;
+        let listening = Db::open(thread_state.url()).and_then(|mut client| {
+            client.listen(&[CLAIMED, DONE, EVENT])?;
             Ok(client)
         });
         let mut client = match listening {
@@ -115,16 +114,12 @@ pub async fn stream(
             }
         };
         while !tx.is_closed() && !thread_state.stopping.load(Ordering::SeqCst) {
-            let next = client
-                .notifications()
-                .timeout_iter(Duration::from_secs(1))
-                .next();
-            let note = match next {
+            let (channel, payload) = match client.wait(Duration::from_secs(1)) {
                 Ok(Some(note)) => note,
                 Ok(None) => continue,
                 Err(_) => return,
             };
-            if let Some((name, data)) = event(&mut client, note.channel(), note.payload()) {
+            if let Some((name, data)) = event(&mut client, &channel, &payload) {
                 let sse = Event::default().event(name).data(data);
                 if tx.blocking_send(sse).is_err() {
                     return;

@@ -7,6 +7,7 @@
 
 use super::auth::{Caller, Role};
 use super::{db, ApiError, Shared};
+use crate::db::{Db, Sql};
 use crate::judge0::{self as j0, Request};
 use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
@@ -418,14 +419,9 @@ pub fn start_callbacks(state: Shared) {
         .name("judge0-callbacks".into())
         .spawn(move || loop {
             if let Ok(mut client) = crate::connect(state.url()) {
-                if client
-                    .batch_execute(&format!("LISTEN {}", crate::queue::DONE))
-                    .is_ok()
-                {
+                if client.listen(&[crate::queue::DONE]).is_ok() {
                     while send_callbacks(&mut client).is_ok() {
-                        let mut notes = client.notifications();
-                        let mut wait = notes.timeout_iter(Duration::from_secs(1));
-                        let _ = postgres::fallible_iterator::FallibleIterator::next(&mut wait);
+                        let _ = client.wait(Duration::from_secs(1));
                     }
                 }
             }
@@ -434,12 +430,12 @@ pub fn start_callbacks(state: Shared) {
         .expect("a thread for the Judge0 callbacks");
 }
 
-fn send_callbacks(client: &mut postgres::Client) -> Result<(), crate::Error> {
+fn send_callbacks(client: &mut Db) -> Result<(), crate::Error> {
     let due = client.query(
-        "UPDATE judge0_submissions j SET callback_state = 'sending'
+        "UPDATE judge0_submissions AS j SET callback_state = 'sending'
          FROM submissions s
          WHERE s.id = j.submission AND s.state = 'done' AND j.callback_state = 'pending'
-         RETURNING j.token, j.callback_url, j.callback_base64",
+         RETURNING token, callback_url, callback_base64",
         &[],
     )?;
     for row in due {

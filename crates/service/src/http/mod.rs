@@ -15,11 +15,11 @@ mod problems;
 mod submissions;
 mod unzip;
 
+use crate::db::Db;
 use axum::http::{header, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::MethodRouter;
 use axum::Router;
-use postgres::{Client, NoTls};
 use std::sync::{Arc, Mutex};
 
 /// The largest request body anything accepts (a package upload); tower-http refuses more
@@ -38,7 +38,7 @@ pub const MAX_SUBMISSION_BODY: usize = 8 << 20;
 /// submission no worker could build).
 pub struct State {
     url: String,
-    idle: Mutex<Vec<Client>>,
+    idle: Mutex<Vec<Db>>,
     pub tokens: auth::Tokens,
     pub languages: judge_core::lang::Languages,
     /// Event streams open now.
@@ -82,7 +82,7 @@ const POOLED_CHECK: std::time::Duration = std::time::Duration::from_secs(5);
 /// the pool unless it broke.
 pub(crate) async fn db<T: Send + 'static>(
     state: &Shared,
-    work: impl FnOnce(&mut Client) -> Result<T, ApiError> + Send + 'static,
+    work: impl FnOnce(&mut Db) -> Result<T, ApiError> + Send + 'static,
 ) -> Result<T, ApiError> {
     let state = state.clone();
     tokio::task::spawn_blocking(move || {
@@ -91,10 +91,10 @@ pub(crate) async fn db<T: Send + 'static>(
         // round trip tells, and a dead one is replaced.
         let live = taken
             .filter(|c| !c.is_closed())
-            .and_then(|mut c| c.is_valid(POOLED_CHECK).is_ok().then_some(c));
+            .and_then(|mut c| c.is_valid(POOLED_CHECK).then_some(c));
         let mut client = match live {
             Some(client) => client,
-            None => Client::connect(&state.url, NoTls).map_err(ApiError::from)?,
+            None => Db::open(&state.url).map_err(ApiError::from)?,
         };
         let result = work(&mut client);
         if !client.is_closed() {
@@ -143,6 +143,9 @@ impl From<crate::Error> for ApiError {
     fn from(e: crate::Error) -> ApiError {
         match e {
             crate::Error::Db(e) => e.into(),
+            crate::Error::Lite(e) => {
+                ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("database: {e}"))
+            }
             crate::Error::Unknown(m) => ApiError::new(StatusCode::NOT_FOUND, m),
             other => ApiError::internal(other.to_string()),
         }

@@ -3,6 +3,7 @@
 
 use super::auth::Caller;
 use super::{db, ApiError, Shared, MAX_ENTRIES, MAX_PACKAGE};
+use crate::db::Sql;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Query, State};

@@ -3,13 +3,13 @@
 
 use super::auth::{Caller, Role};
 use super::{db, ApiError, Shared, MAX_SOURCE};
+use crate::db::{Db, Sql};
 use crate::store::NewSubmission;
 use axum::body::Bytes;
 use axum::extract::rejection::BytesRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::Json;
-use postgres::Client;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -104,7 +104,7 @@ fn check_language(
 const TIME: &str = "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'";
 
 /// The submission `id` as the API shows it, and who submitted it.
-fn view(client: &mut Client, id: i64) -> Result<Option<(Value, Option<String>)>, ApiError> {
+fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, ApiError> {
     let Some(row) = client.query_opt(
         "SELECT problem, language, state, verdict, score, time_ms, memory_kib, error, submitter
          FROM submissions WHERE id = $1",

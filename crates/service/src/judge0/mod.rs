@@ -10,9 +10,9 @@
 //! output there in the same transaction as the verdict ([`record`]). The routes are
 //! `http::judge0`.
 
+use crate::db::{Db, Engine, Sql, Tx};
 use crate::rows::QUEUED;
 use crate::Error;
-use postgres::{Client, Transaction};
 use serde_json::{json, Map, Value};
 
 /// The Judge0 CE API version whose ids and shapes this serves (`GET /about`'s `version`).
@@ -76,11 +76,7 @@ impl RunOutput {
 
 /// Called by `queue::finish` inside its transaction: a Judge0 submission's run output is
 /// written with its verdict, or not at all. Any other submission changes nothing.
-pub fn record(
-    tx: &mut Transaction<'_>,
-    submission: i64,
-    output: Option<&RunOutput>,
-) -> Result<(), Error> {
+pub fn record(tx: &mut Tx<'_>, submission: i64, output: Option<&RunOutput>) -> Result<(), Error> {
     let Some(run) = output else {
         return Ok(());
     };
@@ -100,7 +96,7 @@ pub fn record(
 
 /// How many bytes of stdout and stderr the submission `submission` keeps when it is a Judge0
 /// one (its `max_file_size`: Judge0 returns the whole output); None for any other.
-pub fn capture(client: &mut Client, submission: i64) -> Result<Option<usize>, Error> {
+pub fn capture(client: &mut Db, submission: i64) -> Result<Option<usize>, Error> {
     let row = client.query_opt(
         "SELECT settings FROM judge0_submissions WHERE submission = $1",
         &[&submission],
@@ -279,7 +275,7 @@ const fn limit(
 pub const MAX_QUEUE: i64 = 100;
 
 /// How many Judge0 submissions wait now (queued or judging).
-pub fn waiting(client: &mut Client) -> Result<i64, Error> {
+pub fn waiting(client: &mut Db) -> Result<i64, Error> {
     Ok(client
         .query_one(
             "SELECT count(*) FROM judge0_submissions j JOIN submissions s ON s.id = j.submission
@@ -681,7 +677,7 @@ pub fn uuid() -> std::io::Result<String> {
 /// Stores the request's package and source and queues it as a submission of [`PROBLEM`],
 /// with its Judge0 row, in one transaction; returns its token.
 pub fn submit(
-    client: &mut Client,
+    client: &mut Db,
     request: &Request,
     submitter: Option<&str>,
     base64: bool,
@@ -737,7 +733,7 @@ pub fn submit(
             &callback_state,
         ],
     )?;
-    tx.execute("SELECT pg_notify($1, '')", &[&QUEUED])?;
+    tx.notify(QUEUED, "")?;
     tx.commit()?;
     Ok(token)
 }
@@ -825,7 +821,12 @@ pub type Found = Option<(Map<String, Value>, Option<String>)>;
 
 /// The stored submissions `tokens`, each as every field (base64 encoded or not), and who
 /// submitted it; None for a token that is not one.
-pub fn read(client: &mut Client, tokens: &[String], base64: bool) -> Result<Vec<Found>, Error> {
+pub fn read(client: &mut Db, tokens: &[String], base64: bool) -> Result<Vec<Found>, Error> {
+    // The tokens travel as one JSON array, which each engine spreads into rows.
+    let listed = match client.engine() {
+        Engine::Postgres => "SELECT json_array_elements_text($1::text::json)",
+        Engine::Sqlite => "SELECT value FROM json_each($1)",
+    };
     let rows = client.query(
         &format!(
             "SELECT j.token, j.language_id, j.source_code, j.stdin, j.expected_output, j.settings,
@@ -836,9 +837,9 @@ pub fn read(client: &mut Client, tokens: &[String], base64: bool) -> Result<Vec<
                     t.message
              FROM judge0_submissions j JOIN submissions s ON s.id = j.submission
              LEFT JOIN test_results t ON t.submission = s.id AND t.ordinal = 1
-             WHERE j.token = ANY($1)"
+             WHERE j.token IN ({listed})"
         ),
-        &[&tokens],
+        &[&serde_json::to_string(tokens).unwrap_or_default()],
     )?;
     let mut found: std::collections::HashMap<String, (Map<String, Value>, Option<String>)> =
         Default::default();

@@ -1,0 +1,316 @@
+//! One storage layer over two engines: PostgreSQL (`judge worker`s on many machines) and an
+//! embedded SQLite file (`judge serve` alone, its workers in its own process).
+//!
+//! The service's SQL is written once, in PostgreSQL's dialect; on SQLite each statement is
+//! translated (`lite::translate`: placeholders, casts, row locks, times) before it is prepared.
+//! [`Db`] is a connection, [`Tx`] a transaction on one; both answer [`Sql`]. Notifications
+//! (`LISTEN`/`NOTIFY` on PostgreSQL) are [`Sql::notify`], [`Db::listen`] and [`Db::wait`]; on
+//! SQLite they travel inside the process, and a transaction's are delivered when it commits.
+
+mod lite;
+
+pub(crate) use lite::translate_ddl;
+
+use crate::Error;
+use std::time::Duration;
+
+/// Which engine a connection talks to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engine {
+    Postgres,
+    Sqlite,
+}
+
+/// The prefix of a SQLite database's address: `sqlite:PATH`.
+pub const SQLITE: &str = "sqlite:";
+
+/// The engine an address names: `sqlite:PATH` is SQLite, anything else (a `postgresql://`
+/// URL or `host=… dbname=…` words) PostgreSQL.
+pub fn engine_of(url: &str) -> Engine {
+    if url.starts_with(SQLITE) {
+        Engine::Sqlite
+    } else {
+        Engine::Postgres
+    }
+}
+
+/// A value a statement takes: anything both engines bind.
+pub trait Param: Sync {
+    fn pg(&self) -> &(dyn postgres::types::ToSql + Sync);
+    fn lite(&self) -> &dyn rusqlite::ToSql;
+}
+
+impl<T: postgres::types::ToSql + rusqlite::ToSql + Sync> Param for T {
+    fn pg(&self) -> &(dyn postgres::types::ToSql + Sync) {
+        self
+    }
+    fn lite(&self) -> &dyn rusqlite::ToSql {
+        self
+    }
+}
+
+/// A value a row gives: anything both engines read.
+pub trait Column: Sized {
+    fn from_pg(row: &postgres::Row, i: usize) -> Self;
+    fn from_lite(value: &rusqlite::types::Value) -> rusqlite::types::FromSqlResult<Self>;
+}
+
+impl<T> Column for T
+where
+    T: for<'a> postgres::types::FromSql<'a> + rusqlite::types::FromSql,
+{
+    fn from_pg(row: &postgres::Row, i: usize) -> T {
+        row.get(i)
+    }
+    fn from_lite(value: &rusqlite::types::Value) -> rusqlite::types::FromSqlResult<T> {
+        T::column_result(rusqlite::types::ValueRef::from(value))
+    }
+}
+
+/// A column's position in a row.
+pub trait RowIndex {
+    fn index(self) -> usize;
+}
+
+impl RowIndex for usize {
+    fn index(self) -> usize {
+        self
+    }
+}
+
+/// A row of a result, owned.
+pub enum Row {
+    Pg(postgres::Row),
+    Lite(Vec<rusqlite::types::Value>),
+}
+
+impl Row {
+    /// Column `i` as a `T`. A column of another type is a bug in the statement: it panics, as
+    /// `postgres::Row::get` does.
+    pub fn get<I: RowIndex, T: Column>(&self, i: I) -> T {
+        let i = i.index();
+        match self {
+            Row::Pg(row) => T::from_pg(row, i),
+            Row::Lite(values) => match values.get(i).map(T::from_lite) {
+                Some(Ok(v)) => v,
+                Some(Err(e)) => panic!("column {i} of a SQLite row: {e}"),
+                None => panic!("a SQLite row has no column {i}"),
+            },
+        }
+    }
+}
+
+/// What connections and transactions both do.
+pub trait Sql {
+    /// Runs a statement; the rows it changed (or returned).
+    fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<u64, Error>;
+    /// Runs a query; every row.
+    fn query(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error>;
+    /// Runs statements separated by `;`, without parameters.
+    fn batch_execute(&mut self, sql: &str) -> Result<(), Error>;
+    /// Tells the listeners of `channel` (on commit, in a transaction).
+    fn notify(&mut self, channel: &str, payload: &str) -> Result<(), Error>;
+    /// Which engine this is.
+    fn engine(&self) -> Engine;
+
+    /// The one row or none (more is an error).
+    fn query_opt(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Option<Row>, Error> {
+        let mut rows = self.query(sql, params)?;
+        match rows.len() {
+            0 => Ok(None),
+            1 => Ok(rows.pop()),
+            n => Err(Error::Schema(format!(
+                "a query expected to give one row gave {n}"
+            ))),
+        }
+    }
+
+    /// Exactly one row.
+    fn query_one(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Row, Error> {
+        self.query_opt(sql, params)?
+            .ok_or_else(|| Error::Schema("a query expected to give one row gave none".into()))
+    }
+}
+
+/// A connection to the service's database.
+pub enum Db {
+    Pg(Box<postgres::Client>),
+    Lite(lite::Lite),
+}
+
+fn pg_params<'a>(params: &'a [&'a dyn Param]) -> Vec<&'a (dyn postgres::types::ToSql + Sync)> {
+    params.iter().map(|p| p.pg()).collect()
+}
+
+impl Db {
+    /// Connects to `url` (see [`engine_of`]) without touching the tables.
+    pub fn open(url: &str) -> Result<Db, Error> {
+        match url.strip_prefix(SQLITE) {
+            Some(path) => Ok(Db::Lite(lite::Lite::open(std::path::Path::new(path))?)),
+            None => Ok(Db::Pg(Box::new(postgres::Client::connect(
+                url,
+                postgres::NoTls,
+            )?))),
+        }
+    }
+
+    /// Starts a transaction (on SQLite: `BEGIN IMMEDIATE`, so it holds the write lock from the
+    /// start and never fails half-way to take it). Dropped without [`Tx::commit`], it rolls
+    /// back.
+    pub fn transaction(&mut self) -> Result<Tx<'_>, Error> {
+        match self {
+            Db::Pg(client) => Ok(Tx::Pg(client.transaction()?)),
+            Db::Lite(lite) => Ok(Tx::Lite(lite.begin()?)),
+        }
+    }
+
+    /// Whether the connection is known to be gone (PostgreSQL: closed by the server).
+    pub fn is_closed(&self) -> bool {
+        match self {
+            Db::Pg(client) => client.is_closed(),
+            Db::Lite(_) => false,
+        }
+    }
+
+    /// Whether the connection answers within `timeout`.
+    pub fn is_valid(&mut self, timeout: Duration) -> bool {
+        match self {
+            Db::Pg(client) => client.is_valid(timeout).is_ok(),
+            Db::Lite(_) => true,
+        }
+    }
+
+    /// From now on this connection hears `channels` ([`Db::wait`]).
+    pub fn listen(&mut self, channels: &[&str]) -> Result<(), Error> {
+        match self {
+            Db::Pg(client) => {
+                let sql: String = channels.iter().map(|c| format!("LISTEN {c};")).collect();
+                client.batch_execute(&sql)?;
+                Ok(())
+            }
+            Db::Lite(lite) => {
+                lite.listen(channels);
+                Ok(())
+            }
+        }
+    }
+
+    /// The next notification on a channel this connection listens to, `(channel, payload)`,
+    /// waiting at most `timeout`; none when it passed.
+    pub fn wait(&mut self, timeout: Duration) -> Result<Option<(String, String)>, Error> {
+        match self {
+            Db::Pg(client) => {
+                use postgres::fallible_iterator::FallibleIterator;
+                let mut notes = client.notifications();
+                let next = notes.timeout_iter(timeout).next()?;
+                Ok(next.map(|n| (n.channel().to_string(), n.payload().to_string())))
+            }
+            Db::Lite(lite) => Ok(lite.wait(timeout)),
+        }
+    }
+}
+
+impl Sql for Db {
+    fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<u64, Error> {
+        match self {
+            Db::Pg(client) => Ok(client.execute(sql, &pg_params(params))?),
+            Db::Lite(lite) => lite::execute(lite.conn(), sql, params),
+        }
+    }
+    fn query(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
+        match self {
+            Db::Pg(client) => Ok(client
+                .query(sql, &pg_params(params))?
+                .into_iter()
+                .map(Row::Pg)
+                .collect()),
+            Db::Lite(lite) => lite::query(lite.conn(), sql, params),
+        }
+    }
+    fn batch_execute(&mut self, sql: &str) -> Result<(), Error> {
+        match self {
+            Db::Pg(client) => Ok(client.batch_execute(sql)?),
+            Db::Lite(lite) => lite::batch(lite.conn(), sql),
+        }
+    }
+    fn notify(&mut self, channel: &str, payload: &str) -> Result<(), Error> {
+        match self {
+            Db::Pg(client) => {
+                client.execute("SELECT pg_notify($1, $2)", &[&channel, &payload])?;
+                Ok(())
+            }
+            Db::Lite(lite) => {
+                lite.hub().send(channel, payload);
+                Ok(())
+            }
+        }
+    }
+    fn engine(&self) -> Engine {
+        match self {
+            Db::Pg(_) => Engine::Postgres,
+            Db::Lite(_) => Engine::Sqlite,
+        }
+    }
+}
+
+/// A transaction; dropped without [`Tx::commit`], nothing of it is kept.
+pub enum Tx<'a> {
+    Pg(postgres::Transaction<'a>),
+    Lite(lite::LiteTx<'a>),
+}
+
+impl Tx<'_> {
+    /// Makes the transaction's writes durable and delivers its notifications.
+    pub fn commit(self) -> Result<(), Error> {
+        match self {
+            Tx::Pg(tx) => Ok(tx.commit()?),
+            Tx::Lite(tx) => tx.commit(),
+        }
+    }
+}
+
+impl Sql for Tx<'_> {
+    fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<u64, Error> {
+        match self {
+            Tx::Pg(tx) => Ok(tx.execute(sql, &pg_params(params))?),
+            Tx::Lite(tx) => lite::execute(tx.conn(), sql, params),
+        }
+    }
+    fn query(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
+        match self {
+            Tx::Pg(tx) => Ok(tx
+                .query(sql, &pg_params(params))?
+                .into_iter()
+                .map(Row::Pg)
+                .collect()),
+            Tx::Lite(tx) => lite::query(tx.conn(), sql, params),
+        }
+    }
+    fn batch_execute(&mut self, sql: &str) -> Result<(), Error> {
+        match self {
+            Tx::Pg(tx) => Ok(tx.batch_execute(sql)?),
+            Tx::Lite(tx) => lite::batch(tx.conn(), sql),
+        }
+    }
+    fn notify(&mut self, channel: &str, payload: &str) -> Result<(), Error> {
+        match self {
+            Tx::Pg(tx) => {
+                tx.execute("SELECT pg_notify($1, $2)", &[&channel, &payload])?;
+                Ok(())
+            }
+            Tx::Lite(tx) => {
+                tx.notify(channel, payload);
+                Ok(())
+            }
+        }
+    }
+    fn engine(&self) -> Engine {
+        match self {
+            Tx::Pg(_) => Engine::Postgres,
+            Tx::Lite(_) => Engine::Sqlite,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

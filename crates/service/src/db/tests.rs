@@ -1,0 +1,115 @@
+use super::lite::translate;
+use super::*;
+
+#[test]
+fn placeholders_casts_and_row_locks_become_sqlites() {
+    assert_eq!(
+        translate("SELECT id FROM jobs WHERE ($1::text IS NULL OR a = $1) AND b = $12 FOR UPDATE SKIP LOCKED"),
+        "SELECT id FROM jobs WHERE (?1 IS NULL OR a = ?1) AND b = ?12"
+    );
+    // Inside a quoted string nothing changes.
+    assert_eq!(
+        translate("SELECT '$1::text' FROM t FOR UPDATE"),
+        "SELECT '$1::text' FROM t"
+    );
+}
+
+#[test]
+fn times_become_strftime_and_unixepoch() {
+    assert_eq!(
+        translate("UPDATE jobs SET lease_until = now() + make_interval(secs => $2) WHERE not_before <= now()"),
+        "UPDATE jobs SET lease_until = strftime('%Y-%m-%d %H:%M:%f', 'now', printf('%.6f seconds', ?2)) \
+         WHERE not_before <= strftime('%Y-%m-%d %H:%M:%f', 'now')"
+    );
+    assert_eq!(
+        translate(
+            "SELECT to_char(j.started_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+        ),
+        "SELECT strftime('%Y-%m-%dT%H:%M:%fZ', j.started_at)"
+    );
+    assert_eq!(
+        translate("SELECT (extract(epoch FROM j.finished_at - c.s) * 1000)::bigint FROM c"),
+        "SELECT CAST(round((unixepoch(j.finished_at, 'subsec') - unixepoch(c.s, 'subsec')) * 1000) AS INTEGER) FROM c"
+    );
+}
+
+/// A SQLite database in a folder of its own.
+fn lite() -> (tempfile::TempDir, Db) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("{SQLITE}{}", dir.path().join("t.db").display());
+    let db = crate::connect(&url).unwrap();
+    (dir, db)
+}
+
+#[test]
+fn sqlite_times_compare_in_order_and_format_as_postgres_does() {
+    let (_dir, mut db) = lite();
+    let row = db
+        .query_one(
+            "SELECT now() + make_interval(secs => $1) > now(),
+                    to_char('2026-11-27 05:01:02.345' AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"+00:00\"'),
+                    to_char('2026-11-27 05:01:02.345' AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+                    (extract(epoch FROM '2026-11-27 05:01:02.345' - '2026-11-27T05:00:00.000Z') * 1000)::bigint",
+            &[&0.5f64],
+        )
+        .unwrap();
+    assert!(row.get::<_, bool>(0));
+    assert_eq!(row.get::<_, String>(1), "2026-11-27T05:01:02.345+00:00");
+    assert_eq!(row.get::<_, String>(2), "2026-11-27T05:01:02Z");
+    assert_eq!(row.get::<_, i64>(3), 62_345);
+}
+
+#[test]
+fn a_sqlite_transactions_notifications_arrive_on_commit_only() {
+    let (dir, mut writer) = lite();
+    let url = format!("{SQLITE}{}", dir.path().join("t.db").display());
+    let mut listener = Db::open(&url).unwrap();
+    listener.listen(&["a", "b"]).unwrap();
+
+    let mut tx = writer.transaction().unwrap();
+    tx.notify("a", "rolled back").unwrap();
+    drop(tx);
+    let mut tx = writer.transaction().unwrap();
+    tx.notify("c", "not listened to").unwrap();
+    tx.notify("b", "committed").unwrap();
+    tx.commit().unwrap();
+    writer.notify("a", "at once").unwrap();
+
+    let short = Duration::from_millis(200);
+    assert_eq!(
+        listener.wait(short).unwrap(),
+        Some(("b".into(), "committed".into()))
+    );
+    assert_eq!(
+        listener.wait(short).unwrap(),
+        Some(("a".into(), "at once".into()))
+    );
+    assert_eq!(listener.wait(short).unwrap(), None);
+}
+
+#[test]
+fn a_sqlite_transaction_dropped_uncommitted_keeps_nothing() {
+    let (_dir, mut db) = lite();
+    let mut tx = db.transaction().unwrap();
+    tx.execute(
+        "INSERT INTO settings (key, value) VALUES ($1, $2)",
+        &[&"k", &"v"],
+    )
+    .unwrap();
+    drop(tx);
+    let n: i64 = db
+        .query_one("SELECT count(*) FROM settings WHERE key = 'k'", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 0);
+}
+
+#[test]
+fn a_sqlite_file_in_a_missing_folder_is_named_with_the_fix() {
+    let Err(e) = Db::open("sqlite:/nonexistent-folder-of-judge/x.db") else {
+        panic!("opened a file in a missing folder");
+    };
+    let e = e.to_string();
+    assert!(e.contains("/nonexistent-folder-of-judge/x.db"), "{e}");
+    assert!(e.contains("hint: the folder must exist"), "{e}");
+}
