@@ -48,7 +48,7 @@ pub(super) fn parse_secs(text: &str) -> Result<f64, String> {
 }
 
 /// The worker's lines on stderr, prefixed with its name.
-struct Stderr(String);
+pub(super) struct Stderr(pub String);
 
 impl Log for Stderr {
     fn line(&self, line: &str) {
@@ -56,7 +56,7 @@ impl Log for Stderr {
     }
 }
 
-fn default_name() -> String {
+pub(super) fn default_name() -> String {
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
     format!("{}-{}", host.trim(), std::process::id())
 }
@@ -73,33 +73,94 @@ fn default_cache() -> PathBuf {
     base.join("judge").join("packages")
 }
 
+/// A worker's slots: one engine each, sharing its options; `judge worker`'s and, in its own
+/// process, `judge serve`'s.
+pub(super) struct Slots {
+    pub options: Options,
+    name: String,
+    session: Session,
+}
+
+impl Slots {
+    /// `n` slots judging from `url` as `name`, each with a sandbox of its own; says the
+    /// environment digest they claim with. `in_server`: in `judge serve`'s process (the only
+    /// place a SQLite database is judged from: its notifications stay within a process).
+    pub fn new(
+        url: String,
+        in_server: bool,
+        name: String,
+        n: usize,
+        lease: Duration,
+        languages: Option<&std::path::Path>,
+        log: &dyn Log,
+    ) -> anyhow::Result<Slots> {
+        if judge_service::db::engine_of(&url) == judge_service::db::Engine::Sqlite && !in_server {
+            anyhow::bail!(
+                "{url}: a SQLite database is judged only by `judge serve --workers N`, in its own process\n  hint: for workers on other processes or machines, use PostgreSQL (--db postgresql://…)"
+            );
+        }
+        // The engines (and their sandboxes) are made on this thread, which outlives the slots.
+        let session = Session::with_jobs(languages, n)?;
+        super::warn_isolation(&session.engine.sandbox);
+        let environment = Environment::here(&session.engine.languages);
+        log.line(&format!("environment digest {}", environment.digest));
+        log.line(&format!("{n} slot(s), lease {} s", lease.as_secs_f64()));
+        let options = Options {
+            url,
+            name: name.clone(),
+            lease,
+            retry_delay: Duration::from_secs(1),
+            cache: default_cache(),
+            environment: Some(environment),
+            give_back: Arc::new(AtomicBool::new(false)),
+        };
+        Ok(Slots {
+            options,
+            name,
+            session,
+        })
+    }
+
+    /// Judges until `stop` is set and the jobs under way are done (or given back).
+    pub fn run(&mut self, log: &dyn Log, stop: &AtomicBool) {
+        let engines = self.session.engines();
+        let several = engines.len() > 1;
+        std::thread::scope(|scope| {
+            for (i, engine) in engines.into_iter().enumerate() {
+                let worker = if several {
+                    format!("{}#{}", self.name, i + 1)
+                } else {
+                    self.name.clone()
+                };
+                let options = &self.options;
+                scope.spawn(move || worker::run_slot(options, &worker, engine, log, stop));
+            }
+        });
+    }
+}
+
 pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i32> {
     let name = args.name.unwrap_or_else(default_name);
-    let options = Options {
-        url: args.db,
-        name: name.clone(),
-        lease: Duration::from_secs_f64(args.lease),
-        retry_delay: Duration::from_secs_f64(args.retry_delay),
-        cache: args.cache.unwrap_or_else(default_cache),
-        environment: None,
-        give_back: Arc::new(AtomicBool::new(false)),
-    };
-    // The engines (and their sandboxes) are made on this thread, which outlives the slots.
-    let mut session = Session::with_jobs(languages, args.slots)?;
-    super::warn_isolation(&session.engine.sandbox);
     let log = Stderr(name.clone());
-    let environment = Environment::here(&session.engine.languages);
-    log.line(&format!("environment digest {}", environment.digest));
-    let options = Options {
-        environment: Some(environment),
-        ..options
-    };
-    log.line(&format!("{} slot(s), lease {} s", args.slots, args.lease));
+    let lease = Duration::from_secs_f64(args.lease);
+    let mut slots = Slots::new(
+        args.db,
+        false,
+        name.clone(),
+        args.slots,
+        lease,
+        languages,
+        &log,
+    )?;
+    slots.options.retry_delay = Duration::from_secs_f64(args.retry_delay);
+    if let Some(cache) = args.cache {
+        slots.options.cache = cache;
+    }
     // SIGTERM (or Ctrl-C) once: no new claim, the jobs under way finish, then exit 0; twice:
     // those jobs are given back now (their runs killed); a third time: the usual clean-up.
     let stop = Arc::new(AtomicBool::new(false));
     {
-        let (stop, give_back, name) = (stop.clone(), options.give_back.clone(), name.clone());
+        let (stop, give_back, name) = (stop.clone(), slots.options.give_back.clone(), name.clone());
         let signals = AtomicUsize::new(0);
         judge_sandbox::interrupt::on_signal(move |_| {
             match signals.fetch_add(1, Ordering::SeqCst) {
@@ -118,18 +179,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
             true
         });
     }
-    let several = args.slots > 1;
-    std::thread::scope(|scope| {
-        for (i, engine) in session.engines().into_iter().enumerate() {
-            let worker = if several {
-                format!("{name}#{}", i + 1)
-            } else {
-                name.clone()
-            };
-            let (options, log, stop) = (&options, &log, &*stop);
-            scope.spawn(move || worker::run_slot(options, &worker, engine, log, stop));
-        }
-    });
+    slots.run(&log, &stop);
     log.line("stopped");
     Ok(super::exit::OK)
 }

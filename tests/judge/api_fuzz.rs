@@ -12,6 +12,7 @@
 
 use crate::chaos::{Serve, ORGANISER, SUBMITTER};
 use crate::harness::fixture_problem;
+use judge_service::db::Engine;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
 use serde_json::{json, Value};
@@ -372,9 +373,10 @@ fn the_fuzzers_checks_refuse_answers_the_document_does_not_allow() {
     }
 }
 
-#[test]
-fn random_requests_to_every_operation_get_documented_answers_and_never_a_5xx() {
-    let url = judge_service::testdb::shared().expect("a throwaway PostgreSQL");
+#[test_case::test_case(Engine::Postgres; "postgres")]
+#[test_case::test_case(Engine::Sqlite; "sqlite")]
+fn random_requests_to_every_operation_get_documented_answers_and_never_a_5xx(engine: Engine) {
+    let (url, _dir) = crate::serve::database_on(engine);
     let server = Serve::start(&url, "127.0.0.1:0", None);
     // Something to find: the problem and three submissions (no worker judges them).
     server.upload("sum", &fixture_problem("sum"));

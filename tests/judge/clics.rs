@@ -4,8 +4,9 @@
 //! formats of TIME and RELTIME, and the ids that reference each other — with 401 and 404.
 
 use crate::harness::program;
-use crate::serve::{sum_package, upload, Server, ALICE, ORGANISER};
+use crate::serve::{sum_package, upload, Judged, Server, ALICE, ORGANISER};
 use crate::service::Worker;
+use judge_service::db::Engine;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;
 
@@ -146,12 +147,11 @@ fn the_format_checks_refuse_malformed_values() {
     assert!(!is_millis(&json!(0.0005)) && is_millis(&json!(0.021)) && !is_millis(&json!(-1.0)));
 }
 
-#[test]
-fn judgements_and_runs_read_as_the_contest_api_gives_them() {
-    let url = database();
-    let server = Server::start(&url);
+#[test_case::test_case(Engine::Postgres; "postgres")]
+#[test_case::test_case(Engine::Sqlite; "sqlite")]
+fn judgements_and_runs_read_as_the_contest_api_gives_them(engine: Engine) {
+    let server = Judged::start(engine, &["clics"]);
     assert_eq!(upload(&server, "sum", ORGANISER, &sum_package()).0, 201);
-    let _worker = Worker::start(&url, "clics", "10");
 
     // Alice's AC, WA and CE; the organiser's TLE (Alice must not see it).
     let mut expected = BTreeMap::new();

@@ -5,7 +5,7 @@
 //! only its base URL and auth header changed. Every wait polls with a deadline.
 
 use crate::service::Worker;
-use judge_service::db::Sql;
+use judge_service::db::{Engine, Sql};
 use serde_json::{json, Value};
 use std::io::{BufRead, Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -271,12 +271,19 @@ fn judge0_endpoints_answer_in_judge0_shapes_and_refuse_as_judge0_does() {
     assert_eq!(stored, 100);
 }
 
-#[test]
-fn judge0_submissions_are_judged_by_workers_with_judge0_statuses_and_outputs() {
-    let url = judge_service::testdb::shared().expect("a throwaway PostgreSQL");
+#[test_case::test_case(Engine::Postgres; "postgres")]
+#[test_case::test_case(Engine::Sqlite; "sqlite")]
+fn judge0_submissions_are_judged_by_workers_with_judge0_statuses_and_outputs(engine: Engine) {
+    let (url, _dir) = crate::serve::database_on(engine);
+    // On SQLite the server's own slots judge (one per CPU).
     let server = Server::start(&url);
-    let _a = Worker::start(&url, "a", "10");
-    let _b = Worker::start(&url, "b", "10");
+    let _workers: Vec<Worker> = match engine {
+        Engine::Postgres => vec![
+            Worker::start(&url, "a", "10"),
+            Worker::start(&url, "b", "10"),
+        ],
+        Engine::Sqlite => Vec::new(),
+    };
 
     // A callback receiver on loopback.
     let callbacks = TcpListener::bind("127.0.0.1:0").unwrap();

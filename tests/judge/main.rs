@@ -28,6 +28,7 @@ mod scoring;
 mod serve;
 mod serve_judging;
 mod serve_packages;
+mod serve_sqlite;
 mod service;
 mod service_queue;
 mod setter;

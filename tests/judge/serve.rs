@@ -5,7 +5,7 @@
 
 use crate::harness::{fixture_problem, judge, program};
 use crate::service::Worker;
-use judge_service::db::Sql;
+use judge_service::db::{Engine, Sql};
 use serde_json::{json, Value};
 use std::io::{BufRead, Read, Write};
 use std::net::TcpStream;
@@ -71,19 +71,83 @@ pub(crate) fn stderr_lines(stderr: std::process::ChildStderr) -> std::sync::mpsc
     lines
 }
 
-/// The address a `judge serve` child prints first ("listening on http://ADDR"); the rest of its
-/// stderr is read and dropped.
+/// The address a `judge serve` child prints ("listening on http://ADDR"; the lines before it
+/// are skipped); the rest of its stderr is read and dropped.
 pub(crate) fn listening_address(child: &mut Child) -> String {
     let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    stderr.read_line(&mut line).unwrap();
-    let addr = line
-        .trim()
-        .strip_prefix("listening on http://")
-        .unwrap_or_else(|| panic!("judge serve printed {line:?}"))
-        .to_string();
+    let mut before = Vec::new();
+    let addr = loop {
+        let mut line = String::new();
+        stderr.read_line(&mut line).unwrap();
+        assert!(
+            !line.is_empty(),
+            "judge serve ended its stderr before listening:\n{}",
+            before.join("")
+        );
+        match line.trim().strip_prefix("listening on http://") {
+            Some(addr) => break addr.to_string(),
+            None => before.push(line),
+        }
+    };
     std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
     addr
+}
+
+/// A database of its own on `engine`: PostgreSQL's throwaway server, or a SQLite file in a
+/// folder removed with the returned guard.
+pub(crate) fn database_on(engine: Engine) -> (String, Option<tempfile::TempDir>) {
+    match engine {
+        Engine::Postgres => (
+            judge_service::testdb::shared()
+                .expect("a throwaway PostgreSQL (apt-get install postgresql)"),
+            None,
+        ),
+        Engine::Sqlite => {
+            let dir = tempfile::tempdir().unwrap();
+            let url = format!("sqlite:{}", dir.path().join("judge.sqlite").display());
+            (url, Some(dir))
+        }
+    }
+}
+
+/// A server whose submissions are judged: on PostgreSQL by `judge worker` processes (one per
+/// name), on SQLite by as many slots in the server's own process.
+pub(crate) struct Judged {
+    pub(crate) server: Server,
+    _workers: Vec<Worker>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Judged {
+    pub(crate) fn start(engine: Engine, workers: &[&str]) -> Judged {
+        let (url, dir) = database_on(engine);
+        let (server, workers) = match engine {
+            Engine::Postgres => (
+                Server::start(&url),
+                workers
+                    .iter()
+                    .map(|name| Worker::start(&url, name, "10"))
+                    .collect(),
+            ),
+            Engine::Sqlite => {
+                let n = workers.len().to_string();
+                let options: [&std::ffi::OsStr; 2] = ["--workers".as_ref(), n.as_ref()];
+                (Server::start_with(&url, &options), Vec::new())
+            }
+        };
+        Judged {
+            server,
+            _workers: workers,
+            _dir: dir,
+        }
+    }
+}
+
+impl std::ops::Deref for Judged {
+    type Target = Server;
+    fn deref(&self) -> &Server {
+        &self.server
+    }
 }
 
 /// A `judge serve` process and the address it took.

@@ -21,9 +21,9 @@
 
 #![expect(clippy::print_stdout, reason = "a benchmark prints its numbers")]
 
+use judge_service::db::Sql;
 use judge_service::queue::{self, Final, TestRow};
 use judge_service::store::{self, NewSubmission};
-use judge_service::db::Sql;
 use judge_service::testdb;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -1,0 +1,201 @@
+//! `judge serve` on one machine with nothing to install: no `--db`, so everything is kept in
+//! `judge.sqlite` in the folder it runs in and its own slots judge. Driven as an organiser
+//! would after the README's set-up: the server, `judge submit --wait`, `judge status`, the
+//! events stream, a restart on the same file.
+
+use crate::harness::{copy_dir, fixture_problem, judge, program};
+use crate::serve::{stderr_lines, wait_for_line, DEADLINE};
+use serde_json::Value;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+/// A `judge serve` started in `dir` without `--db`: its address and generated token.
+struct Alone {
+    child: Child,
+    addr: String,
+    token: String,
+    lines: std::sync::mpsc::Receiver<String>,
+}
+
+impl Alone {
+    fn start(dir: &Path, problems: &Path) -> Alone {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_judge"))
+            .args(["serve", "--listen", "127.0.0.1:0", "--problems"])
+            .arg(problems)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines = stderr_lines(child.stderr.take().unwrap());
+        let kept = wait_for_line(&lines, "judge serve", "keeping everything in", DEADLINE);
+        assert!(kept.contains("judge.sqlite"), "{kept}");
+        let token = wait_for_line(&lines, "judge serve", "organiser token: ", DEADLINE);
+        let token = token.rsplit(' ').next().unwrap().to_string();
+        let slots = wait_for_line(&lines, "judge serve", "slot(s)", DEADLINE);
+        assert!(!slots.contains(" 0 slot"), "{slots}");
+        let listening = wait_for_line(&lines, "judge serve", "listening on http://", DEADLINE);
+        let addr = listening.rsplit("http://").next().unwrap().to_string();
+        Alone {
+            child,
+            addr,
+            token,
+            lines,
+        }
+    }
+
+    /// `judge ARGS` as a client of this server (its token in `JUDGE_TOKEN`).
+    fn client(&self, args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_judge"))
+            .args(args)
+            .env("JUDGE_TOKEN", &self.token)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+
+    fn base(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// `judge submit SERVER sum FILE --wait --json`: its document.
+    fn submit_wait(&self, file: &str) -> Value {
+        let path = program(file);
+        let out = self.client(&[
+            "submit",
+            &self.base(),
+            "sum",
+            path.to_str().unwrap(),
+            "--wait",
+            "--json",
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"))
+    }
+
+    /// Stops it as an operator does (one SIGTERM) and waits for its exit status.
+    fn stop(mut self) -> Option<i32> {
+        unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
+        wait_for_line(&self.lines, "judge serve", "stopped", DEADLINE);
+        self.child.wait().unwrap().code()
+    }
+}
+
+impl Drop for Alone {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The next `done` event of an events stream opened on `addr` with `token`, as its data.
+fn first_done(addr: &str, token: &str) -> std::sync::mpsc::Receiver<Value> {
+    let mut stream = TcpStream::connect(addr).unwrap();
+    stream.set_read_timeout(Some(DEADLINE)).unwrap();
+    write!(
+        stream,
+        "GET /api/v1/events HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\r\n"
+    )
+    .unwrap();
+    let mut lines = BufReader::new(stream);
+    let mut status = String::new();
+    lines.read_line(&mut status).unwrap();
+    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
+    loop {
+        let mut line = String::new();
+        lines.read_line(&mut line).unwrap();
+        if line == "\r\n" {
+            break;
+        }
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut named = false;
+        for line in lines.lines().map_while(Result::ok) {
+            if let Some(data) = line.strip_prefix("data: ").filter(|_| named) {
+                let _ = tx.send(serde_json::from_str(data).unwrap());
+                return;
+            }
+            named = line == "event: done";
+        }
+    });
+    rx
+}
+
+#[test]
+fn without_db_judge_serve_keeps_a_sqlite_file_and_judges_in_its_own_process() {
+    let problems = tempfile::tempdir().unwrap();
+    copy_dir(&fixture_problem("sum"), &problems.path().join("sum"));
+    let here = tempfile::tempdir().unwrap();
+    let server = Alone::start(here.path(), problems.path());
+    assert!(here.path().join("judge.sqlite").is_file());
+
+    let done = first_done(&server.addr, &server.token);
+    let mut ids = Vec::new();
+    for file in ["ac.c", "wa.py", "ce.c", "tle-loop.c", "re-segv.c"] {
+        let served = server.submit_wait(file);
+        let run = judge()
+            .arg("run")
+            .arg(fixture_problem("sum"))
+            .arg(program(file))
+            .args(["--all", "--json"])
+            .output()
+            .json();
+        assert_eq!(served["verdict"], run["verdict"], "{file}: {served:#}");
+        assert_eq!(served["state"], "done");
+        let judgings = served["judgings"].as_array().unwrap();
+        assert_eq!(judgings.len(), 1, "{served:#}");
+        assert_eq!(judgings[0]["outcome"], "done", "{served:#}");
+        if run["verdict"] != "CE" {
+            let names = |doc: &Value| -> Vec<Value> {
+                doc["tests"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|t| t["verdict"].clone())
+                    .collect()
+            };
+            assert_eq!(names(&served), names(&run), "{file}");
+        }
+        ids.push(served["id"].as_i64().unwrap());
+    }
+    // The events stream heard the first verdict from the slots in the same process.
+    let event = done.recv_timeout(DEADLINE).expect("a done event");
+    assert_eq!(event["id"].as_i64(), Some(ids[0]), "{event}");
+    assert_eq!(event["verdict"], "AC");
+
+    // One SIGTERM: a clean exit; the file keeps everything for the next start.
+    assert_eq!(server.stop(), Some(0));
+    let again = Alone::start(here.path(), problems.path());
+    let out = again.client(&["status", &again.base()]);
+    let listed = String::from_utf8_lossy(&out.stdout);
+    for (id, verdict) in ids.iter().zip(["AC", "WA", "CE", "TLE", "RE"]) {
+        let line = listed
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(&id.to_string()))
+            .unwrap_or_else(|| panic!("submission {id} is not listed after a restart:\n{listed}"));
+        assert!(line.contains(verdict), "{line}");
+    }
+    // A new submission after the restart is judged too, with the next id.
+    let next = again.submit_wait("ac.c");
+    assert_eq!(next["verdict"], "AC");
+    assert_eq!(next["id"].as_i64(), Some(ids.last().unwrap() + 1));
+    assert_eq!(again.stop(), Some(0));
+}
+
+#[test]
+fn a_worker_of_its_own_on_a_sqlite_file_is_refused_with_the_way_out() {
+    let here = tempfile::tempdir().unwrap();
+    let db = format!("sqlite:{}", here.path().join("judge.sqlite").display());
+    let out = judge().args(["worker", "--db", &db]).output();
+    let stderr = out.stderr();
+    assert_ne!(out.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains("a SQLite database is judged only by `judge serve --workers N`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("use PostgreSQL"), "{stderr}");
+}
