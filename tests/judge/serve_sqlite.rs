@@ -78,6 +78,7 @@ impl Alone {
 
     /// Stops it as an operator does (one SIGTERM) and waits for its exit status.
     fn stop(mut self) -> Option<i32> {
+        // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
         unsafe { libc::kill(self.child.id() as i32, libc::SIGTERM) };
         wait_for_line(&self.lines, "judge serve", "stopped", DEADLINE);
         self.child.wait().unwrap().code()
