@@ -12,6 +12,7 @@ mod lite;
 pub(crate) use lite::translate_ddl;
 
 use crate::Error;
+use std::collections::HashMap;
 use std::time::Duration;
 
 /// Which engine a connection talks to.
@@ -134,8 +135,29 @@ pub trait Sql {
 
 /// A connection to the service's database.
 pub enum Db {
-    Pg(Box<postgres::Client>),
+    Pg(Box<Pg>),
     Lite(lite::Lite),
+}
+
+/// A PostgreSQL connection and the statements it prepared, each once (a statement is parsed
+/// and planned once per connection, and later runs cost one round trip, not two).
+pub struct Pg {
+    client: postgres::Client,
+    prepared: HashMap<String, postgres::Statement>,
+}
+
+/// The statement `sql`, prepared on `client` the first time.
+fn prepared<C: postgres::GenericClient>(
+    client: &mut C,
+    cache: &mut HashMap<String, postgres::Statement>,
+    sql: &str,
+) -> Result<postgres::Statement, Error> {
+    if let Some(statement) = cache.get(sql) {
+        return Ok(statement.clone());
+    }
+    let statement = client.prepare(sql)?;
+    cache.insert(sql.to_string(), statement.clone());
+    Ok(statement)
 }
 
 fn pg_params<'a>(params: &'a [&'a dyn Param]) -> Vec<&'a (dyn postgres::types::ToSql + Sync)> {
@@ -147,10 +169,10 @@ impl Db {
     pub fn open(url: &str) -> Result<Db, Error> {
         match url.strip_prefix(SQLITE) {
             Some(path) => Ok(Db::Lite(lite::Lite::open(std::path::Path::new(path))?)),
-            None => Ok(Db::Pg(Box::new(postgres::Client::connect(
-                url,
-                postgres::NoTls,
-            )?))),
+            None => Ok(Db::Pg(Box::new(Pg {
+                client: postgres::Client::connect(url, postgres::NoTls)?,
+                prepared: HashMap::new(),
+            }))),
         }
     }
 
@@ -159,7 +181,10 @@ impl Db {
     /// back.
     pub fn transaction(&mut self) -> Result<Tx<'_>, Error> {
         match self {
-            Db::Pg(client) => Ok(Tx::Pg(client.transaction()?)),
+            Db::Pg(pg) => {
+                let Pg { client, prepared } = &mut **pg;
+                Ok(Tx::Pg(client.transaction()?, prepared))
+            }
             Db::Lite(lite) => Ok(Tx::Lite(lite.begin()?)),
         }
     }
@@ -167,7 +192,7 @@ impl Db {
     /// Whether the connection is known to be gone (PostgreSQL: closed by the server).
     pub fn is_closed(&self) -> bool {
         match self {
-            Db::Pg(client) => client.is_closed(),
+            Db::Pg(pg) => pg.client.is_closed(),
             Db::Lite(_) => false,
         }
     }
@@ -175,7 +200,7 @@ impl Db {
     /// Whether the connection answers within `timeout`.
     pub fn is_valid(&mut self, timeout: Duration) -> bool {
         match self {
-            Db::Pg(client) => client.is_valid(timeout).is_ok(),
+            Db::Pg(pg) => pg.client.is_valid(timeout).is_ok(),
             Db::Lite(_) => true,
         }
     }
@@ -183,9 +208,9 @@ impl Db {
     /// From now on this connection hears `channels` ([`Db::wait`]).
     pub fn listen(&mut self, channels: &[&str]) -> Result<(), Error> {
         match self {
-            Db::Pg(client) => {
+            Db::Pg(pg) => {
                 let sql: String = channels.iter().map(|c| format!("LISTEN {c};")).collect();
-                client.batch_execute(&sql)?;
+                pg.client.batch_execute(&sql)?;
                 Ok(())
             }
             Db::Lite(lite) => {
@@ -199,9 +224,9 @@ impl Db {
     /// waiting at most `timeout`; none when it passed.
     pub fn wait(&mut self, timeout: Duration) -> Result<Option<(String, String)>, Error> {
         match self {
-            Db::Pg(client) => {
+            Db::Pg(pg) => {
                 use postgres::fallible_iterator::FallibleIterator;
-                let mut notes = client.notifications();
+                let mut notes = pg.client.notifications();
                 let next = notes.timeout_iter(timeout).next()?;
                 Ok(next.map(|n| (n.channel().to_string(), n.payload().to_string())))
             }
@@ -213,30 +238,37 @@ impl Db {
 impl Sql for Db {
     fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<u64, Error> {
         match self {
-            Db::Pg(client) => Ok(client.execute(sql, &pg_params(params))?),
+            Db::Pg(pg) => {
+                let statement = prepared(&mut pg.client, &mut pg.prepared, sql)?;
+                Ok(pg.client.execute(&statement, &pg_params(params))?)
+            }
             Db::Lite(lite) => lite::execute(lite.conn(), sql, params),
         }
     }
     fn query(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
         match self {
-            Db::Pg(client) => Ok(client
-                .query(sql, &pg_params(params))?
-                .into_iter()
-                .map(Row::Pg)
-                .collect()),
+            Db::Pg(pg) => {
+                let statement = prepared(&mut pg.client, &mut pg.prepared, sql)?;
+                Ok(pg
+                    .client
+                    .query(&statement, &pg_params(params))?
+                    .into_iter()
+                    .map(Row::Pg)
+                    .collect())
+            }
             Db::Lite(lite) => lite::query(lite.conn(), sql, params),
         }
     }
     fn batch_execute(&mut self, sql: &str) -> Result<(), Error> {
         match self {
-            Db::Pg(client) => Ok(client.batch_execute(sql)?),
+            Db::Pg(pg) => Ok(pg.client.batch_execute(sql)?),
             Db::Lite(lite) => lite::batch(lite.conn(), sql),
         }
     }
     fn notify(&mut self, channel: &str, payload: &str) -> Result<(), Error> {
         match self {
-            Db::Pg(client) => {
-                client.execute("SELECT pg_notify($1, $2)", &[&channel, &payload])?;
+            Db::Pg(_) => {
+                self.execute("SELECT pg_notify($1, $2)", &[&channel, &payload])?;
                 Ok(())
             }
             Db::Lite(lite) => {
@@ -255,7 +287,10 @@ impl Sql for Db {
 
 /// A transaction; dropped without [`Tx::commit`], nothing of it is kept.
 pub enum Tx<'a> {
-    Pg(postgres::Transaction<'a>),
+    Pg(
+        postgres::Transaction<'a>,
+        &'a mut HashMap<String, postgres::Statement>,
+    ),
     Lite(lite::LiteTx<'a>),
 }
 
@@ -263,7 +298,7 @@ impl Tx<'_> {
     /// Makes the transaction's writes durable and delivers its notifications.
     pub fn commit(self) -> Result<(), Error> {
         match self {
-            Tx::Pg(tx) => Ok(tx.commit()?),
+            Tx::Pg(tx, _) => Ok(tx.commit()?),
             Tx::Lite(tx) => tx.commit(),
         }
     }
@@ -272,30 +307,36 @@ impl Tx<'_> {
 impl Sql for Tx<'_> {
     fn execute(&mut self, sql: &str, params: &[&dyn Param]) -> Result<u64, Error> {
         match self {
-            Tx::Pg(tx) => Ok(tx.execute(sql, &pg_params(params))?),
+            Tx::Pg(tx, cache) => {
+                let statement = prepared(tx, cache, sql)?;
+                Ok(tx.execute(&statement, &pg_params(params))?)
+            }
             Tx::Lite(tx) => lite::execute(tx.conn(), sql, params),
         }
     }
     fn query(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
         match self {
-            Tx::Pg(tx) => Ok(tx
-                .query(sql, &pg_params(params))?
-                .into_iter()
-                .map(Row::Pg)
-                .collect()),
+            Tx::Pg(tx, cache) => {
+                let statement = prepared(tx, cache, sql)?;
+                Ok(tx
+                    .query(&statement, &pg_params(params))?
+                    .into_iter()
+                    .map(Row::Pg)
+                    .collect())
+            }
             Tx::Lite(tx) => lite::query(tx.conn(), sql, params),
         }
     }
     fn batch_execute(&mut self, sql: &str) -> Result<(), Error> {
         match self {
-            Tx::Pg(tx) => Ok(tx.batch_execute(sql)?),
+            Tx::Pg(tx, _) => Ok(tx.batch_execute(sql)?),
             Tx::Lite(tx) => lite::batch(tx.conn(), sql),
         }
     }
     fn notify(&mut self, channel: &str, payload: &str) -> Result<(), Error> {
         match self {
-            Tx::Pg(tx) => {
-                tx.execute("SELECT pg_notify($1, $2)", &[&channel, &payload])?;
+            Tx::Pg(..) => {
+                self.execute("SELECT pg_notify($1, $2)", &[&channel, &payload])?;
                 Ok(())
             }
             Tx::Lite(tx) => {
@@ -306,7 +347,7 @@ impl Sql for Tx<'_> {
     }
     fn engine(&self) -> Engine {
         match self {
-            Tx::Pg(_) => Engine::Postgres,
+            Tx::Pg(..) => Engine::Postgres,
             Tx::Lite(_) => Engine::Sqlite,
         }
     }
