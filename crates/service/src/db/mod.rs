@@ -160,6 +160,30 @@ fn prepared<C: postgres::GenericClient>(
     Ok(statement)
 }
 
+/// How long connecting to PostgreSQL may take, unless the address says (`connect_timeout`).
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long data sent to PostgreSQL over TCP may stay unacknowledged before the connection is
+/// given up, unless the address says (`tcp_user_timeout`): a worker cut off from the network
+/// notices within it and reconnects, instead of waiting minutes for the kernel's retries.
+pub const TCP_USER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The connection settings of a PostgreSQL address, with [`CONNECT_TIMEOUT`] and
+/// [`TCP_USER_TIMEOUT`] where it gives none.
+pub fn pg_config(url: &str) -> Result<postgres::Config, Error> {
+    let mut config: postgres::Config = url.parse().map_err(|e| {
+        Error::Schema(format!(
+            "`{url}` is not a database address ({e})\n  hint: postgresql://USER@HOST/DB, `host=… dbname=…`, or sqlite:PATH"
+        ))
+    })?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    if config.get_tcp_user_timeout().is_none() {
+        config.tcp_user_timeout(TCP_USER_TIMEOUT);
+    }
+    Ok(config)
+}
+
 fn pg_params<'a>(params: &'a [&'a dyn Param]) -> Vec<&'a (dyn postgres::types::ToSql + Sync)> {
     params.iter().map(|p| p.pg()).collect()
 }
@@ -170,7 +194,7 @@ impl Db {
         match url.strip_prefix(SQLITE) {
             Some(path) => Ok(Db::Lite(lite::Lite::open(std::path::Path::new(path))?)),
             None => Ok(Db::Pg(Box::new(Pg {
-                client: postgres::Client::connect(url, postgres::NoTls)?,
+                client: pg_config(url)?.connect(postgres::NoTls)?,
                 prepared: HashMap::new(),
             }))),
         }

@@ -113,3 +113,24 @@ fn a_sqlite_file_in_a_missing_folder_is_named_with_the_fix() {
     assert!(e.contains("/nonexistent-folder-of-judge/x.db"), "{e}");
     assert!(e.contains("hint: the folder must exist"), "{e}");
 }
+
+#[test]
+fn a_postgres_address_gets_timeouts_unless_it_gives_its_own() {
+    let config = pg_config("host=/run/postgresql dbname=judge").unwrap();
+    assert_eq!(config.get_connect_timeout(), Some(&CONNECT_TIMEOUT));
+    assert_eq!(config.get_tcp_user_timeout(), Some(&TCP_USER_TIMEOUT));
+    // Both in seconds here (libpq reads tcp_user_timeout in milliseconds; this client does not).
+    let config =
+        pg_config("postgresql://judge@db/judge?connect_timeout=3&tcp_user_timeout=7").unwrap();
+    assert_eq!(config.get_connect_timeout(), Some(&Duration::from_secs(3)));
+    assert_eq!(config.get_tcp_user_timeout(), Some(&Duration::from_secs(7)));
+    let Err(e) = Db::open("judge.sqlite") else {
+        panic!("a file name was taken for a PostgreSQL address");
+    };
+    let e = e.to_string();
+    assert!(
+        e.contains("`judge.sqlite` is not a database address"),
+        "{e}"
+    );
+    assert!(e.contains("sqlite:PATH"), "{e}");
+}
