@@ -97,6 +97,14 @@ pub fn print(submission: &Value, json: bool) -> anyhow::Result<i32> {
         if let Some(error) = submission["error"].as_str() {
             judge_report::outln!("  {error}");
         }
+        // A CE's reason, as `judge run` shows it (a build's warnings are left to --json).
+        if submission["verdict"] == "CE" {
+            if let Some(compiler) = submission["compile_output"].as_str() {
+                for line in compiler.lines() {
+                    judge_report::outln!("  {line}");
+                }
+            }
+        }
     }
     Ok(match submission["verdict"].as_str() {
         None | Some("AC") => super::exit::OK,

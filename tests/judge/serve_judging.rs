@@ -363,6 +363,15 @@ fn sigterm_stops_a_worker_after_its_job_and_twice_gives_the_job_back_now() {
         judging.reason.as_deref(),
         Some("worker impatient was stopped before it finished")
     );
+    // Given back, not failed: the job keeps its three attempts for the workers that judge it.
+    let allowed: i32 = client
+        .query_one(
+            "SELECT max_attempts - attempt FROM jobs WHERE submission = $1",
+            &[&id],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(allowed, 3);
 }
 
 #[test]

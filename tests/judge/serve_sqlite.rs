@@ -150,7 +150,15 @@ fn without_db_judge_serve_keeps_a_sqlite_file_and_judges_in_its_own_process() {
         let judgings = served["judgings"].as_array().unwrap();
         assert_eq!(judgings.len(), 1, "{served:#}");
         assert_eq!(judgings[0]["outcome"], "done", "{served:#}");
-        if run["verdict"] != "CE" {
+        if run["verdict"] == "CE" {
+            // The compiler's reason is the submission's, as `judge run` gives it.
+            let said = served["compile_output"].as_str().unwrap_or_default();
+            assert!(said.contains("error"), "{served:#}");
+            let id = served["id"].to_string();
+            let out = server.client(&["status", &server.base(), &id]);
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(text.contains(said.lines().next().unwrap()), "{text}");
+        } else {
             let names = |doc: &Value| -> Vec<Value> {
                 doc["tests"]
                     .as_array()

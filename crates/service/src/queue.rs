@@ -226,7 +226,7 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
     let submission: i64 = row.get(0);
     tx.execute(
         "UPDATE submissions SET state = 'done', verdict = $2, score = $3, time_ms = $4,
-                memory_kib = $5, error = $6, finished_at = now()
+                memory_kib = $5, error = $6, compile_output = $7, finished_at = now()
          WHERE id = $1",
         &[
             &submission,
@@ -235,6 +235,11 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
             &result.time_ms,
             &result.memory_kib,
             &result.error,
+            &result
+                .output
+                .as_ref()
+                .map(|o| o.compile_output.as_str())
+                .filter(|c| !c.is_empty()),
         ],
     )?;
     let insert = "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib, message)
@@ -301,6 +306,31 @@ pub fn release(
         submission: row.get(1),
     };
     give_back(&mut tx, &attempt, "failed", reason, retry_delay)?;
+    tx.commit()?;
+    Ok(Fenced::Done)
+}
+
+/// The worker gives the job back unjudged because it is being stopped (a second SIGTERM): the
+/// attempt ends `failed` with `reason` but is not counted against `max_attempts` (the job gets
+/// one more), and the job is claimable at once. [`Fenced::Lost`]: nothing was written.
+pub fn hand_back(client: &mut Db, fence: &Fence, reason: &str) -> Result<Fenced, Error> {
+    let mut tx = client.transaction()?;
+    let row = tx.query_opt(
+        "UPDATE jobs SET max_attempts = max_attempts + 1
+         WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'
+         RETURNING max_attempts, submission",
+        &[&fence.job, &fence.attempt, &fence.worker],
+    )?;
+    let Some(row) = row else {
+        return Ok(Fenced::Lost);
+    };
+    let attempt = Attempt {
+        job: fence.job,
+        attempt: fence.attempt,
+        max_attempts: row.get(0),
+        submission: row.get(1),
+    };
+    give_back(&mut tx, &attempt, "failed", reason, Duration::ZERO)?;
     tx.commit()?;
     Ok(Fenced::Done)
 }

@@ -110,6 +110,8 @@ const ADDED: &[(&str, &str, &str)] = &[
     // `environment`).
     ("judgings", "digest", "text"),
     ("judgings", "environment", "text"),
+    // What the compiler said when the source was built (a CE's reason, a build's warnings).
+    ("submissions", "compile_output", "text"),
 ];
 
 /// Whether `table` has `column`.

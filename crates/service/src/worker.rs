@@ -204,7 +204,7 @@ pub fn step(
     let written = match outcome {
         _ if cancel.load(Ordering::Relaxed) => {
             let reason = format!("worker {worker} was stopped before it finished");
-            let given = queue::release(client, &job.fence, &reason, options.retry_delay)?;
+            let given = queue::hand_back(client, &job.fence, &reason)?;
             if given == Fenced::Done {
                 log.line(&format!(
                     "job {} attempt {}: given back (stopped): its runs killed",

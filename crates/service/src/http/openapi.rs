@@ -350,6 +350,7 @@ fn components() -> Value {
                     "verdict": nullable("string"), "score": nullable("number"),
                     "time_ms": nullable("integer"), "memory_kib": nullable("integer"),
                     "error": nullable("string"),
+                    "compile_output": nullable("string"),
                     "tests": {"type": "array", "items": {
                         "type": "object", "required": ["name", "verdict", "time_ms", "memory_kib", "message"],
                         "properties": {

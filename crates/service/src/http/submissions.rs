@@ -106,7 +106,8 @@ const TIME: &str = "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'";
 /// The submission `id` as the API shows it, and who submitted it.
 fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, ApiError> {
     let Some(row) = client.query_opt(
-        "SELECT problem, language, state, verdict, score, time_ms, memory_kib, error, submitter
+        "SELECT problem, language, state, verdict, score, time_ms, memory_kib, error, submitter,
+                compile_output
          FROM submissions WHERE id = $1",
         &[&id],
     )?
@@ -166,6 +167,7 @@ fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, Api
         "time_ms": row.get::<_, Option<i64>>(5),
         "memory_kib": row.get::<_, Option<i64>>(6),
         "error": row.get::<_, Option<String>>(7),
+        "compile_output": row.get::<_, Option<String>>(9),
         "tests": tests,
         "judgings": judgings,
     });
