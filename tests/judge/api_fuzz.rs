@@ -398,7 +398,7 @@ fn random_requests_to_every_operation_get_documented_answers_and_never_a_5xx(eng
             operations.push((path.clone(), method.to_uppercase(), queries));
         }
     }
-    assert_eq!(operations.len(), 15, "{operations:?}");
+    assert_eq!(operations.len(), 17, "{operations:?}");
     let sum = judge_service::store::pack(&fixture_problem("sum")).unwrap();
 
     let token = prop_oneof![

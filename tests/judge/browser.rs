@@ -6,7 +6,7 @@
 //! README's screenshots (otherwise they go to a temporary folder and are only checked to be
 //! PNGs).
 
-mod cdp;
+pub(crate) mod cdp;
 
 use super::harness::{judge, Serving};
 use cdp::Browser;

@@ -16,6 +16,7 @@ mod interactive;
 mod java;
 mod jobs;
 mod judge0;
+mod jury;
 mod messages;
 mod netns;
 mod package_errors;

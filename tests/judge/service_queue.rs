@@ -89,6 +89,7 @@ fn result(verdict: &str, tests: usize) -> Final {
                 time_ms: 3,
                 memory_kib: 1024,
                 message: String::new(),
+                ..TestRow::default()
             })
             .collect(),
         ..Final::default()

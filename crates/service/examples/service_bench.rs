@@ -86,6 +86,7 @@ fn queue_rate(pg: &testdb::Server, jobs: usize, threads: usize) -> f64 {
                 time_ms: 1,
                 memory_kib: 1024,
                 message: String::new(),
+                ..TestRow::default()
             })
             .collect(),
         ..Final::default()

@@ -166,7 +166,43 @@ pub fn heartbeat(client: &mut Db, fence: &Fence, lease: Duration) -> Result<Fenc
          WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'",
         &[&fence.job, &fence.attempt, &fence.worker, &secs(lease)],
     )?;
+    if n == 1 {
+        seen(client, &fence.worker, "judging")?;
+    }
     Ok(if n == 1 { Fenced::Done } else { Fenced::Lost })
+}
+
+/// A worker slot starts: its row in `workers` (made, or renewed for a name seen before: its
+/// counts are kept), idle.
+pub fn register(
+    client: &mut Db,
+    worker: &str,
+    env: Option<&Environment>,
+    lease: Duration,
+) -> Result<(), Error> {
+    client.execute(
+        "INSERT INTO workers (name, digest, environment, state, lease_ms)
+         VALUES ($1, $2, $3, 'idle', $4)
+         ON CONFLICT (name) DO UPDATE SET digest = excluded.digest,
+             environment = excluded.environment, state = 'idle', lease_ms = excluded.lease_ms,
+             started_at = now(), last_seen = now()",
+        &[
+            &worker,
+            &env.map(|e| e.digest.as_str()),
+            &env.map(|e| e.description.as_str()),
+            &(lease.as_millis() as i64),
+        ],
+    )?;
+    Ok(())
+}
+
+/// A worker slot is alive, in `state` ('idle', 'judging' or 'stopped').
+pub fn seen(client: &mut Db, worker: &str, state: &str) -> Result<(), Error> {
+    client.execute(
+        "UPDATE workers SET state = $2, last_seen = now() WHERE name = $1",
+        &[&worker, &state],
+    )?;
+    Ok(())
 }
 
 /// Records an event of the judging (`name`, its JSON `data`) while the job is still this
@@ -242,8 +278,10 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
                 .filter(|c| !c.is_empty()),
         ],
     )?;
-    let insert = "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib, message)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)";
+    let insert =
+        "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib,
+                                          message, limit_ms, beside_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
     for (i, t) in result.tests.iter().enumerate() {
         let ordinal = i as i32 + 1;
         tx.execute(
@@ -256,10 +294,18 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
                 &t.time_ms,
                 &t.memory_kib,
                 &t.message,
+                &t.limit_ms,
+                &t.beside_ms,
             ],
         )?;
     }
     crate::judge0::record(&mut tx, submission, result.output.as_ref())?;
+    tx.execute(
+        "UPDATE workers SET jobs_done = jobs_done + 1, last_seen = now(),
+                judge_errors = judge_errors + CASE WHEN $2 = 'JE' THEN 1 ELSE 0 END
+         WHERE name = $1",
+        &[&fence.worker, &result.verdict],
+    )?;
     tx.execute(
         "UPDATE judgings SET finished_at = now(), outcome = 'done', reason = $3
          WHERE job = $1 AND attempt = $2",

@@ -84,6 +84,21 @@ CREATE TABLE IF NOT EXISTS events (
     created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX IF NOT EXISTS events_submission ON events (submission, id);
+-- Each worker slot as it last told (`judge serve`'s jury page and `GET /api/v1/workers`):
+-- its environment, 'idle', 'judging' or 'stopped', when it was last heard (a live slot renews
+-- it at least every second while idle and at each heartbeat while judging), its lease, and
+-- what it finished: jobs done and, of them, judge errors (counted in the fenced finish).
+CREATE TABLE IF NOT EXISTS workers (
+    name text PRIMARY KEY,
+    digest text,
+    environment text,
+    state text NOT NULL DEFAULT 'idle',
+    lease_ms bigint NOT NULL DEFAULT 10000,
+    started_at timestamptz NOT NULL DEFAULT now(),
+    last_seen timestamptz NOT NULL DEFAULT now(),
+    jobs_done bigint NOT NULL DEFAULT 0,
+    judge_errors bigint NOT NULL DEFAULT 0
+);
 -- The organiser's settings: `pin_digest` (only workers of that environment digest claim).
 CREATE TABLE IF NOT EXISTS settings (key text PRIMARY KEY, value text NOT NULL);
 -- The final judging's tests; the key makes a duplicate row impossible.
@@ -112,6 +127,9 @@ const ADDED: &[(&str, &str, &str)] = &[
     ("judgings", "environment", "text"),
     // What the compiler said when the source was built (a CE's reason, a build's warnings).
     ("submissions", "compile_output", "text"),
+    // A test's time limit, and its time beside other jobs when it was judged again alone.
+    ("test_results", "limit_ms", "bigint"),
+    ("test_results", "beside_ms", "bigint"),
 ];
 
 /// Whether `table` has `column`.

@@ -225,8 +225,8 @@ pub fn submission(client: &mut Db, id: i64) -> Result<Option<Submission>, Error>
     };
     let tests = client
         .query(
-            "SELECT name, verdict, time_ms, memory_kib, message FROM test_results
-             WHERE submission = $1 ORDER BY ordinal",
+            "SELECT name, verdict, time_ms, memory_kib, message, limit_ms, beside_ms
+             FROM test_results WHERE submission = $1 ORDER BY ordinal",
             &[&id],
         )?
         .into_iter()
@@ -236,6 +236,8 @@ pub fn submission(client: &mut Db, id: i64) -> Result<Option<Submission>, Error>
             time_ms: r.get(2),
             memory_kib: r.get(3),
             message: r.get(4),
+            limit_ms: r.get(5),
+            beside_ms: r.get(6),
         })
         .collect();
     let judgings = client

@@ -18,6 +18,7 @@ use judge_core::judging::{self, Prepared};
 use judge_core::package::Problem;
 use judge_model::event::{Event, Reporter};
 use judge_model::result::SubmissionReport;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -115,6 +116,20 @@ pub fn run_slot(
                 continue;
             }
         };
+        let registered = queue::register(
+            &mut client,
+            worker,
+            options.environment.as_ref(),
+            options.lease,
+        );
+        if let Err(e) = registered {
+            log.line(&format!("{e}; reconnecting"));
+            std::thread::sleep(backoff(failures));
+            failures += 1;
+            continue;
+        }
+        // Idle, the slot says it is alive at most once a second.
+        let mut told = Instant::now();
         while !stop.load(Ordering::Relaxed) {
             let step = step(options, worker, engine, log, &mut client, &mut beat, stop);
             match step {
@@ -132,6 +147,13 @@ pub fn run_slot(
                         }
                         pin = now;
                     }
+                    if told.elapsed() >= Duration::from_secs(1) {
+                        told = Instant::now();
+                        if let Err(e) = queue::seen(&mut client, worker, "idle") {
+                            log.line(&format!("{e}; reconnecting"));
+                            continue 'connection;
+                        }
+                    }
                     // Nothing to claim: wait for a notification or the poll.
                     let _ = client.wait(poll);
                     failures = 0;
@@ -144,6 +166,7 @@ pub fn run_slot(
                 }
             }
         }
+        let _ = queue::seen(&mut client, worker, "stopped");
     }
 }
 
@@ -460,12 +483,41 @@ pub fn judge(
         all: true,
         ..Default::default()
     };
+    let limit = problem.limits.time;
+    let mut margins = Margins {
+        inner: reporter,
+        beside: HashMap::new(),
+    };
     let judged = Prepared::new(engine, problem).and_then(|prepared| {
-        judging::judge_one(&mut [engine], &prepared, source, options, reporter)
+        judging::judge_one(&mut [engine], &prepared, source, options, &mut margins)
     });
     match judged {
-        Ok(report) => result_of(&report),
+        Ok(report) => {
+            let mut result = result_of(&report);
+            for test in &mut result.tests {
+                test.limit_ms = Some(limit.as_millis() as i64);
+                test.beside_ms = margins.beside.get(&test.name).copied();
+            }
+            result
+        }
         Err(e) => judge_error(e.to_string()),
+    }
+}
+
+/// Passes the engine's events on, keeping the times of the tests judged again alone (their
+/// time beside other jobs was near the limit).
+struct Margins<'r> {
+    inner: &'r mut dyn Reporter,
+    beside: HashMap<String, i64>,
+}
+
+impl Reporter for Margins<'_> {
+    fn event(&mut self, event: &Event) {
+        if let Event::Rejudged { test, beside, .. } = event {
+            self.beside
+                .insert(test.name.clone(), beside.time.as_millis() as i64);
+        }
+        self.inner.event(event);
     }
 }
 
@@ -533,6 +585,7 @@ pub fn result_of(report: &SubmissionReport) -> Final {
             time_ms: t.time.as_millis() as i64,
             memory_kib: (t.memory / 1024) as i64,
             message: t.message.clone(),
+            ..TestRow::default()
         })
         .collect();
     Final {

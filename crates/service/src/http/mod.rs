@@ -10,6 +10,7 @@ pub mod auth;
 pub(crate) mod clics;
 mod events;
 pub mod judge0;
+pub(crate) mod jury;
 pub mod openapi;
 mod problems;
 mod submissions;
@@ -201,6 +202,8 @@ pub fn routes() -> Vec<(&'static str, Method, MethodRouter<Shared>)> {
             get(submissions::show),
         ),
         ("/api/v1/events", Method::GET, get(events::stream)),
+        ("/api/v1/workers", Method::GET, get(jury::workers)),
+        ("/api/v1/queue", Method::GET, get(jury::queue)),
         ("/api/v1/contests", Method::GET, get(clics::contests)),
         ("/api/v1/contests/{id}", Method::GET, get(clics::contest)),
         (
@@ -257,6 +260,9 @@ pub fn router(state: Shared) -> Router {
         .layer(tower_http::limit::RequestBodyLimitLayer::new(MAX_BODY))
         .layer(axum::middleware::map_response(as_problem))
         .with_state(state.clone())
+        .route("/jury", axum::routing::get(jury::page))
+        .route("/jury/app.js", axum::routing::get(jury::script))
+        .route("/jury/style.css", axum::routing::get(jury::style))
         .nest("/judge0", judge0::router(state))
 }
 

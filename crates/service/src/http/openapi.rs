@@ -298,6 +298,31 @@ fn base() -> Value {
                     ]))
                 }
             },
+            "/api/v1/workers": {
+                "get": {
+                    "summary": "Every worker slot as it last told, the most recently heard first (organisers)",
+                    "description": "`state` is `idle`, `judging` or `stopped` as the slot said it, or `silent` when it was not heard for longer than its lease (killed, frozen or cut off: its job goes to another worker). `silent_ms`: since it was last heard. `jobs_done` counts the judgings it finished, `judge_errors` those of them that ended JE.",
+                    "operationId": "workers",
+                    "responses": ok("200", "the workers", json!({
+                        "type": "object", "required": ["workers"],
+                        "properties": {"workers": {"type": "array", "items": schema("Worker")}}
+                    }), errors(&[("403", "a submitter token")]))
+                }
+            },
+            "/api/v1/queue": {
+                "get": {
+                    "summary": "How many submissions are queued, being judged and done (organisers)",
+                    "operationId": "queue",
+                    "responses": ok("200", "the counts", json!({
+                        "type": "object", "required": ["queued", "judging", "done", "oldest_queued_at"],
+                        "properties": {
+                            "queued": {"type": "integer"}, "judging": {"type": "integer"},
+                            "done": {"type": "integer"},
+                            "oldest_queued_at": {"type": ["string", "null"], "format": "date-time"}
+                        }
+                    }), errors(&[("403", "a submitter token")]))
+                }
+            },
             "/api/v1/openapi.json": {
                 "get": {
                     "summary": "This document",
@@ -337,7 +362,22 @@ fn components() -> Value {
                     "language": nullable("string"),
                     "state": {"type": "string", "enum": ["queued", "judging", "done"]},
                     "verdict": nullable("string"), "score": nullable("number"),
-                    "time_ms": nullable("integer"), "memory_kib": nullable("integer")
+                    "time_ms": nullable("integer"), "memory_kib": nullable("integer"),
+                    "submitter": nullable("string"),
+                    "submitted_at": {"type": "string", "format": "date-time"}
+                }
+            },
+            "Worker": {
+                "type": "object",
+                "required": ["name", "digest", "state", "lease_ms", "started_at", "last_seen", "silent_ms", "jobs_done", "judge_errors"],
+                "properties": {
+                    "name": {"type": "string"}, "digest": nullable("string"),
+                    "state": {"type": "string", "enum": ["idle", "judging", "stopped", "silent"]},
+                    "lease_ms": {"type": "integer"},
+                    "started_at": {"type": "string", "format": "date-time"},
+                    "last_seen": {"type": "string", "format": "date-time"},
+                    "silent_ms": {"type": "integer"},
+                    "jobs_done": {"type": "integer"}, "judge_errors": {"type": "integer"}
                 }
             },
             "Submission": {
@@ -352,11 +392,14 @@ fn components() -> Value {
                     "error": nullable("string"),
                     "compile_output": nullable("string"),
                     "tests": {"type": "array", "items": {
-                        "type": "object", "required": ["name", "verdict", "time_ms", "memory_kib", "message"],
+                        "type": "object", "required": ["name", "verdict", "time_ms", "memory_kib", "message", "limit_ms", "near_limit", "beside_ms"],
                         "properties": {
                             "name": {"type": "string"}, "verdict": {"type": "string"},
                             "time_ms": {"type": "integer"}, "memory_kib": {"type": "integer"},
-                            "message": {"type": "string"}
+                            "message": {"type": "string"},
+                            "limit_ms": nullable("integer"),
+                            "near_limit": {"type": "boolean", "description": "the time is within 10 % of the limit, either side"},
+                            "beside_ms": nullable("integer")
                         }
                     }},
                     "judgings": {"type": "array", "items": {
@@ -395,6 +438,6 @@ mod tests {
             }
         }
         assert_eq!(routed, documented);
-        assert_eq!(routed.len(), 15);
+        assert_eq!(routed.len(), 17);
     }
 }

@@ -116,18 +116,23 @@ fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, Api
     };
     let tests: Vec<Value> = client
         .query(
-            "SELECT name, verdict, time_ms, memory_kib, message FROM test_results
-             WHERE submission = $1 ORDER BY ordinal",
+            "SELECT name, verdict, time_ms, memory_kib, message, limit_ms, beside_ms
+             FROM test_results WHERE submission = $1 ORDER BY ordinal",
             &[&id],
         )?
         .iter()
         .map(|r| {
+            let time_ms: i64 = r.get(2);
+            let limit_ms: Option<i64> = r.get(5);
             json!({
                 "name": r.get::<_, String>(0),
                 "verdict": r.get::<_, String>(1),
-                "time_ms": r.get::<_, i64>(2),
+                "time_ms": time_ms,
                 "memory_kib": r.get::<_, i64>(3),
                 "message": r.get::<_, String>(4),
+                "limit_ms": limit_ms,
+                "near_limit": limit_ms.is_some_and(|l| crate::rows::near_limit(time_ms, l)),
+                "beside_ms": r.get::<_, Option<i64>>(6),
             })
         })
         .collect();
@@ -227,11 +232,14 @@ pub async fn list(
     };
     let rows = db(&state, move |client| {
         Ok(client.query(
-            "SELECT id, problem, language, state, verdict, score, time_ms, memory_kib
+            &format!(
+                "SELECT id, problem, language, state, verdict, score, time_ms, memory_kib,
+                        submitter, to_char(created_at AT TIME ZONE 'UTC', {TIME})
              FROM submissions
              WHERE ($1::text IS NULL OR problem = $1) AND ($2::text IS NULL OR state = $2)
                AND ($3::text IS NULL OR submitter = $3)
-             ORDER BY id DESC LIMIT 1000",
+             ORDER BY id DESC LIMIT 1000"
+            ),
             &[&query.problem, &query.state, &mine],
         )?)
     })
@@ -248,6 +256,8 @@ pub async fn list(
                 "score": r.get::<_, Option<f64>>(5),
                 "time_ms": r.get::<_, Option<i64>>(6),
                 "memory_kib": r.get::<_, Option<i64>>(7),
+                "submitter": r.get::<_, Option<String>>(8),
+                "submitted_at": r.get::<_, String>(9),
             })
         })
         .collect();
