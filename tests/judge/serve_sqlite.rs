@@ -208,3 +208,70 @@ fn a_worker_of_its_own_on_a_sqlite_file_is_refused_with_the_way_out() {
     );
     assert!(stderr.contains("use PostgreSQL"), "{stderr}");
 }
+
+#[test]
+fn a_server_killed_mid_judging_restarts_on_its_file_and_judges_each_submission_once() {
+    let problems = tempfile::tempdir().unwrap();
+    copy_dir(&fixture_problem("sum"), &problems.path().join("sum"));
+    let here = tempfile::tempdir().unwrap();
+    let server = Alone::start(here.path(), problems.path());
+    let ids: Vec<i64> = (0..4)
+        .map(|_| {
+            let out = server.client(&[
+                "submit",
+                &server.base(),
+                "sum",
+                program("ac-slow-sum.c").to_str().unwrap(),
+            ]);
+            assert_eq!(out.status.code(), Some(0), "{out:?}");
+            String::from_utf8_lossy(&out.stdout)
+                .split_whitespace()
+                .find_map(|w| w.parse().ok())
+                .unwrap_or_else(|| panic!("no id in {out:?}"))
+        })
+        .collect();
+    // Killed (not stopped) while its slots judge: no chance to write anything more.
+    wait_for_line(&server.lines, "judge serve", "submission", DEADLINE);
+    let mut server = server;
+    server.child.kill().unwrap();
+    server.child.wait().unwrap();
+    drop(server);
+
+    // Started again on the same file: the dead slots' leases run out, and each submission is
+    // judged to exactly one verdict.
+    let again = Alone::start(here.path(), problems.path());
+    let url = format!("sqlite:{}", here.path().join("judge.sqlite").display());
+    let deadline = std::time::Instant::now() + DEADLINE;
+    let mut db = judge_service::connect(&url).unwrap();
+    for id in &ids {
+        loop {
+            let s = judge_service::store::submission(&mut db, *id)
+                .unwrap()
+                .unwrap();
+            if s.state == "done" {
+                assert_eq!(s.verdict.as_deref(), Some("AC"), "{s:?}");
+                let done = s
+                    .judgings
+                    .iter()
+                    .filter(|j| j.outcome.as_deref() == Some("done"));
+                assert_eq!(done.count(), 1, "{s:?}");
+                assert_eq!(s.tests.len(), 3, "{s:?}");
+                break;
+            }
+            assert!(std::time::Instant::now() < deadline, "{s:?}");
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+    use judge_service::db::Sql;
+    let rows: i64 = db
+        .query_one("SELECT count(*) FROM test_results", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 3 * ids.len() as i64, "no duplicate result rows");
+    let lost: i64 = db
+        .query_one("SELECT count(*) FROM judgings WHERE outcome = 'lost'", &[])
+        .unwrap()
+        .get(0);
+    assert!(lost >= 1, "the killed slots' judgings end lost");
+    assert_eq!(again.stop(), Some(0));
+}
