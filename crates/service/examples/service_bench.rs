@@ -17,6 +17,9 @@
 //! cargo run --release -p judge-service --example service_bench -- target/release/judge --program ac-slow-sum.c --submissions 8
 //! ```
 //!
+//! `--sqlite`: the same on a SQLite file, judged by `judge serve --workers N` (the one-machine
+//! mode) instead of `judge worker --slots N`.
+//!
 //! Run it as root (the sandbox needs it) on a quiet machine; the load average is printed.
 
 #![expect(clippy::print_stdout, reason = "a benchmark prints its numbers")]
@@ -45,8 +48,31 @@ fn root() -> PathBuf {
 /// The program judged (`--program NAME`, a file of `tests/fixtures/programs`).
 static PROGRAM: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 
+/// Where the databases are made: a throwaway PostgreSQL, or SQLite files in a folder.
+enum Backend {
+    Pg(testdb::Server),
+    Sqlite(tempfile::TempDir),
+}
+
+impl Backend {
+    /// A fresh database's address.
+    fn fresh_db(&self) -> Result<String, String> {
+        static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        match self {
+            Backend::Pg(pg) => pg.fresh_db(),
+            Backend::Sqlite(dir) => {
+                let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                Ok(format!(
+                    "sqlite:{}",
+                    dir.path().join(format!("{n}.db")).display()
+                ))
+            }
+        }
+    }
+}
+
 /// A fresh database with the `sum` fixture and `n` submissions of the program queued.
-fn queued(pg: &testdb::Server, n: usize) -> (String, judge_service::db::Db) {
+fn queued(pg: &Backend, n: usize) -> (String, judge_service::db::Db) {
     let url = pg.fresh_db().expect("a database");
     let mut client = judge_service::connect(&url).expect("connect");
     let package = store::pack(&root().join("tests/fixtures/problems/sum")).expect("pack");
@@ -75,7 +101,7 @@ fn submit(client: &mut judge_service::db::Db, n: usize) {
 }
 
 /// Claim + finish cycles per second with `threads` threads until the queue is empty.
-fn queue_rate(pg: &testdb::Server, jobs: usize, threads: usize) -> f64 {
+fn queue_rate(pg: &Backend, jobs: usize, threads: usize) -> f64 {
     let (url, _client) = queued(pg, jobs);
     let result = Final {
         verdict: "AC".into(),
@@ -117,14 +143,22 @@ fn queue_rate(pg: &testdb::Server, jobs: usize, threads: usize) -> f64 {
     done as f64 / start.elapsed().as_secs_f64()
 }
 
-/// Submissions judged per second by `judge worker --slots slots` over `n` submissions.
-fn judging_rate(pg: &testdb::Server, judge: &Path, slots: usize, n: usize) -> f64 {
+/// Submissions judged per second by `judge worker --slots slots` (on SQLite, `judge serve
+/// --workers slots`) over `n` submissions.
+fn judging_rate(pg: &Backend, judge: &Path, slots: usize, n: usize) -> f64 {
     let (url, mut client) = queued(pg, 1);
     let cache = tempfile::tempdir().expect("a cache folder");
-    let mut worker = Command::new(judge)
-        .args(["worker", "--db", &url, "--lease", "60", "--name", "bench"])
-        .args(["--slots", &slots.to_string(), "--cache"])
-        .arg(cache.path().join("packages"))
+    let mut command = Command::new(judge);
+    match pg {
+        Backend::Pg(_) => command
+            .args(["worker", "--db", &url, "--lease", "60", "--name", "bench"])
+            .args(["--slots", &slots.to_string(), "--cache"])
+            .arg(cache.path().join("packages")),
+        Backend::Sqlite(_) => command
+            .args(["serve", "--db", &url, "--listen", "127.0.0.1:0"])
+            .args(["--workers", &slots.to_string()]),
+    };
+    let mut worker = command
         .env("JUDGE_CACHE_DIR", cache.path())
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -156,15 +190,15 @@ fn judging_rate(pg: &testdb::Server, judge: &Path, slots: usize, n: usize) -> f6
         .expect("verdicts")
         .get(0);
     assert_eq!(verdicts, 1 + n as i64, "every submission judged AC");
-    let span: f64 = client
+    let span_ms: i64 = client
         .query_one(
-            "SELECT extract(epoch FROM max(j.finished_at) - min(j.started_at))::float8
+            "SELECT (extract(epoch FROM max(j.finished_at) - min(j.started_at)) * 1000)::bigint
              FROM judgings j JOIN jobs ON jobs.id = j.job WHERE jobs.submission > 1",
             &[],
         )
         .expect("span")
         .get(0);
-    n as f64 / span
+    n as f64 / (span_ms as f64 / 1000.0)
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -177,6 +211,7 @@ fn main() {
     let mut judge = None;
     let (mut rounds, mut submissions, mut jobs) = (3usize, 40usize, 5000usize);
     let mut program = "ac.c".to_string();
+    let mut sqlite = false;
     while let Some(arg) = args.next() {
         let mut number = |what: &str| -> usize {
             args.next()
@@ -188,6 +223,7 @@ fn main() {
             "--submissions" => submissions = number("--submissions"),
             "--jobs" => jobs = number("--jobs"),
             "--program" => program = args.next().expect("--program takes a file name"),
+            "--sqlite" => sqlite = true,
             path => judge = Some(PathBuf::from(path)),
         }
     }
@@ -198,7 +234,12 @@ fn main() {
         "{}: no judge binary\n  hint: cargo build --release",
         judge.display()
     );
-    let pg = testdb::Server::start().expect("a throwaway PostgreSQL");
+    let pg = if sqlite {
+        println!("on SQLite files (judge serve --workers N)");
+        Backend::Sqlite(tempfile::tempdir().expect("a folder for the databases"))
+    } else {
+        Backend::Pg(testdb::Server::start().expect("a throwaway PostgreSQL"))
+    };
     println!("load average at start: {}", load());
     let threads = [1, 2, 4];
     let mut queue_rates = vec![Vec::new(); threads.len()];

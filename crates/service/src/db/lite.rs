@@ -69,15 +69,31 @@ impl Lite {
         &self.hub
     }
 
-    /// `BEGIN IMMEDIATE`: the write lock now (waiting up to [`BUSY`] for it).
+    /// `BEGIN IMMEDIATE`: the write lock now (waiting up to [`BUSY`] for it). Within this
+    /// process, writers queue on the file's mutex first: SQLite's own wait for a lock sleeps
+    /// (1 ms, then longer), which would make two slots of one server take turns slowly.
     pub fn begin(&mut self) -> Result<LiteTx<'_>, Error> {
+        let hub: &Hub = &self.hub;
+        let writing = hub.writer();
         self.conn.execute_batch("BEGIN IMMEDIATE")?;
         Ok(LiteTx {
             conn: &self.conn,
-            hub: &self.hub,
+            hub,
             pending: Vec::new(),
             open: true,
+            _writing: writing,
         })
+    }
+
+    /// Runs `work` on the connection, as this process's only writer of the file unless `sql`
+    /// only reads (a `SELECT`).
+    pub fn run<T>(&self, sql: &str, work: impl FnOnce(&Connection) -> T) -> T {
+        let reads = sql
+            .trim_start()
+            .get(..6)
+            .is_some_and(|w| w.eq_ignore_ascii_case("select"));
+        let _writing = (!reads).then(|| self.hub.writer());
+        work(&self.conn)
     }
 
     /// Hears `channels` from now on (as well as those listened to before).
@@ -110,6 +126,8 @@ pub struct LiteTx<'a> {
     hub: &'a Hub,
     pending: Vec<(String, String)>,
     open: bool,
+    /// Held until the transaction ends (dropped after `Drop::drop` rolls back).
+    _writing: std::sync::MutexGuard<'a, ()>,
 }
 
 impl LiteTx<'_> {
@@ -144,6 +162,8 @@ impl Drop for LiteTx<'_> {
 #[derive(Default)]
 pub struct Hub {
     listeners: Mutex<Vec<Listener>>,
+    /// Taken by a connection of this process while it writes the file.
+    write: Mutex<()>,
 }
 
 struct Listener {
@@ -166,6 +186,10 @@ impl Hub {
         let hub = Arc::new(Hub::default());
         hubs.insert(key, Arc::downgrade(&hub));
         hub
+    }
+
+    fn writer(&self) -> std::sync::MutexGuard<'_, ()> {
+        self.write.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     fn subscribe(&self, channels: Vec<String>, to: mpsc::Sender<(String, String)>) {

@@ -266,7 +266,7 @@ impl Sql for Db {
                 let statement = prepared(&mut pg.client, &mut pg.prepared, sql)?;
                 Ok(pg.client.execute(&statement, &pg_params(params))?)
             }
-            Db::Lite(lite) => lite::execute(lite.conn(), sql, params),
+            Db::Lite(lite) => lite.run(sql, |conn| lite::execute(conn, sql, params)),
         }
     }
     fn query(&mut self, sql: &str, params: &[&dyn Param]) -> Result<Vec<Row>, Error> {
@@ -280,13 +280,13 @@ impl Sql for Db {
                     .map(Row::Pg)
                     .collect())
             }
-            Db::Lite(lite) => lite::query(lite.conn(), sql, params),
+            Db::Lite(lite) => lite.run(sql, |conn| lite::query(conn, sql, params)),
         }
     }
     fn batch_execute(&mut self, sql: &str) -> Result<(), Error> {
         match self {
             Db::Pg(pg) => Ok(pg.client.batch_execute(sql)?),
-            Db::Lite(lite) => lite::batch(lite.conn(), sql),
+            Db::Lite(lite) => lite.run(sql, |conn| lite::batch(conn, sql)),
         }
     }
     fn notify(&mut self, channel: &str, payload: &str) -> Result<(), Error> {
