@@ -70,10 +70,26 @@ fn text(v: &Value) -> String {
     }
 }
 
+/// A submission as `--json` prints it: once judged, `judge run --json`'s document of it with
+/// the submission's `id`, `state` and `judgings` (every attempt); before, or when no worker
+/// could judge it (a judge error after its attempts), the API's document.
+fn document(submission: &Value) -> Value {
+    match &submission["report"] {
+        Value::Object(report) => {
+            let mut doc = report.clone();
+            for key in ["id", "state", "judgings"] {
+                doc.insert(key.into(), submission[key].clone());
+            }
+            Value::Object(doc)
+        }
+        _ => submission.clone(),
+    }
+}
+
 /// Prints a submission; the exit status is `judge run`'s for its verdict (none yet: OK).
 pub fn print(submission: &Value, json: bool) -> anyhow::Result<i32> {
     if json {
-        judge_report::outln!("{}", serde_json::to_string_pretty(submission)?);
+        judge_report::outln!("{}", serde_json::to_string_pretty(&document(submission))?);
     } else {
         judge_report::outln!(
             "submission {}  {}  {}  {}  {} ms  {} KiB",

@@ -5,7 +5,7 @@
 
 use crate::harness::{copy_dir, fixture_problem, judge, program};
 use crate::serve::{stderr_lines, wait_for_line, DEADLINE};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::path::Path;
@@ -147,12 +147,21 @@ fn without_db_judge_serve_keeps_a_sqlite_file_and_judges_in_its_own_process() {
             .json();
         assert_eq!(served["verdict"], run["verdict"], "{file}: {served:#}");
         assert_eq!(served["state"], "done");
+        // `judge run --json`'s document, with the submission's id, state and judgings.
+        for key in run.as_object().unwrap().keys() {
+            assert!(served.get(key).is_some(), "{file}: no {key} in {served:#}");
+        }
+        assert_eq!(
+            (&served["schema"], &served["problem"], &served["solution"]),
+            (&json!(1), &json!("sum"), &json!(file))
+        );
+        assert_eq!(served["compile"]["ok"], run["compile"]["ok"], "{file}");
         let judgings = served["judgings"].as_array().unwrap();
         assert_eq!(judgings.len(), 1, "{served:#}");
         assert_eq!(judgings[0]["outcome"], "done", "{served:#}");
         if run["verdict"] == "CE" {
             // The compiler's reason is the submission's, as `judge run` gives it.
-            let said = served["compile_output"].as_str().unwrap_or_default();
+            let said = served["compile"]["message"].as_str().unwrap_or_default();
             assert!(said.contains("error"), "{served:#}");
             let id = served["id"].to_string();
             let out = server.client(&["status", &server.base(), &id]);

@@ -55,6 +55,9 @@ pub struct Final {
     pub tests: Vec<TestRow>,
     /// What the first test printed and the compiler said (kept for the Judge0 API's runs).
     pub output: Option<crate::judge0::RunOutput>,
+    /// The judging as `judge run --json` gives it (its document, with the problem's and the
+    /// file's names as submitted); none when the worker could not judge.
+    pub report: Option<String>,
 }
 
 /// Whether a fenced write took effect.
@@ -262,7 +265,8 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
     let submission: i64 = row.get(0);
     tx.execute(
         "UPDATE submissions SET state = 'done', verdict = $2, score = $3, time_ms = $4,
-                memory_kib = $5, error = $6, compile_output = $7, finished_at = now()
+                memory_kib = $5, error = $6, compile_output = $7, report = $8,
+                finished_at = now()
          WHERE id = $1",
         &[
             &submission,
@@ -276,6 +280,7 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
                 .as_ref()
                 .map(|o| o.compile_output.as_str())
                 .filter(|c| !c.is_empty()),
+            &result.report,
         ],
     )?;
     let insert =

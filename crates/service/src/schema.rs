@@ -130,6 +130,8 @@ const ADDED: &[(&str, &str, &str)] = &[
     // A test's time limit, and its time beside other jobs when it was judged again alone.
     ("test_results", "limit_ms", "bigint"),
     ("test_results", "beside_ms", "bigint"),
+    // The judging as `judge run --json` gives it (JSON text).
+    ("submissions", "report", "text"),
 ];
 
 /// Whether `table` has `column`.

@@ -393,7 +393,7 @@ pub fn run(
         folder: format!("{}/", folder.display()),
         lost: false,
     };
-    let outcome = judge(
+    let mut outcome = judge(
         engine,
         &package,
         &copy,
@@ -401,6 +401,14 @@ pub fn run(
         &mut publisher,
     );
     engine.capture = judge_model::result::Captured::CAP;
+    // The report names the problem and the file as submitted, not the worker's copies.
+    let local = format!("{}/", folder.display());
+    outcome.report = outcome.report.take().and_then(|text| {
+        let mut doc: serde_json::Value = serde_json::from_str(&text.replace(&local, "")).ok()?;
+        doc["problem"] = job.problem.clone().into();
+        doc["solution"] = job.filename.clone().into();
+        Some(doc.to_string())
+    });
     let _ = std::fs::remove_dir_all(&folder);
     Ok(outcome)
 }
@@ -498,10 +506,43 @@ pub fn judge(
                 test.limit_ms = Some(limit.as_millis() as i64);
                 test.beside_ms = margins.beside.get(&test.name).copied();
             }
+            result.report = Some(run_document(&report, engine.sandbox.level()).to_string());
             result
         }
         Err(e) => judge_error(e.to_string()),
     }
+}
+
+/// `judge run --json`'s document of a judging (its problem and solution named by the caller).
+fn run_document(
+    report: &SubmissionReport,
+    isolation: judge_model::IsolationLevel,
+) -> serde_json::Value {
+    let mut doc = serde_json::json!({
+        "schema": judge_model::event::SCHEMA,
+        "problem": "",
+        "solution": "",
+        "isolation": isolation,
+        "judge_memory_kib": own_peak_kib(),
+    });
+    if let (Some(fields), serde_json::Value::Object(rest)) = (
+        doc.as_object_mut(),
+        serde_json::to_value(report).expect("reports always serialize"),
+    ) {
+        fields.extend(rest);
+    }
+    doc
+}
+
+/// The worker process's own peak resident memory, in KiB.
+fn own_peak_kib() -> u64 {
+    // SAFETY: rusage is plain data filled by getrusage.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: a valid pointer for the duration of the call.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } != 0 {
+        return 0;
+    }
+    usage.ru_maxrss.max(0) as u64
 }
 
 /// Passes the engine's events on, keeping the times of the tests judged again alone (their
@@ -596,6 +637,7 @@ pub fn result_of(report: &SubmissionReport) -> Final {
         error: None,
         tests,
         output: Some(crate::judge0::RunOutput::of(report)),
+        report: None,
     }
 }
 

@@ -391,6 +391,7 @@ fn components() -> Value {
                     "time_ms": nullable("integer"), "memory_kib": nullable("integer"),
                     "error": nullable("string"),
                     "compile_output": nullable("string"),
+                    "report": {"type": ["object", "null"], "description": "the judging as `judge run --json` gives it (schema 1), once judged"},
                     "tests": {"type": "array", "items": {
                         "type": "object", "required": ["name", "verdict", "time_ms", "memory_kib", "message", "limit_ms", "near_limit", "beside_ms"],
                         "properties": {

@@ -107,7 +107,7 @@ const TIME: &str = "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'";
 fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, ApiError> {
     let Some(row) = client.query_opt(
         "SELECT problem, language, state, verdict, score, time_ms, memory_kib, error, submitter,
-                compile_output
+                compile_output, report
          FROM submissions WHERE id = $1",
         &[&id],
     )?
@@ -173,6 +173,9 @@ fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, Api
         "memory_kib": row.get::<_, Option<i64>>(6),
         "error": row.get::<_, Option<String>>(7),
         "compile_output": row.get::<_, Option<String>>(9),
+        "report": row
+            .get::<_, Option<String>>(10)
+            .and_then(|r| serde_json::from_str::<Value>(&r).ok()),
         "tests": tests,
         "judgings": judgings,
     });
