@@ -563,3 +563,49 @@ fn the_official_judge0_python_client_runs_code_with_only_its_base_url_changed() 
         "{stderr}"
     );
 }
+
+/// Beyond Judge0, opt in: `"problem": NAME` judges the source against that problem's tests
+/// with its checker, under its limits; the status is its verdict's.
+#[test]
+fn a_judge0_submission_naming_a_problem_is_judged_on_its_tests_with_its_checker() {
+    use crate::serve::{sum_package, upload, Judged, ORGANISER};
+    let server = Judged::start(Engine::Sqlite, &["a"]);
+    assert_eq!(upload(&server, "sum", ORGANISER, &sum_package()).0, 201);
+    let post = |body: Value| {
+        server.request(
+            "POST",
+            "/judge0/submissions?wait=true&fields=status,stdout,token",
+            Some(ORGANISER),
+            "application/json",
+            body.to_string().as_bytes(),
+        )
+    };
+    let source = |file: &str| std::fs::read_to_string(crate::harness::program(file)).unwrap();
+    let (code, ac) =
+        post(json!({"language_id": 50, "source_code": source("ac.c"), "problem": "sum"}));
+    assert_eq!((code, status(&ac)), (201, (3, "Accepted")), "{ac}");
+    let (code, wa) =
+        post(json!({"language_id": 50, "source_code": source("wa.c"), "problem": "sum"}));
+    assert_eq!((code, status(&wa)), (201, (4, "Wrong Answer")), "{wa}");
+    // Our own API shows them as submissions of the problem, every test judged.
+    let token = ac["token"].as_str().unwrap();
+    let (_, listed) = server.get("/api/v1/submissions?problem=sum", Some(ORGANISER));
+    assert_eq!(
+        listed["submissions"].as_array().unwrap().len(),
+        2,
+        "{listed} ({token})"
+    );
+
+    let (code, refused) =
+        post(json!({"language_id": 50, "source_code": "x", "problem": "sum", "stdin": "1"}));
+    assert_eq!(code, 422, "{refused}");
+    assert!(
+        refused["stdin"][0]
+            .as_str()
+            .unwrap()
+            .contains("cannot be given with problem"),
+        "{refused}"
+    );
+    let (code, refused) = post(json!({"language_id": 50, "source_code": "x", "problem": "nope"}));
+    assert_eq!(code, 404, "{refused}");
+}

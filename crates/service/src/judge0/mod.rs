@@ -369,6 +369,9 @@ pub struct Request {
     /// Every limit (Judge0's name → value), defaults filled in.
     pub settings: Map<String, Value>,
     pub callback_url: Option<String>,
+    /// Beyond Judge0 (opt in): judge against this problem's tests with its checker, under its
+    /// limits, instead of running `stdin` against `expected_output`.
+    pub problem: Option<String>,
 }
 
 /// The largest source, stdin or expected output a submission may carry.
@@ -561,7 +564,7 @@ pub fn parse(body: &Value, base64: bool, available: &[Language]) -> Result<Reque
             None
         }
     };
-    const KNOWN: [&str; 24] = [
+    const KNOWN: [&str; 25] = [
         "source_code",
         "language_id",
         "stdin",
@@ -582,6 +585,8 @@ pub fn parse(body: &Value, base64: bool, available: &[Language]) -> Result<Reque
         "redirect_stderr_to_stdout",
         "enable_network",
         "callback_url",
+        // Ours, beyond Judge0: judge against a problem's tests.
+        "problem",
         // Read-only fields a client may send back: ignored, as Judge0 does.
         "token",
         "status",
@@ -593,6 +598,34 @@ pub fn parse(body: &Value, base64: bool, available: &[Language]) -> Result<Reque
             add(&mut errors, key, "is not a submission field".into());
         }
     }
+    let problem = match obj.get("problem") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(name)) => {
+            if let Err(why) = crate::store::check_problem_name(name) {
+                add(&mut errors, "problem", why);
+            } else if name == PROBLEM {
+                add(
+                    &mut errors,
+                    "problem",
+                    format!("`{PROBLEM}` is not a problem to judge against"),
+                );
+            }
+            for given in ["stdin", "expected_output"] {
+                if obj.get(given).is_some_and(|v| !v.is_null()) {
+                    add(
+                        &mut errors,
+                        given,
+                        "cannot be given with problem: the problem's tests are the input".into(),
+                    );
+                }
+            }
+            Some(name.clone())
+        }
+        Some(_) => {
+            add(&mut errors, "problem", "must be a string".into());
+            None
+        }
+    };
     if !errors.is_empty() {
         return Err(Box::new(errors));
     }
@@ -603,6 +636,7 @@ pub fn parse(body: &Value, base64: bool, available: &[Language]) -> Result<Reque
         expected_output,
         settings,
         callback_url,
+        problem,
     })
 }
 
@@ -682,30 +716,46 @@ pub fn submit(
     submitter: Option<&str>,
     base64: bool,
 ) -> Result<String, Error> {
-    let package = package(request)?;
     let token = uuid().map_err(|e| Error::Io(format!("/dev/urandom: {e}")))?;
+    // Its own one-test package, or (opt in) a problem's current one.
+    let package = match &request.problem {
+        None => Some(package(request)?),
+        Some(_) => None,
+    };
     let mut tx = client.transaction()?;
-    let package_hash = crate::store::hash(&package);
     let source_hash = crate::store::hash(&request.source_code);
-    for (h, data) in [
-        (&package_hash, &package),
-        (&source_hash, &request.source_code),
-    ] {
-        tx.execute(
-            "INSERT INTO blobs (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
-            &[h, data],
-        )?;
-    }
     tx.execute(
-        "INSERT INTO problems (name, package) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
-        &[&PROBLEM, &package_hash],
+        "INSERT INTO blobs (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
+        &[&source_hash, &request.source_code],
     )?;
+    let (problem, package_hash) = match (&request.problem, package) {
+        (Some(name), _) => {
+            let found = tx.query_opt("SELECT package FROM problems WHERE name = $1", &[name])?;
+            let Some(row) = found else {
+                return Err(Error::Unknown(format!("no problem named {name}")));
+            };
+            (name.as_str(), row.get::<_, String>(0))
+        }
+        (None, Some(package)) => {
+            let package_hash = crate::store::hash(&package);
+            tx.execute(
+                "INSERT INTO blobs (hash, data) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
+                &[&package_hash, &package],
+            )?;
+            tx.execute(
+                "INSERT INTO problems (name, package) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING",
+                &[&PROBLEM, &package_hash],
+            )?;
+            (PROBLEM, package_hash)
+        }
+        (None, None) => unreachable!("a package is made when no problem is named"),
+    };
     let id: i64 = tx
         .query_one(
             "INSERT INTO submissions (problem, package, language, filename, source, submitter)
              VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
             &[
-                &PROBLEM,
+                &problem,
                 &package_hash,
                 &request.language.ours,
                 &request.language.file,
@@ -834,7 +884,7 @@ pub fn read(client: &mut Db, tokens: &[String], base64: bool) -> Result<Vec<Foun
                     s.state, s.verdict, s.error, s.time_ms, s.memory_kib, s.submitter,
                     to_char(s.created_at AT TIME ZONE 'UTC', {TIME}),
                     to_char(s.finished_at AT TIME ZONE 'UTC', {TIME}),
-                    t.message
+                    t.message, s.problem
              FROM judge0_submissions j JOIN submissions s ON s.id = j.submission
              LEFT JOIN test_results t ON t.submission = s.id AND t.ordinal = 1
              WHERE j.token IN ({listed})"
@@ -859,10 +909,17 @@ pub fn read(client: &mut Db, tokens: &[String], base64: bool) -> Result<Vec<Foun
         let verdict: Option<String> = r.get(12);
         let error: Option<String> = r.get(13);
         let test_message: Option<String> = r.get(19);
+        // Judged on a problem's tests (opt in), a wrong answer is one: there is an expected
+        // output, the problem's.
+        let on_problem = r.get::<_, String>(20) != PROBLEM;
         let status_id = match (state.as_str(), &verdict) {
             ("queued", _) => 1,
             (_, None) => 2,
-            (_, Some(v)) => status_id(v, expected.is_some(), test_message.as_deref().unwrap_or("")),
+            (_, Some(v)) => status_id(
+                v,
+                expected.is_some() || on_problem,
+                test_message.as_deref().unwrap_or(""),
+            ),
         };
         let done = verdict.is_some();
         let (exit_code, exit_signal) = match (done, test_message.as_deref().map(ending)) {
