@@ -460,13 +460,16 @@ pub fn judge(
         all: true,
         ..Default::default()
     };
+    let inputs = crate::provenance::of(&problem, &engine.languages, source);
     let judged = Prepared::new(engine, problem).and_then(|prepared| {
         judging::judge_one(&mut [engine], &prepared, source, options, reporter)
     });
-    match judged {
+    let mut result = match judged {
         Ok(report) => result_of(&report),
         Err(e) => judge_error(e.to_string()),
-    }
+    };
+    result.inputs = inputs;
+    result
 }
 
 /// The events of a worker's judging, written to the `events` table (fenced by the job's
@@ -543,6 +546,7 @@ pub fn result_of(report: &SubmissionReport) -> Final {
         error: None,
         tests,
         output: Some(crate::judge0::RunOutput::of(report)),
+        inputs: None,
     }
 }
 
