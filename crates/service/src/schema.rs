@@ -157,10 +157,28 @@ const ADDED: &[(&str, &str, &str)] = &[
     ("submissions", "run", "integer"),
 ];
 
-/// Indexes on added columns, made after them.
-const INDEXES: &str = "
-CREATE INDEX IF NOT EXISTS submissions_rejudge ON submissions (rejudge, shadow_of);
-";
+/// Indexes on added columns, as (name, definition): made after them, when missing (only then,
+/// as with [`ADDED`]: `CREATE INDEX` locks its table against writes even when the index is
+/// there already, and two such locks taken by a connecting process deadlock with a submit).
+const INDEXES: &[(&str, &str)] = &[(
+    "submissions_rejudge",
+    "CREATE INDEX submissions_rejudge ON submissions (rejudge, shadow_of)",
+)];
+
+/// Whether the index `name` exists.
+fn has_index(tx: &mut impl Sql, name: &str) -> Result<bool, Error> {
+    let found = match tx.engine() {
+        Engine::Postgres => tx.query_opt(
+            "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1",
+            &[&name],
+        )?,
+        Engine::Sqlite => tx.query_opt(
+            "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = $1",
+            &[&name],
+        )?,
+    };
+    Ok(found.is_some())
+}
 
 /// Whether `table` has `column`.
 fn has_column(tx: &mut impl Sql, table: &str, column: &str) -> Result<bool, Error> {
@@ -197,7 +215,11 @@ pub fn ensure(client: &mut Db) -> Result<(), Error> {
             tx.batch_execute(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind}"))?;
         }
     }
-    tx.batch_execute(INDEXES)?;
+    for (name, definition) in INDEXES {
+        if !has_index(&mut tx, name)? {
+            tx.batch_execute(definition)?;
+        }
+    }
     let found: Option<i32> = tx
         .query_opt("SELECT max(version) FROM schema_version", &[])?
         .and_then(|row| row.get(0));
