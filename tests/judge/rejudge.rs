@@ -333,11 +333,17 @@ fn a_rejudge_of_200_after_one_changed_test_shows_the_exact_matrix_and_changes_no
         assert_eq!(status, 409, "{action} of an applied set: {body}");
     }
 
+    let (status, none) = server.post_json(
+        "/api/v1/rejudges",
+        Some(ORGANISER),
+        &json!({"until": "2000-01-01T00:00:00Z"}),
+    );
+    assert_eq!(status, 422, "nothing was submitted before 2000: {none}");
     // A set cancelled at once leaves every published result as it was, and no shadow.
     let (status, set) = server.post_json(
         "/api/v1/rejudges",
         Some(ORGANISER),
-        &json!({"verdicts": ["WA"], "repeat": 2}),
+        &json!({"verdicts": ["WA"], "since": "2000-01-01T00:00:00Z", "repeat": 2}),
     );
     assert_eq!(status, 201, "{set}");
     assert_eq!(
@@ -477,7 +483,7 @@ fn a_worker_killed_in_a_rejudge_leaves_one_shadow_result_each_and_stale_names_ch
     let (status, set) = server.post_json(
         "/api/v1/rejudges",
         Some(ORGANISER),
-        &json!({"stale": true, "repeat": 2}),
+        &json!({"stale": true, "repeat": 2, "since": "2000-01-01T00:00:00Z"}),
     );
     assert_eq!(status, 201, "{set}");
     let id = set["id"].as_i64().unwrap();

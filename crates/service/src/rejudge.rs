@@ -669,3 +669,36 @@ pub fn stale(
     }
     Ok(out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn filter_times_are_utc_and_compare_as_each_engine_stores_them() {
+        let t = |engine, text: &str| time_param(engine, "since", text);
+        assert_eq!(
+            t(Engine::Sqlite, "2026-03-01T09:00:00Z").unwrap(),
+            "2026-03-01 09:00:00.000"
+        );
+        assert_eq!(
+            t(Engine::Sqlite, "2026-03-01T09:00:00.123456Z").unwrap(),
+            "2026-03-01 09:00:00.123"
+        );
+        assert_eq!(
+            t(Engine::Postgres, "2026-03-01T09:00:00.5Z").unwrap(),
+            "2026-03-01T09:00:00.5Z"
+        );
+        for bad in [
+            "2026-03-01",
+            "2026-03-01T09:00:00",
+            "2026-03-01T09:00:00+01:00",
+            "2026-3-01T09:00:00Z",
+            "2026-03-01T09:00:00.Z",
+            "yesterday",
+        ] {
+            let e = t(Engine::Sqlite, bad).unwrap_err().to_string();
+            assert!(e.contains("2026-03-01T09:00:00Z"), "{bad}: {e}");
+        }
+    }
+}
