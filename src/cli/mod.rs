@@ -8,6 +8,7 @@ mod gen;
 mod inspect;
 mod new;
 mod practice;
+mod rejudge;
 mod run;
 mod serve;
 mod status;
@@ -208,6 +209,16 @@ Examples:
   judge serve --db 'host=/run/postgresql dbname=judge'          prints an organiser token
   judge serve --db postgresql://judge@db.example/judge --listen 0.0.0.0:8080 --tokens tokens.txt")]
     Serve(serve::Args),
+    /// Judge submissions of judge serve again into a shadow set; show its verdict matrix, apply or cancel it.
+    #[command(after_help = "\
+Examples:
+  judge rejudge http://judge.example:8080 --problem sum --wait      judge sum's submissions again; the matrix
+  judge rejudge http://judge.example:8080 --stale --list            the results whose inputs changed, and why
+  judge rejudge http://judge.example:8080 --stale --apply           rejudge those and publish the new results
+  judge rejudge http://judge.example:8080 --verdict TLE --repeat 5  each TLE five times: the spread
+  judge rejudge http://judge.example:8080 3 --apply                 publish set 3 (once judged)
+  judge rejudge http://judge.example:8080 3 --cancel                drop set 3")]
+    Rejudge(rejudge::Args),
     /// Show a submission's result from judge serve, or the submissions.
     #[command(after_help = "\
 Examples:
@@ -292,6 +303,7 @@ pub fn main() -> i32 {
         Command::Submit(args) => submit::run(args),
         Command::Serve(args) => serve::run(args, languages),
         Command::Status(args) => status::run(args),
+        Command::Rejudge(args) => rejudge::run(args),
     }));
     judge_sandbox::finish();
     let code = match result {

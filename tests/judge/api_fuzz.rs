@@ -244,6 +244,48 @@ fn inner_id() -> impl Strategy<Value = String> {
 
 /// A JSON body shaped like a submission: any subset of its fields (and maybe an unknown
 /// one), each a word, a number or null; or another JSON value altogether.
+/// A rejudge's filter: fields of every kind, valid and not, and junk.
+fn rejudge_body() -> impl Strategy<Value = Vec<u8>> {
+    let field = prop_oneof![
+        word().prop_map(Value::String),
+        any::<i64>().prop_map(|n| json!(n)),
+        (-2i64..12).prop_map(|n| json!(n)),
+        Just(json!(true)),
+        Just(json!(["WA", "AC"])),
+        Just(json!(["XX"])),
+        Just(json!([1, 2, 3])),
+        Just(json!("2026-01-01T00:00:00Z")),
+        Just(Value::Null),
+    ];
+    let fields = proptest::collection::vec(
+        (
+            prop_oneof![
+                Just("problem"),
+                Just("submissions"),
+                Just("verdicts"),
+                Just("since"),
+                Just("until"),
+                Just("stale"),
+                Just("repeat"),
+                Just("unknown")
+            ],
+            field,
+        ),
+        0..4,
+    );
+    prop_oneof![
+        fields.prop_map(|fields| {
+            let object: serde_json::Map<String, Value> = fields
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v))
+                .collect();
+            Value::Object(object).to_string().into_bytes()
+        }),
+        Just(json!({"problem": "sum"}).to_string().into_bytes()),
+        proptest::collection::vec(any::<u8>(), 0..40),
+    ]
+}
+
 fn submission_body() -> impl Strategy<Value = Vec<u8>> {
     let field = prop_oneof![
         word().prop_map(Value::String),
@@ -398,7 +440,7 @@ fn random_requests_to_every_operation_get_documented_answers_and_never_a_5xx(eng
             operations.push((path.clone(), method.to_uppercase(), queries));
         }
     }
-    assert_eq!(operations.len(), 17, "{operations:?}");
+    assert_eq!(operations.len(), 23, "{operations:?}");
     let sum = judge_service::store::pack(&fixture_problem("sum")).unwrap();
 
     let token = prop_oneof![
@@ -433,6 +475,7 @@ fn random_requests_to_every_operation_get_documented_answers_and_never_a_5xx(eng
                 let body: BoxedStrategy<Vec<u8>> = match (method.as_str(), template.as_str()) {
                     ("POST", "/api/v1/submissions") => submission_body().boxed(),
                     ("POST", "/api/v1/problems") => package_body(sum.clone()).boxed(),
+                    ("POST", "/api/v1/rejudges") => rejudge_body().boxed(),
                     _ => Just(Vec::new()).boxed(),
                 };
                 let path = template.replace("{id}", &url_word(&id));

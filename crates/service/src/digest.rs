@@ -5,8 +5,6 @@
 //! workers with that digest claim, since time limits compare only on like machines.
 
 use judge_core::lang::Languages;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
 
 /// What a worker judges with: the description, one `what: version` a line, and its digest.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,40 +60,13 @@ impl Environment {
                     continue;
                 }
                 seen.push(program);
-                let version = version_of(program).unwrap_or_else(|| "not found".into());
+                let version =
+                    judge_core::lang::version_line(program).unwrap_or_else(|| "not found".into());
                 lines.push(format!("{program}: {version}"));
             }
         }
         Environment::of(lines.join("\n"))
     }
-}
-
-/// The first line `program --version` prints (on stdout, else stderr), within 10 s.
-fn version_of(program: &str) -> Option<String> {
-    let mut child = Command::new(program)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .ok()?;
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while child.try_wait().ok()?.is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            return None;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let out = child.wait_with_output().ok()?;
-    [out.stdout, out.stderr].iter().find_map(|bytes| {
-        String::from_utf8_lossy(bytes)
-            .lines()
-            .map(str::trim)
-            .find(|l| !l.is_empty())
-            .map(String::from)
-    })
 }
 
 #[cfg(test)]

@@ -16,7 +16,9 @@ pub mod folder;
 mod hooks;
 pub mod http;
 pub mod judge0;
+pub mod provenance;
 pub mod queue;
+pub mod rejudge;
 pub mod rows;
 pub mod schema;
 pub mod store;
@@ -40,6 +42,12 @@ pub enum Error {
     Unknown(String),
     #[error("{0}")]
     Io(String),
+    /// A request that cannot be carried out as asked (a bad filter).
+    #[error("{0}")]
+    Invalid(String),
+    /// A request the thing's state refuses (applying a set still judging).
+    #[error("{0}")]
+    Conflict(String),
 }
 
 /// Connects to the database `url` (a `postgresql://` URL or `host=… dbname=…` words, where a

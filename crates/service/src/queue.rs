@@ -58,6 +58,8 @@ pub struct Final {
     /// The judging as `judge run --json` gives it (its document, with the problem's and the
     /// file's names as submitted); none when the worker could not judge.
     pub report: Option<String>,
+    /// What it was judged on (none: the package could not be read).
+    pub inputs: Option<crate::provenance::Provenance>,
 }
 
 /// Whether a fenced write took effect.
@@ -283,12 +285,33 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
             &result.report,
         ],
     )?;
-    let insert =
-        "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib,
-                                          message, limit_ms, beside_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
+    let inputs = result.inputs.as_ref();
+    tx.execute(
+        "UPDATE submissions SET judged_package = package, checker_hash = $2, validator_hash = $3,
+                language_used = $4, language_hash = $5, language_version = $6,
+                judged_digest = (SELECT digest FROM judgings WHERE job = $7 AND attempt = $8)
+         WHERE id = $1",
+        &[
+            &submission,
+            &inputs.map(|p| p.checker.as_str()),
+            &inputs.map(|p| p.validator.as_str()),
+            &inputs
+                .map(|p| p.language.as_str())
+                .filter(|l| !l.is_empty()),
+            &inputs
+                .map(|p| p.language_hash.as_str())
+                .filter(|l| !l.is_empty()),
+            &inputs.and_then(|p| p.language_version.as_deref()),
+            &fence.job,
+            &fence.attempt,
+        ],
+    )?;
+    let insert = "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib, message,
+                                 input_hash, answer_hash, limit_ms, beside_ms)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
     for (i, t) in result.tests.iter().enumerate() {
         let ordinal = i as i32 + 1;
+        let hashes = inputs.and_then(|p| p.tests.iter().find(|(name, _, _)| *name == t.name));
         tx.execute(
             insert,
             &[
@@ -299,6 +322,8 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
                 &t.time_ms,
                 &t.memory_kib,
                 &t.message,
+                &hashes.map(|(_, input, _)| input.as_str()),
+                &hashes.map(|(_, _, answer)| answer.as_str()),
                 &t.limit_ms,
                 &t.beside_ms,
             ],

@@ -112,6 +112,32 @@ CREATE TABLE IF NOT EXISTS test_results (
     message text NOT NULL,
     PRIMARY KEY (submission, ordinal)
 );
+-- A rejudge set: its filter (JSON, as asked), how many times each submission is judged, and
+-- its state ('judging' until applied or cancelled; done when no shadow waits). Its results are
+-- shadow submissions (`submissions.rejudge`, `shadow_of`, `run`): rows of their own, judged
+-- through the same jobs, never shown as submissions.
+CREATE TABLE IF NOT EXISTS rejudges (
+    id bigserial PRIMARY KEY,
+    filter text NOT NULL,
+    runs integer NOT NULL DEFAULT 1 CHECK (runs >= 1),
+    state text NOT NULL DEFAULT 'judging' CHECK (state IN ('judging', 'applied', 'cancelled')),
+    created_at timestamptz NOT NULL DEFAULT now(),
+    ended_at timestamptz
+);
+-- Each submission of a set: its published result when the set was made (the matrix's old
+-- verdict) and, once applied, everything the new result replaced (its tests and inputs as
+-- JSON).
+CREATE TABLE IF NOT EXISTS rejudge_items (
+    rejudge bigint NOT NULL REFERENCES rejudges (id),
+    submission bigint NOT NULL REFERENCES submissions (id),
+    verdict text,
+    score double precision,
+    time_ms bigint,
+    memory_kib bigint,
+    error text,
+    replaced text,
+    PRIMARY KEY (rejudge, submission)
+);
 ";
 
 /// Columns added to a table after it was first made, as (table, column, type): added when
@@ -132,7 +158,47 @@ const ADDED: &[(&str, &str, &str)] = &[
     ("test_results", "beside_ms", "bigint"),
     // The judging as `judge run --json` gives it (JSON text).
     ("submissions", "report", "text"),
+    // What the result was judged on (`provenance`): the package, checker, validators and
+    // language entry by hash, the language's version line and the judging's environment
+    // digest; each test's input and answer by hash.
+    ("submissions", "judged_package", "text"),
+    ("submissions", "checker_hash", "text"),
+    ("submissions", "validator_hash", "text"),
+    ("submissions", "language_used", "text"),
+    ("submissions", "language_hash", "text"),
+    ("submissions", "language_version", "text"),
+    ("submissions", "judged_digest", "text"),
+    ("test_results", "input_hash", "text"),
+    ("test_results", "answer_hash", "text"),
+    // A rejudge's shadow: the set, the published submission it judges again, which of the
+    // set's runs (1..=runs).
+    ("submissions", "rejudge", "bigint"),
+    ("submissions", "shadow_of", "bigint"),
+    ("submissions", "run", "integer"),
 ];
+
+/// Indexes on added columns, as (name, definition): made after them, when missing (only then,
+/// as with [`ADDED`]: `CREATE INDEX` locks its table against writes even when the index is
+/// there already, and two such locks taken by a connecting process deadlock with a submit).
+const INDEXES: &[(&str, &str)] = &[(
+    "submissions_rejudge",
+    "CREATE INDEX submissions_rejudge ON submissions (rejudge, shadow_of)",
+)];
+
+/// Whether the index `name` exists.
+fn has_index(tx: &mut impl Sql, name: &str) -> Result<bool, Error> {
+    let found = match tx.engine() {
+        Engine::Postgres => tx.query_opt(
+            "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = $1",
+            &[&name],
+        )?,
+        Engine::Sqlite => tx.query_opt(
+            "SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = $1",
+            &[&name],
+        )?,
+    };
+    Ok(found.is_some())
+}
 
 /// Whether `table` has `column`.
 fn has_column(tx: &mut impl Sql, table: &str, column: &str) -> Result<bool, Error> {
@@ -167,6 +233,11 @@ pub fn ensure(client: &mut Db) -> Result<(), Error> {
     for (table, column, kind) in ADDED {
         if !has_column(&mut tx, table, column)? {
             tx.batch_execute(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind}"))?;
+        }
+    }
+    for (name, definition) in INDEXES {
+        if !has_index(&mut tx, name)? {
+            tx.batch_execute(definition)?;
         }
     }
     let found: Option<i32> = tx

@@ -491,6 +491,7 @@ pub fn judge(
         all: true,
         ..Default::default()
     };
+    let inputs = crate::provenance::of(&problem, &engine.languages, source);
     let limit = problem.limits.time;
     let mut margins = Margins {
         inner: reporter,
@@ -499,7 +500,7 @@ pub fn judge(
     let judged = Prepared::new(engine, problem).and_then(|prepared| {
         judging::judge_one(&mut [engine], &prepared, source, options, &mut margins)
     });
-    match judged {
+    let mut result = match judged {
         Ok(report) => {
             let mut result = result_of(&report);
             for test in &mut result.tests {
@@ -510,7 +511,9 @@ pub fn judge(
             result
         }
         Err(e) => judge_error(e.to_string()),
-    }
+    };
+    result.inputs = inputs;
+    result
 }
 
 /// `judge run --json`'s document of a judging (its problem and solution named by the caller).
@@ -638,6 +641,7 @@ pub fn result_of(report: &SubmissionReport) -> Final {
         tests,
         output: Some(crate::judge0::RunOutput::of(report)),
         report: None,
+        inputs: None,
     }
 }
 

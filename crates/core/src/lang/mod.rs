@@ -13,9 +13,11 @@ pub mod java;
 mod paths;
 mod placeholders;
 mod table;
+mod version;
 
 pub use paths::existing;
 pub use placeholders::{expand, expand_for_run, resolve_program, RUN_PLACEHOLDERS};
+pub use version::version_line;
 
 use serde::Deserialize;
 use std::path::{Path, PathBuf};

@@ -10,6 +10,7 @@
 //! it; what a package says that the judge does not read is a warning naming file and key; what
 //! the judge cannot honour is an error naming it.
 
+mod inputs;
 pub mod kattis;
 mod native;
 pub mod polygon;
@@ -17,6 +18,7 @@ mod program;
 mod raw;
 pub mod recipe;
 pub mod scored;
+pub use inputs::{sha256, Inputs, TestInputs};
 mod select;
 
 pub use program::{folder_program, main_file, program_from, Unclear};

@@ -183,7 +183,7 @@ fn judgements_of(
                     jobs.state
              FROM judgings j JOIN jobs ON jobs.id = j.job
                   JOIN submissions s ON s.id = jobs.submission CROSS JOIN c
-             WHERE ($1::text IS NULL OR s.submitter = $1)
+             WHERE ($1::text IS NULL OR s.submitter = $1) AND s.shadow_of IS NULL
                AND ($2::bigint IS NULL OR s.id = $2) AND ($3::int IS NULL OR j.attempt = $3)
              ORDER BY s.id, j.attempt"
         ),
@@ -285,6 +285,7 @@ fn runs_of(
                   JOIN jobs ON jobs.submission = s.id
                   JOIN judgings j ON j.job = jobs.id AND j.outcome = 'done' CROSS JOIN c
              WHERE ($1::text IS NULL OR s.submitter = $1) AND ($2::bigint IS NULL OR s.id = $2)
+               AND s.shadow_of IS NULL
                AND ($3::int IS NULL OR j.attempt = $3) AND ($4::int IS NULL OR t.ordinal = $4)
              ORDER BY s.id, t.ordinal"
         ),

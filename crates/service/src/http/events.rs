@@ -3,7 +3,7 @@
 //! notifications (sent on commit only) and turns them into `judging` and `done` events, and
 //! into the workers' events of each test (the `events` table's rows, named by id in the
 //! notification: an event may be larger than a notification can carry); the thread ends when
-//! the client goes.
+//! the client goes. A rejudge's shadows are not submissions: their judging is not told.
 
 use super::auth::Caller;
 use super::{ApiError, Shared};
@@ -35,7 +35,11 @@ fn event(client: &mut Db, channel: &str, payload: &str) -> Option<(String, Strin
     if channel == EVENT {
         let id: i64 = payload.parse().ok()?;
         let row = client
-            .query_opt("SELECT name, data FROM events WHERE id = $1", &[&id])
+            .query_opt(
+                "SELECT e.name, e.data FROM events e JOIN submissions s ON s.id = e.submission
+                 WHERE e.id = $1 AND s.shadow_of IS NULL",
+                &[&id],
+            )
             .ok()??;
         return Some((row.get(0), row.get(1)));
     }
@@ -51,7 +55,11 @@ fn state_event(client: &mut Db, channel: &str, payload: &str) -> Option<(&'stati
         let attempt: i32 = parts.next()?.parse().ok()?;
         let worker = parts.next()?;
         let row = client
-            .query_opt("SELECT submission FROM jobs WHERE id = $1", &[&job])
+            .query_opt(
+                "SELECT jobs.submission FROM jobs JOIN submissions s ON s.id = jobs.submission
+                 WHERE jobs.id = $1 AND s.shadow_of IS NULL",
+                &[&job],
+            )
             .ok()??;
         let id: i64 = row.get(0);
         Some((
@@ -62,7 +70,8 @@ fn state_event(client: &mut Db, channel: &str, payload: &str) -> Option<(&'stati
         let id: i64 = payload.parse().ok()?;
         let row = client
             .query_opt(
-                "SELECT problem, verdict, time_ms, memory_kib FROM submissions WHERE id = $1",
+                "SELECT problem, verdict, time_ms, memory_kib FROM submissions
+                 WHERE id = $1 AND shadow_of IS NULL",
                 &[&id],
             )
             .ok()??;

@@ -61,18 +61,18 @@ pub async fn workers(caller: Caller, State(state): State<Shared>) -> Result<Json
 }
 
 /// `GET /api/v1/queue`: how many submissions are queued, being judged and done, and since when
-/// the oldest queued one waits.
+/// the oldest queued one waits (a rejudge's shadow results are not submissions: not counted).
 pub async fn queue(caller: Caller, State(state): State<Shared>) -> Result<Json<Value>, ApiError> {
     caller.organiser("the queue")?;
     let (counts, oldest) = db(&state, move |client| {
         let counts = client.query(
-            "SELECT state, count(*) FROM submissions GROUP BY state",
+            "SELECT state, count(*) FROM submissions WHERE shadow_of IS NULL GROUP BY state",
             &[],
         )?;
         let oldest = client.query_one(
             &format!(
                 "SELECT to_char(min(created_at) AT TIME ZONE 'UTC', {TIME})
-                 FROM submissions WHERE state = 'queued'"
+                 FROM submissions WHERE state = 'queued' AND shadow_of IS NULL"
             ),
             &[],
         )?;

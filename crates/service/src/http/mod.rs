@@ -13,6 +13,7 @@ pub mod judge0;
 pub(crate) mod jury;
 pub mod openapi;
 mod problems;
+mod rejudges;
 mod submissions;
 mod unzip;
 
@@ -148,6 +149,8 @@ impl From<crate::Error> for ApiError {
                 ApiError::new(StatusCode::SERVICE_UNAVAILABLE, format!("database: {e}"))
             }
             crate::Error::Unknown(m) => ApiError::new(StatusCode::NOT_FOUND, m),
+            crate::Error::Invalid(m) => ApiError::new(StatusCode::UNPROCESSABLE_ENTITY, m),
+            crate::Error::Conflict(m) => ApiError::new(StatusCode::CONFLICT, m),
             other => ApiError::internal(other.to_string()),
         }
     }
@@ -204,6 +207,20 @@ pub fn routes() -> Vec<(&'static str, Method, MethodRouter<Shared>)> {
         ("/api/v1/events", Method::GET, get(events::stream)),
         ("/api/v1/workers", Method::GET, get(jury::workers)),
         ("/api/v1/queue", Method::GET, get(jury::queue)),
+        ("/api/v1/rejudges", Method::GET, get(rejudges::list)),
+        ("/api/v1/rejudges", Method::POST, post(rejudges::create)),
+        ("/api/v1/rejudges/stale", Method::GET, get(rejudges::stale)),
+        ("/api/v1/rejudges/{id}", Method::GET, get(rejudges::show)),
+        (
+            "/api/v1/rejudges/{id}/apply",
+            Method::POST,
+            post(rejudges::apply),
+        ),
+        (
+            "/api/v1/rejudges/{id}/cancel",
+            Method::POST,
+            post(rejudges::cancel),
+        ),
         ("/api/v1/contests", Method::GET, get(clics::contests)),
         ("/api/v1/contests/{id}", Method::GET, get(clics::contest)),
         (

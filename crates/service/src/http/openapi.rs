@@ -59,11 +59,163 @@ pub fn spec() -> Value {
     let mut spec = base();
     let paths = spec["paths"].as_object_mut().expect("paths is an object");
     paths.extend(clics_paths());
+    paths.extend(rejudge_paths());
     let schemas = spec["components"]["schemas"]
         .as_object_mut()
         .expect("schemas is an object");
     schemas.extend(clics_schemas());
+    schemas.extend(rejudge_schemas());
     spec
+}
+
+fn rejudge_param() -> Value {
+    json!({"name": "id", "in": "path", "required": true, "schema": {"type": "integer"}, "description": "the rejudge set's id"})
+}
+
+/// The rejudge sets (organisers): a filter judged again into shadow results, the matrix,
+/// apply and cancel; the results whose inputs changed.
+fn rejudge_paths() -> serde_json::Map<String, Value> {
+    let set = |summary: &str, op: &str, description: &str, codes: &[(&str, &str)]| {
+        json!({"post": {
+            "summary": summary, "operationId": op, "description": description,
+            "parameters": [rejudge_param()],
+            "responses": ok("200", "the set", schema("Rejudge"), errors(codes))
+        }})
+    };
+    let mut paths = serde_json::Map::new();
+    paths.insert("/api/v1/rejudges".into(), json!({
+        "get": {
+            "summary": "The rejudge sets, newest first (organisers)",
+            "operationId": "listRejudges",
+            "responses": ok("200", "the sets", json!({
+                "type": "object", "required": ["rejudges"],
+                "properties": {"rejudges": {"type": "array", "items": {
+                    "type": "object", "required": ["id", "state", "submissions", "waiting"],
+                    "properties": {
+                        "id": {"type": "integer"},
+                        "state": {"type": "string", "enum": ["judging", "done", "applied", "cancelled"]},
+                        "submissions": {"type": "integer"}, "waiting": {"type": "integer"}
+                    }
+                }}}
+            }), errors(&[("403", "a submitter token")]))
+        },
+        "post": {
+            "summary": "Judge published submissions again into shadow results (organisers)",
+            "description": "Every judged submission matching all the fields given (Judge0 runs never) is judged `repeat` times on its problem's current package, through the queue, after new submissions; nothing published changes until the set is applied.",
+            "operationId": "createRejudge",
+            "requestBody": {"required": true, "content": {"application/json": {"schema": {
+                "type": "object", "additionalProperties": false,
+                "properties": {
+                    "problem": {"type": "string"},
+                    "submissions": {"type": "array", "items": {"type": "integer"}},
+                    "verdicts": {"type": "array", "items": {"type": "string", "enum": ["AC", "WA", "PE", "TLE", "MLE", "OLE", "RE", "CE", "JE"]}},
+                    "since": {"type": "string", "format": "date-time", "description": "submitted at or after, in UTC (`…Z`)"},
+                    "until": {"type": "string", "format": "date-time", "description": "submitted before, in UTC (`…Z`)"},
+                    "stale": {"type": "boolean", "description": "only those whose inputs changed since they were judged"},
+                    "repeat": {"type": "integer", "minimum": 1, "maximum": super::super::rejudge::MAX_RUNS, "description": "judge each this many times (the spread shows the noise)"}
+                }
+            }}}},
+            "responses": ok("201", "the set, judging", schema("Rejudge"), errors(&[
+                ("400", "malformed JSON or an unknown field"),
+                ("403", "a submitter token"),
+                ("404", "no such problem"),
+                ("422", "a bad verdict, time or repeat, or no submission matches"),
+            ]))
+        }
+    }));
+    paths.insert("/api/v1/rejudges/stale".into(), json!({
+        "get": {
+            "summary": "Published results whose inputs changed since they were judged (organisers)",
+            "description": "A result is stale when a test it was judged on has another input or answer in its problem's current package (or is gone, or a test was added), when the checker or validators changed, or when the language entry that built it (its commands, or its toolchain's version line where the server can ask) is not the current table's.",
+            "operationId": "staleResults",
+            "parameters": [{"name": "problem", "in": "query", "schema": {"type": "string"}}],
+            "responses": ok("200", "the stale results", json!({
+                "type": "object", "required": ["submissions"],
+                "properties": {"submissions": {"type": "array", "items": {
+                    "type": "object", "required": ["id", "problem", "verdict", "reasons"],
+                    "properties": {
+                        "id": {"type": "integer"}, "problem": {"type": "string"},
+                        "verdict": {"type": ["string", "null"]},
+                        "reasons": {"type": "array", "items": {"type": "string"}}
+                    }
+                }}}
+            }), errors(&[("400", "an unknown parameter"), ("403", "a submitter token"), ("404", "no such problem")]))
+        }
+    }));
+    paths.insert("/api/v1/rejudges/{id}".into(), json!({
+        "get": {
+            "summary": "A rejudge set: its state, old → new verdict matrix and changed submissions (organisers)",
+            "operationId": "getRejudge",
+            "parameters": [rejudge_param()],
+            "responses": ok("200", "the set", schema("Rejudge"), errors(&[
+                ("400", "not an id"), ("403", "a submitter token"), ("404", "no such set"),
+            ]))
+        }
+    }));
+    paths.insert("/api/v1/rejudges/{id}/apply".into(), set(
+        "Publish a judged set's results (organisers)",
+        "applyRejudge",
+        "In one transaction each submission gets its run 1's verdict, score, time, memory, tests and inputs; what they replaced is kept.",
+        &[("400", "not an id"), ("403", "a submitter token"), ("404", "no such set"), ("409", "still judging, or applied or cancelled already")],
+    ));
+    paths.insert(
+        "/api/v1/rejudges/{id}/cancel".into(),
+        set(
+            "Drop a set's pending judgings and shadow results (organisers)",
+            "cancelRejudge",
+            "Published results stay as they were.",
+            &[
+                ("400", "not an id"),
+                ("403", "a submitter token"),
+                ("404", "no such set"),
+                ("409", "applied or cancelled already"),
+            ],
+        ),
+    );
+    paths
+}
+
+fn rejudge_schemas() -> serde_json::Map<String, Value> {
+    let verdict = json!({"type": ["string", "null"]});
+    let mut schemas = serde_json::Map::new();
+    schemas.insert("Rejudge".into(), json!({
+        "type": "object",
+        "required": ["id", "state", "filter", "repeat", "submissions", "judgings", "judged", "matrix", "changed"],
+        "properties": {
+            "id": {"type": "integer"},
+            "state": {"type": "string", "enum": ["judging", "done", "applied", "cancelled"]},
+            "filter": {"type": "object"},
+            "repeat": {"type": "integer"},
+            "created_at": {"type": ["string", "null"]},
+            "ended_at": {"type": ["string", "null"]},
+            "submissions": {"type": "integer"},
+            "judgings": {"type": "integer", "description": "shadow judgings in all (submissions × repeat; none once cancelled)"},
+            "judged": {"type": "integer"},
+            "packages": {"type": "object", "description": "each problem's package the set judges on", "additionalProperties": {"type": "string"}},
+            "matrix": {"type": "array", "items": {
+                "type": "object", "required": ["from", "to", "count"],
+                "properties": {"from": {"type": "string"}, "to": {"type": "string"}, "count": {"type": "integer"}}
+            }},
+            "changed": {"type": "array", "items": {
+                "type": "object", "required": ["id", "old", "new"],
+                "properties": {
+                    "id": {"type": "integer"}, "problem": {"type": "string"}, "shadow": {"type": "integer"},
+                    "old": {"type": "object", "properties": {"verdict": verdict, "score": {"type": ["number", "null"]}, "time_ms": {"type": ["integer", "null"]}}},
+                    "new": {"type": "object", "properties": {"verdict": verdict, "score": {"type": ["number", "null"]}, "time_ms": {"type": ["integer", "null"]}, "memory_kib": {"type": ["integer", "null"]}}}
+                }
+            }},
+            "spread": {"type": "array", "description": "with repeat > 1: each submission's verdicts seen and fastest and slowest time", "items": {
+                "type": "object", "required": ["id", "runs_done", "verdicts"],
+                "properties": {
+                    "id": {"type": "integer"}, "runs_done": {"type": "integer"},
+                    "verdicts": {"type": "array", "items": {"type": "string"}},
+                    "min_time_ms": {"type": ["integer", "null"]}, "max_time_ms": {"type": ["integer", "null"]}
+                }
+            }},
+            "unstable": {"type": "integer", "description": "with repeat > 1: submissions given more than one verdict"}
+        }
+    }));
+    schemas
 }
 
 fn contest_param() -> Value {
@@ -338,7 +490,27 @@ fn base() -> Value {
 
 fn components() -> Value {
     let nullable = |t: &str| json!({"type": [t, "null"]});
-    json!({
+    let hashed = |what: &str| json!({"type": ["string", "null"], "description": format!("SHA-256 of the test's {what} as judged")});
+    let test = json!({
+        "type": "object", "required": ["name", "verdict", "time_ms", "memory_kib", "message", "limit_ms", "near_limit", "beside_ms"],
+        "properties": {
+            "name": {"type": "string"}, "verdict": {"type": "string"},
+            "time_ms": {"type": "integer"}, "memory_kib": {"type": "integer"},
+            "message": {"type": "string"},
+            "input_hash": hashed("input"),
+            "answer_hash": hashed("answer"),
+            "limit_ms": nullable("integer"),
+            "near_limit": {"type": "boolean", "description": "the time is within 10 % of the limit, either side"},
+            "beside_ms": nullable("integer")
+        }
+    });
+    let inputs = json!({"type": ["object", "null"], "description": "what the published result was judged on, by hash", "properties": {
+        "source": {"type": "string"}, "package": nullable("string"), "checker": {"type": "string"},
+        "validator": nullable("string"), "language": nullable("string"),
+        "language_hash": nullable("string"), "language_version": nullable("string"),
+        "digest": nullable("string")
+    }});
+    let mut all = json!({
         "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
         "schemas": {
             "Problem": {
@@ -367,19 +539,6 @@ fn components() -> Value {
                     "submitted_at": {"type": "string", "format": "date-time"}
                 }
             },
-            "Worker": {
-                "type": "object",
-                "required": ["name", "digest", "state", "lease_ms", "started_at", "last_seen", "silent_ms", "jobs_done", "judge_errors"],
-                "properties": {
-                    "name": {"type": "string"}, "digest": nullable("string"),
-                    "state": {"type": "string", "enum": ["idle", "judging", "stopped", "silent"]},
-                    "lease_ms": {"type": "integer"},
-                    "started_at": {"type": "string", "format": "date-time"},
-                    "last_seen": {"type": "string", "format": "date-time"},
-                    "silent_ms": {"type": "integer"},
-                    "jobs_done": {"type": "integer"}, "judge_errors": {"type": "integer"}
-                }
-            },
             "Submission": {
                 "type": "object",
                 "required": ["id", "problem", "language", "state", "verdict", "score", "time_ms", "memory_kib", "tests", "judgings"],
@@ -391,18 +550,8 @@ fn components() -> Value {
                     "time_ms": nullable("integer"), "memory_kib": nullable("integer"),
                     "error": nullable("string"),
                     "compile_output": nullable("string"),
-                    "report": {"type": ["object", "null"], "description": "the judging as `judge run --json` gives it (schema 1), once judged"},
-                    "tests": {"type": "array", "items": {
-                        "type": "object", "required": ["name", "verdict", "time_ms", "memory_kib", "message", "limit_ms", "near_limit", "beside_ms"],
-                        "properties": {
-                            "name": {"type": "string"}, "verdict": {"type": "string"},
-                            "time_ms": {"type": "integer"}, "memory_kib": {"type": "integer"},
-                            "message": {"type": "string"},
-                            "limit_ms": nullable("integer"),
-                            "near_limit": {"type": "boolean", "description": "the time is within 10 % of the limit, either side"},
-                            "beside_ms": nullable("integer")
-                        }
-                    }},
+                    "tests": {"type": "array", "items": test},
+                    "inputs": inputs,
                     "judgings": {"type": "array", "items": {
                         "type": "object", "required": ["attempt", "worker", "started_at", "finished_at", "outcome"],
                         "properties": {
@@ -418,7 +567,26 @@ fn components() -> Value {
                 }
             }
         }
-    })
+    });
+    all["schemas"]["Worker"] = json!({
+        "type": "object",
+        "required": ["name", "digest", "state", "lease_ms", "started_at", "last_seen", "silent_ms", "jobs_done", "judge_errors"],
+        "properties": {
+            "name": {"type": "string"}, "digest": nullable("string"),
+            "state": {"type": "string", "enum": ["idle", "judging", "stopped", "silent"]},
+            "lease_ms": {"type": "integer"},
+            "started_at": {"type": "string", "format": "date-time"},
+            "last_seen": {"type": "string", "format": "date-time"},
+            "silent_ms": {"type": "integer"},
+            "jobs_done": {"type": "integer"}, "judge_errors": {"type": "integer"}
+        }
+    });
+    let submission = &mut all["schemas"]["Submission"]["properties"];
+    submission["report"] = json!({"type": ["object", "null"], "description": "the judging as `judge run --json` gives it (schema 1), once judged"});
+    submission["rejudge"] =
+        json!({"type": "integer", "description": "a rejudge's shadow result only: its set"});
+    submission["shadow_of"] = json!({"type": "integer", "description": "a rejudge's shadow result only: the submission it judges again"});
+    all
 }
 
 #[cfg(test)]
@@ -439,6 +607,6 @@ mod tests {
             }
         }
         assert_eq!(routed, documented);
-        assert_eq!(routed.len(), 17);
+        assert_eq!(routed.len(), 23);
     }
 }

@@ -107,7 +107,8 @@ const TIME: &str = "'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"'";
 fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, ApiError> {
     let Some(row) = client.query_opt(
         "SELECT problem, language, state, verdict, score, time_ms, memory_kib, error, submitter,
-                compile_output, report
+                compile_output, judged_package, checker_hash, validator_hash, language_used,
+                language_hash, language_version, judged_digest, source, rejudge, shadow_of, report
          FROM submissions WHERE id = $1",
         &[&id],
     )?
@@ -116,7 +117,8 @@ fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, Api
     };
     let tests: Vec<Value> = client
         .query(
-            "SELECT name, verdict, time_ms, memory_kib, message, limit_ms, beside_ms
+            "SELECT name, verdict, time_ms, memory_kib, message, input_hash, answer_hash,
+                    limit_ms, beside_ms
              FROM test_results WHERE submission = $1 ORDER BY ordinal",
             &[&id],
         )?
@@ -130,9 +132,11 @@ fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, Api
                 "time_ms": time_ms,
                 "memory_kib": r.get::<_, i64>(3),
                 "message": r.get::<_, String>(4),
+                "input_hash": r.get::<_, Option<String>>(5),
+                "answer_hash": r.get::<_, Option<String>>(6),
                 "limit_ms": limit_ms,
                 "near_limit": limit_ms.is_some_and(|l| crate::rows::near_limit(time_ms, l)),
-                "beside_ms": r.get::<_, Option<i64>>(6),
+                "beside_ms": r.get::<_, Option<i64>>(8),
             })
         })
         .collect();
@@ -178,7 +182,24 @@ fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, Api
             .and_then(|r| serde_json::from_str::<Value>(&r).ok()),
         "tests": tests,
         "judgings": judgings,
+        // What the published result was judged on (none before it was judged).
+        "inputs": row.get::<_, Option<String>>(11).map(|checker| json!({
+            "source": row.get::<_, String>(17),
+            "package": row.get::<_, Option<String>>(10),
+            "checker": checker,
+            "validator": row.get::<_, Option<String>>(12),
+            "language": row.get::<_, Option<String>>(13),
+            "language_hash": row.get::<_, Option<String>>(14),
+            "language_version": row.get::<_, Option<String>>(15),
+            "digest": row.get::<_, Option<String>>(16),
+        })),
     });
+    let mut submission = submission;
+    if let Some(set) = row.get::<_, Option<i64>>(18) {
+        // A rejudge's shadow: whose result it judges again, for which set.
+        submission["rejudge"] = json!(set);
+        submission["shadow_of"] = json!(row.get::<_, Option<i64>>(19));
+    }
     Ok(Some((submission, row.get(8))))
 }
 
@@ -240,7 +261,7 @@ pub async fn list(
                         submitter, to_char(created_at AT TIME ZONE 'UTC', {TIME})
              FROM submissions
              WHERE ($1::text IS NULL OR problem = $1) AND ($2::text IS NULL OR state = $2)
-               AND ($3::text IS NULL OR submitter = $3)
+               AND ($3::text IS NULL OR submitter = $3) AND shadow_of IS NULL
              ORDER BY id DESC LIMIT 1000"
             ),
             &[&query.problem, &query.state, &mine],
