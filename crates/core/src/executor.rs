@@ -48,6 +48,23 @@ pub trait Executor: Send {
         hear_cap: u64,
     ) -> Result<Heard, SandboxError>;
 
+    /// Runs one program whose stdin and stdout are `stdin` and `stdout` (pipe ends: the caller
+    /// holds the other ends and talks to it live, as a person at the console of `judge run
+    /// --interact` or of the practice page does), until it ends, reaches a limit or is
+    /// cancelled ([`Executor::set_cancel`]). Executors that cannot start a run and go on (the
+    /// fake) say so as an `Err`.
+    fn talk(
+        &mut self,
+        spec: &RunSpec,
+        stdin: std::os::fd::OwnedFd,
+        stdout: std::os::fd::OwnedFd,
+    ) -> Result<RunOutcome, SandboxError> {
+        let _ = (spec, stdin, stdout);
+        Err(SandboxError::Setup(
+            "this executor cannot hold a live conversation with a program".into(),
+        ))
+    }
+
     /// An executor of the same kind for another job running beside this one (its own sandbox,
     /// uid and cgroups; for the fake, one sharing its scripts and log).
     fn another(&self) -> Result<Box<dyn Executor>, SandboxError>;
@@ -95,6 +112,19 @@ impl<E: Executor + ?Sized> Executor for Box<E> {
         hear_cap: u64,
     ) -> Result<Heard, SandboxError> {
         (**self).converse(spec, say, hear_cap)
+    }
+
+    fn talk(
+        &mut self,
+        spec: &RunSpec,
+        stdin: std::os::fd::OwnedFd,
+        stdout: std::os::fd::OwnedFd,
+    ) -> Result<RunOutcome, SandboxError> {
+        (**self).talk(spec, stdin, stdout)
+    }
+
+    fn set_cancel(&mut self, cancel: Option<judge_sandbox::Cancel>) {
+        (**self).set_cancel(cancel)
     }
 
     fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
