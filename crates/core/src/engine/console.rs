@@ -213,6 +213,7 @@ impl Engine {
                 let mut feed = Some(std::fs::File::from(feed));
                 let mut idle_since = Instant::now();
                 let mut total = 0u64;
+                let mut closed = false;
                 while !shared.done.load(Ordering::SeqCst) {
                     match input.recv_timeout(Duration::from_millis(100)) {
                         Ok(Input::Line(text)) => {
@@ -245,6 +246,7 @@ impl Engine {
                         Ok(Input::Close) => {
                             idle_since = Instant::now();
                             feed = None;
+                            closed = true;
                         }
                         Err(RecvTimeoutError::Timeout) => {
                             if idle_since.elapsed() > CONSOLE_IDLE {
@@ -254,6 +256,18 @@ impl Engine {
                                 ));
                                 break;
                             }
+                        }
+                        // After the end of input nothing more comes: the program goes on
+                        // until it ends, or the idle time is up.
+                        Err(RecvTimeoutError::Disconnected) if closed => {
+                            if idle_since.elapsed() > CONSOLE_IDLE {
+                                shared.stop(&format!(
+                                    "nothing sent for {} s: the session ended",
+                                    CONSOLE_IDLE.as_secs()
+                                ));
+                                break;
+                            }
+                            std::thread::sleep(Duration::from_millis(100));
                         }
                         Err(RecvTimeoutError::Disconnected) => {
                             shared.stop("the console was closed");
