@@ -231,10 +231,14 @@ fn run(
     };
     set_state(practice, id, "running", None);
     let ended = engine.console(&problem, &artifact, input, cancel, &mut |line| {
-        practice.consoles.with(id, |s| s.lines.push(line.clone()));
+        // `n`: the line's place in the exchange (a page that missed some reads them back).
+        let n = practice.consoles.with(id, |s| {
+            s.lines.push(line.clone());
+            s.lines.len() - 1
+        });
         practice
             .hub
-            .publish(&json!({"event": "console_line", "console": id, "line": line}));
+            .publish(&json!({"event": "console_line", "console": id, "n": n, "line": line}));
     });
     let _ = std::fs::remove_dir_all(&folder);
     match ended {

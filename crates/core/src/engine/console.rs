@@ -26,6 +26,8 @@ pub const CONSOLE_LINE: usize = 4096;
 pub const CONSOLE_OUTPUT: u64 = 1 << 20;
 /// What the person may send in one session.
 pub const CONSOLE_INPUT: u64 = 1 << 20;
+/// Lines of an exchange (all three sides) kept: past them the program is stopped.
+pub const CONSOLE_LINES: u64 = 20_000;
 
 /// Who a line of the console is from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -120,6 +122,7 @@ struct Shared {
     cancel: judge_sandbox::Cancel,
     stopped: Mutex<Option<String>>,
     written: std::sync::atomic::AtomicU64,
+    lines: std::sync::atomic::AtomicU64,
 }
 
 use std::sync::Mutex;
@@ -135,6 +138,18 @@ impl Shared {
             *s = Some(why.to_string());
         }
         self.cancel.store(true, Ordering::SeqCst);
+    }
+
+    /// Counts a line of the exchange; past [`CONSOLE_LINES`] the program is stopped and the
+    /// line is not kept.
+    fn line(&self) -> bool {
+        if self.lines.fetch_add(1, Ordering::SeqCst) >= CONSOLE_LINES {
+            self.stop(&format!(
+                "the exchange has more than {CONSOLE_LINES} lines: the console keeps no more"
+            ));
+            return false;
+        }
+        true
     }
 
     /// Counts `n` bytes of output; past [`CONSOLE_OUTPUT`] the program is stopped.
@@ -195,6 +210,7 @@ impl Engine {
             cancel: cancel.clone(),
             stopped: Mutex::new(None),
             written: Default::default(),
+            lines: Default::default(),
         };
         let (tx, rx) = std::sync::mpsc::channel::<Line>();
         self.sandbox.set_cancel(Some(cancel.clone()));
@@ -376,6 +392,10 @@ impl Engine {
             });
             // Every sender is gone once the program ended and its pipes were read.
             for line in rx {
+                if !shared.line() {
+                    // Read on (and dropped) until the program is gone.
+                    continue;
+                }
                 on_line(&line);
                 lines.push(line);
             }

@@ -982,10 +982,32 @@ function consolePanel() {
       : null);
 }
 
+// The open console's state as the server has it (after a reconnect, or an event lost when the
+// stream fell behind): the page's copy is replaced when it differs.
+async function resyncConsole() {
+  const c = state.console;
+  if (!c) return;
+  let now;
+  try {
+    now = await api("GET", `/api/console/${c.id}`);
+  } catch (_) {
+    return;
+  }
+  if (state.console !== c) return;
+  if (now.lines.length === c.lines.length && now.state === c.state) return;
+  c.lines = now.lines;
+  c.state = now.state;
+  c.ended = now.ended;
+  if (state.problem && String(state.problem.id) === String(c.problem)) renderProblem();
+}
+
 function onConsoleEvent(ev) {
   const c = state.console;
   if (!c || String(ev.console) !== String(c.id)) return;
   if (ev.event === "console_line" && ev.line) {
+    // Already read back by a resync; or some were missed: read them all back.
+    if (typeof ev.n === "number" && ev.n < c.lines.length) return;
+    if (typeof ev.n === "number" && ev.n > c.lines.length) { resyncConsole(); return; }
     c.lines.push(ev.line);
     const log = document.getElementById("console-log");
     if (log) {
@@ -996,7 +1018,11 @@ function onConsoleEvent(ev) {
     if (save) save.disabled = false;
   } else if (ev.event === "console_state") {
     c.state = ev.state;
-    if (ev.ended) c.ended = ev.ended;
+    if (ev.ended) {
+      c.ended = ev.ended;
+      // Every line was published before this: the page's copy is checked once more.
+      resyncConsole();
+    }
     if (ev.state === "running" || ev.ended) {
       const focused = document.activeElement && document.activeElement.id === "console-input";
       renderProblem();
@@ -1377,6 +1403,8 @@ function connectEvents() {
   es.onopen = () => {
     live.textContent = "live";
     live.classList.add("on");
+    // Lines sent while the stream was down are read back whole.
+    resyncConsole();
   };
   es.onerror = () => {
     live.textContent = "reconnecting…";
@@ -1394,6 +1422,7 @@ function poll() {
   }, 1000);
   setInterval(() => {
     if (!document.hidden) scheduleRefresh({ problems: true });
+    if (!document.hidden && state.console && !state.console.ended) resyncConsole();
   }, 2000);
   setInterval(tickClock, 1000);
 }
