@@ -143,3 +143,50 @@ impl<E: Executor + ?Sized> Executor for Box<E> {
         (**self).level()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    /// Says whether it was given a cancel flag.
+    struct Probe(Arc<AtomicBool>);
+
+    impl Executor for Probe {
+        fn run(&mut self, _: &RunSpec) -> Result<RunOutcome, SandboxError> {
+            unreachable!("not run")
+        }
+        fn run_pair(&mut self, _: &Pair<'_>) -> Result<PairOutcome, SandboxError> {
+            unreachable!("not run")
+        }
+        fn converse(&mut self, _: &RunSpec, _: &[u8], _: u64) -> Result<Heard, SandboxError> {
+            unreachable!("not run")
+        }
+        fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
+            unreachable!("not run")
+        }
+        fn private_scratch(&self) -> bool {
+            true
+        }
+        fn layers(&self) -> Vec<Layer> {
+            Vec::new()
+        }
+        fn set_cancel(&mut self, cancel: Option<judge_sandbox::Cancel>) {
+            self.0.store(cancel.is_some(), Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_boxed_executor_passes_its_cancel_flag_on() {
+        // The engine holds a `Box<dyn Executor>`: `engine.sandbox.set_cancel(…)` calls the box's
+        // own implementation, which must reach the executor (the worker's lost job, the
+        // console's Stop).
+        let given = Arc::new(AtomicBool::new(false));
+        let mut boxed: Box<dyn Executor> = Box::new(Probe(given.clone()));
+        boxed.set_cancel(Some(judge_sandbox::Cancel::default()));
+        assert!(given.load(Ordering::SeqCst));
+        boxed.set_cancel(None);
+        assert!(!given.load(Ordering::SeqCst));
+    }
+}
