@@ -1229,7 +1229,10 @@ fn practice_page_plays_an_interactive_problem_by_hand_saves_the_exchange_and_rep
             return s && s.textContent.startsWith('Ended') ? s.textContent : null; })()",
         Duration::from_secs(30),
     );
-    assert!(ended.as_str().unwrap().contains("exited"), "{ended}");
+    assert!(
+        ended.as_str().unwrap().contains("Ended: exit code 0 — CPU"),
+        "{ended}"
+    );
     let lines = console_lines(&mut browser);
     let of = |class: &str| -> Vec<String> {
         lines

@@ -910,9 +910,9 @@ function consoleLineEl(l) {
 function consoleEndText(c) {
   const e = c && c.ended;
   if (!e) return c ? `Console ${c.id}: ${c.state}…` : "";
-  const how = e.stopped ? `stopped: ${e.stopped}` : e.verdict ? `${e.verdict}: ${e.message || ""}` : `exited (${e.exit || "0"})`;
+  const how = e.stopped ? `stopped (${e.stopped})` : e.verdict ? `${e.verdict} (${e.message || ""})` : `${e.exit || "exit code 0"}`;
   const times = e.cpu_ms !== undefined ? ` — CPU ${e.cpu_ms} ms, wall ${e.wall_ms} ms` : "";
-  return `Ended, ${how}${times}`;
+  return `Ended: ${how}${times}`;
 }
 
 function consolePanel() {
@@ -1038,7 +1038,7 @@ function onConsoleEvent(ev) {
 
 function comparePanel() {
   const p = state.problem;
-  const paths = h("textarea", { id: "compare-paths", spellcheck: "false", rows: 3, placeholder: "one source path a line, e.g.\n/home/you/brute.py\n/home/you/fast.cpp" });
+  const paths = h("textarea", { id: "compare-paths", class: "paths", spellcheck: "false", rows: 3, placeholder: "one source path a line, e.g.\n/home/you/brute.py\n/home/you/fast.cpp" });
   paths.value = state.comparePaths || "";
   const status = h("span", { class: "hint", id: "compare-status" });
   const m = state.compare && String(state.compare.problem) === String(p.id) ? state.compare : null;
@@ -1050,8 +1050,8 @@ function comparePanel() {
         h("tbody", {}, m.solutions.map((s) => h("tr", {},
           h("td", { class: "mono" }, s.name),
           h("td", {}, verdictBadge(s.verdict)),
-          s.tests.map((r) => h("td", { class: r.verdict ? verdictClass(r.verdict) : "" },
-            r.verdict ? `${r.verdict} ${r.time_ms} ms` : "—")))))),
+          s.tests.map((r) => h("td", {},
+            r.verdict ? h("span", { class: verdictClass(r.verdict) }, `${r.verdict} ${r.time_ms} ms`) : "—")))))),
       m.solutions.filter((s) => s.compile_error || s.error).map((s) =>
         h("pre", { class: "error" }, `${s.name}: ${s.compile_error || s.error}`)),
       m.differences.length
