@@ -1545,5 +1545,26 @@ fn practice_console_caps_lines_and_sessions_and_keeps_the_token_check() {
     for k in n + 1..n + 4 {
         server.request("POST", &format!("/api/console/{k}/stop"), Some(&json!({})));
     }
+    // Stopped, running or still waiting for an engine: each ends, and says it was stopped.
+    for k in n + 1..n + 4 {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let state = server.request("GET", &format!("/api/console/{k}"), None);
+            if state["state"] == "ended" {
+                let why = state["ended"]["stopped"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                assert!(
+                    why == "stopped on request" || why == "stopped before it started",
+                    "{state}"
+                );
+                assert_eq!(state["ended"]["verdict"], Value::Null, "{state}");
+                break;
+            }
+            assert!(Instant::now() < deadline, "{state}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
     server.stop();
 }

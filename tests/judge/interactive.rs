@@ -789,6 +789,20 @@ fn run_interact_gives_the_programs_verdict_under_the_problems_limits() {
     out.expect_code(1);
     out.expect_stderr_contains("TLE");
     assert!(started.elapsed() < Duration::from_secs(60));
+    // A program that writes without end is stopped at the console's cap (1 MiB).
+    let flood = dir.path().join("flood.py");
+    std::fs::write(&flood, "while True:\n    print('x' * 100)\n").unwrap();
+    let out = judge()
+        .arg("run")
+        .arg("--interact")
+        .arg(&pkg)
+        .arg(&flood)
+        .stdin("")
+        .output();
+    out.expect_code(1);
+    out.expect_stderr_contains("stopped: the program wrote more than 1024 KiB");
+    let shown = out.stdout().lines().count();
+    assert!((10_000..=10_400).contains(&shown), "{shown} lines shown");
     // --save into a folder that does not exist is refused before anything runs.
     judge()
         .arg("run")

@@ -83,9 +83,9 @@ impl Consoles {
 
     /// Stops a session's program (or the session, while it waits for an engine).
     pub fn stop(&self, id: u64) -> bool {
+        // The input stays open: the run ends by the flag, and says so.
         self.with(id, |s| {
             s.cancel.store(true, std::sync::atomic::Ordering::SeqCst);
-            s.input = None;
         })
         .is_some()
     }
@@ -229,6 +229,15 @@ fn run(
             return fail(rename(&e.to_string()));
         }
     };
+    if cancel.load(std::sync::atomic::Ordering::SeqCst) {
+        let _ = std::fs::remove_dir_all(&folder);
+        return set_state(
+            practice,
+            id,
+            "ended",
+            Some(json!({"stopped": "stopped before it started"})),
+        );
+    }
     set_state(practice, id, "running", None);
     let ended = engine.console(&problem, &artifact, input, cancel, &mut |line| {
         // `n`: the line's place in the exchange (a page that missed some reads them back).

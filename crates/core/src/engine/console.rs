@@ -411,7 +411,13 @@ impl Engine {
         let stopped = shared
             .stopped
             .into_inner()
-            .unwrap_or_else(|e| e.into_inner());
+            .unwrap_or_else(|e| e.into_inner())
+            // Set by the caller (the page's Stop).
+            .or_else(|| {
+                cancel
+                    .load(Ordering::SeqCst)
+                    .then(|| "stopped on request".into())
+            });
         // Killed because the judge stopped it: not the program's verdict.
         let verdict = if stopped.is_some() && !outcome.cpu_limit_exceeded {
             None
