@@ -645,6 +645,104 @@ mod tests {
     }
 
     #[test]
+    fn an_interactor_is_attached_to_a_received_problem_and_taken_away_all_or_nothing() {
+        use judge_core::package::Protocol;
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(tmp.path()).unwrap();
+        let body = br#"{"name":"Guess","url":"https://example.org/g","interactive":true,"memoryLimit":256,"timeLimit":1000,"tests":[{"input":"5\n","output":"5\n"}]}"#;
+        let id = store.save(&crate::cc::parse(body).unwrap(), 1).unwrap();
+        let dir = store.problem_dir(&id).unwrap();
+        let toml_before = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+        let new = |file_name, protocol, helpers| NewInteractor {
+            file_name,
+            text: b"print(1)\n",
+            protocol,
+            helpers,
+        };
+        // Refused, and nothing written: an unknown protocol, a name that is a path.
+        let e = store
+            .attach_interactor(&id, &new("i.py", "icpc", vec![]))
+            .unwrap_err();
+        assert!(e.contains("unknown protocol `icpc`"), "{e}");
+        let e = store
+            .attach_interactor(&id, &new("../i.py", "kattis", vec![]))
+            .unwrap_err();
+        assert!(e.contains("not a plain file name"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("problem.toml")).unwrap(),
+            toml_before
+        );
+        assert!(!dir.join("interactor").exists());
+        // Attached: the package loads with it, helpers beside it.
+        store
+            .attach_interactor(
+                &id,
+                &new(
+                    "i.cpp",
+                    "testlib",
+                    vec![("testlib.h", b"// h\n".as_slice())],
+                ),
+            )
+            .unwrap();
+        let p = store.load(&id).unwrap();
+        let i = p.interactor.expect("an interactor");
+        assert_eq!(i.source, dir.join("interactor/i.cpp"));
+        assert_eq!(i.protocol, Protocol::Testlib);
+        assert_eq!(i.helpers, [dir.join("interactor/testlib.h")]);
+        assert_eq!(p.tests.len(), 1);
+        // Replaced by another; a package broken otherwise keeps the one it had.
+        store
+            .attach_interactor(&id, &new("j.py", "kattis", vec![]))
+            .unwrap();
+        assert!(!dir.join("interactor/i.cpp").exists());
+        std::fs::write(dir.join("tests/stray.ans"), "1\n").unwrap();
+        let e = store
+            .attach_interactor(&id, &new("k.py", "kattis", vec![]))
+            .unwrap_err();
+        assert!(e.contains("answer without an input"), "{e}");
+        std::fs::remove_file(dir.join("tests/stray.ans")).unwrap();
+        let p = store.load(&id).unwrap();
+        assert_eq!(p.interactor.unwrap().source, dir.join("interactor/j.py"));
+        let leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        // Taken away: the problem as received.
+        assert!(store.detach_interactor(&id).unwrap());
+        assert!(!store.detach_interactor(&id).unwrap());
+        assert!(store.load(&id).unwrap().interactor.is_none());
+        assert!(!dir.join("interactor").exists());
+    }
+
+    #[test]
+    fn exchanges_are_saved_under_free_names_and_listed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(tmp.path()).unwrap();
+        let body = br#"{"name":"Guess","url":"https://example.org/g","memoryLimit":256,"timeLimit":1000,"tests":[]}"#;
+        let id = store.save(&crate::cc::parse(body).unwrap(), 1).unwrap();
+        assert_eq!(
+            store.save_interaction(&id, None, "<1\n").unwrap(),
+            "console-1"
+        );
+        assert_eq!(
+            store.save_interaction(&id, None, "<2\n").unwrap(),
+            "console-2"
+        );
+        assert_eq!(
+            store.save_interaction(&id, Some("mine"), ">3\n").unwrap(),
+            "mine"
+        );
+        assert!(store.save_interaction(&id, Some("../x"), "").is_err());
+        assert!(store.save_interaction("nope", None, "").is_err());
+        assert_eq!(store.interactions(&id), ["console-1", "console-2", "mine"]);
+        // Saved exchanges live beside the package, not in tests/: it still loads.
+        assert!(store.load(&id).unwrap().tests.is_empty());
+    }
+
+    #[test]
     fn a_problem_received_without_samples_loads_and_takes_a_test_of_the_users() {
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::open(tmp.path()).unwrap();
