@@ -1542,6 +1542,16 @@ fn practice_console_caps_lines_and_sessions_and_keeps_the_token_check() {
         )
         .unwrap();
     assert_eq!(after.0, 409, "{after:?}");
+    // Nothing to compare solutions with on an interactive problem without its interactor.
+    let compared = server
+        .try_request(
+            "POST",
+            "/api/compare",
+            Some(&json!({"problem": id, "solutions": [spin, spin]})),
+        )
+        .unwrap();
+    assert_eq!(compared.0, 422, "{compared:?}");
+    assert!(compared.1.contains("has no interactor"), "{compared:?}");
     for k in n + 1..n + 4 {
         server.request("POST", &format!("/api/console/{k}/stop"), Some(&json!({})));
     }

@@ -957,6 +957,18 @@ fn post_compare(practice: &Practice, body: &Value) -> Result<Value, Response> {
     if practice.store.problem_dir(&problem).is_none() {
         return Err(Response::error(404, format!("no problem `{problem}`")));
     }
+    // Refused at once: the engines may all be busy (console sessions hold theirs).
+    if practice.store.meta(&problem).interactive
+        && practice
+            .store
+            .load(&problem)
+            .is_ok_and(|p| p.interactor.is_none())
+    {
+        return Err(Response::error(
+            422,
+            super::compare::no_interactor(&problem),
+        ));
+    }
     let specs = body
         .get("solutions")
         .and_then(Value::as_array)

@@ -26,6 +26,9 @@ pub fn compare(
     if problem.tests.is_empty() {
         return Err(super::no_tests(problem_id));
     }
+    if practice.store.meta(problem_id).interactive && problem.interactor.is_none() {
+        return Err(no_interactor(problem_id));
+    }
     let tests: Vec<String> = problem.tests.iter().map(|t| t.name.clone()).collect();
     let prepared = Prepared::new(engine, problem).map_err(|e| e.to_string())?;
     let capture = engine.capture;
@@ -120,6 +123,13 @@ pub fn compare(
         "solutions": solutions,
         "differences": differences,
     }))
+}
+
+/// Why solutions are not compared on an interactive problem without its interactor.
+pub fn no_interactor(problem_id: &str) -> String {
+    format!(
+        "problem `{problem_id}` is interactive and has no interactor: attach one to compare solutions on it"
+    )
 }
 
 fn unique() -> u64 {
