@@ -1110,3 +1110,471 @@ fn practice_page_imports_tests_from_picked_files_and_a_zip() {
     assert_page_was_clean(&browser);
     server.stop();
 }
+
+// ---------- interactive problems and the compare matrix ----------
+
+/// An interactive problem as competitive-companion sends it: no interactor, a sample whose
+/// input is the hidden number and whose output is what a correct exchange ends with.
+fn guess_problem() -> Value {
+    json!({
+        "name": "B. Guess the Number",
+        "group": "Browser Round 2",
+        "url": "https://example.org/contest/2/problem/B",
+        "interactive": true,
+        "memoryLimit": 256,
+        "timeLimit": 1000,
+        "tests": [{"input": "25\n", "output": "25\n"}],
+        "testType": "single",
+        "input": {"type": "stdin"},
+        "output": {"type": "stdout"},
+    })
+}
+
+/// Binary search over 1..100: asks `? m`, reads `<`, `>` or `=`, ends with `! m`; says what it
+/// asks on stderr too.
+const GUESS: &str = "import sys\nlo, hi = 1, 100\nwhile True:\n    mid = (lo + hi) // 2\n    \
+    print('?', mid, flush=True)\n    print('asked', mid, file=sys.stderr, flush=True)\n    \
+    r = input().strip()\n    if r == '=':\n        print('!', mid, flush=True)\n        break\n    \
+    if r == '<':\n        hi = mid - 1\n    else:\n        lo = mid + 1\n";
+
+/// The id of the interactive problem the server received (stored by its receiving thread
+/// after the answer: waited for).
+fn received_interactive(server: &Server) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let listed = server.request("GET", "/api/problems", None);
+        if let Some(p) = listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["interactive"] == json!(true))
+        {
+            return p["id"].clone();
+        }
+        assert!(Instant::now() < deadline, "not stored: {listed}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Opens problem `id` and waits for its panel `panel`.
+fn open_problem(browser: &mut Browser, id: &Value, panel: &str) {
+    browser.eval(&format!(
+        "location.hash = '#/p/' + encodeURIComponent({id})"
+    ));
+    browser.wait_for(
+        &format!("document.getElementById({})", json!(panel)),
+        Duration::from_secs(30),
+    );
+}
+
+/// The console's lines as the page shows them: (class, mark, text).
+fn console_lines(browser: &mut Browser) -> Vec<(String, String, String)> {
+    let v = browser.eval(
+        "[...document.querySelectorAll('#console-log .cline')].map((l) =>
+            [l.className, l.querySelector('.mark').textContent, l.querySelector('.text').textContent])",
+    );
+    serde_json::from_value(v).unwrap()
+}
+
+/// Types `line` into the console and sends it, then waits until the program's `answer` shows.
+fn console_say(browser: &mut Browser, line: &str, answer: &str) {
+    browser.eval(&format!(
+        "(() => {{ const i = document.getElementById('console-input'); i.value = {line};
+            document.getElementById('console-send').click(); }})()",
+        line = json!(line)
+    ));
+    browser.wait_for(
+        &format!(
+            "[...document.querySelectorAll('#console-log .cline.received .text')]
+                .some((t) => t.textContent === {})",
+            json!(answer)
+        ),
+        Duration::from_secs(30),
+    );
+}
+
+#[test]
+fn practice_page_plays_an_interactive_problem_by_hand_saves_the_exchange_and_replays_it() {
+    let (shots, _keep) = screenshot_dir();
+    let server = Server::start();
+    server.receive(&guess_problem());
+    let files = tempfile::tempdir().unwrap();
+    let solution = files.path().join("guess.py");
+    std::fs::write(&solution, GUESS).unwrap();
+    let id = received_interactive(&server);
+
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    open_problem(&mut browser, &id, "console");
+    // No interactor: the page says so, and offers the console.
+    browser.wait_for(
+        "document.getElementById('interactor-none')",
+        Duration::from_secs(10),
+    );
+    browser.eval(&format!(
+        "(() => {{ document.getElementById('console-path').value = {path};
+            document.getElementById('console-start').click(); }})()",
+        path = json!(solution)
+    ));
+    // The program asks first; the contestant answers as the judge would for 25.
+    browser.wait_for(
+        "[...document.querySelectorAll('#console-log .cline.received .text')]
+            .some((t) => t.textContent === '? 50')",
+        Duration::from_secs(60),
+    );
+    console_say(&mut browser, "<", "? 25");
+    console_say(&mut browser, "=", "! 25");
+    let ended = browser.wait_for(
+        "(() => { const s = document.getElementById('console-status');
+            return s && s.textContent.startsWith('Ended') ? s.textContent : null; })()",
+        Duration::from_secs(30),
+    );
+    assert!(
+        ended.as_str().unwrap().contains("Ended: exit code 0 — CPU"),
+        "{ended}"
+    );
+    let lines = console_lines(&mut browser);
+    let of = |class: &str| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|(c, _, _)| c == &format!("cline {class}"))
+            .map(|(_, m, t)| format!("{m} {t}"))
+            .collect()
+    };
+    assert_eq!(of("sent"), ["< <", "< ="], "{lines:?}");
+    assert_eq!(of("received"), ["> ? 50", "> ? 25", "> ! 25"], "{lines:?}");
+    assert_eq!(of("stderr"), ["! asked 50", "! asked 25"], "{lines:?}");
+    // Colour-coded: sent, received and stderr lines each have a colour of their own.
+    let colours = browser.eval(
+        "['sent', 'received', 'stderr'].map((c) =>
+            getComputedStyle(document.querySelector('#console-log .cline.' + c)).color)",
+    );
+    let colours: Vec<String> = serde_json::from_value(colours).unwrap();
+    assert!(
+        colours[0] != colours[1] && colours[1] != colours[2] && colours[0] != colours[2],
+        "{colours:?}"
+    );
+    // Each line has its time since the start, in order.
+    let times = browser.eval(
+        "[...document.querySelectorAll('#console-log .cline .at')].map((a) => parseInt(a.textContent))",
+    );
+    let times: Vec<u64> = serde_json::from_value(times).unwrap();
+    assert_eq!(times.len(), 7);
+    let received_times: Vec<u64> = lines
+        .iter()
+        .zip(&times)
+        .filter(|((c, _, _), _)| c == "cline received")
+        .map(|(_, t)| *t)
+        .collect();
+    assert!(received_times.windows(2).all(|w| w[0] <= w[1]), "{times:?}");
+    browser.eval("window.scrollTo(0, document.getElementById('interactive').offsetTop - 50)");
+    browser.screenshot(&shots.join("console.png"));
+
+    // Saved as a Kattis .interaction sample, listed on the page and replayed against the file.
+    browser.eval("document.getElementById('console-save').click()");
+    browser.wait_for(
+        "(() => { const l = document.querySelector('#interactions li');
+            return l && l.textContent.includes('console-1.interaction'); })()",
+        Duration::from_secs(30),
+    );
+    let problem_id = id.as_str().unwrap();
+    let (status, text) = server
+        .try_request(
+            "GET",
+            &format!("/api/problems/{problem_id}/interactions/console-1"),
+            None,
+        )
+        .unwrap();
+    assert_eq!(status, 200);
+    assert_eq!(text, ">? 50\n<<\n>? 25\n<=\n>! 25\n");
+    browser.eval(&format!(
+        "(() => {{ document.getElementById('console-path').value = {path};
+            document.querySelector('[data-replay=\"console-1\"]').click(); }})()",
+        path = json!(solution)
+    ));
+    let replayed = browser.wait_for(
+        "(() => { const s = document.getElementById('console-status');
+            return s && s.textContent.startsWith('Replay') ? s.textContent : null; })()",
+        Duration::from_secs(60),
+    );
+    assert!(
+        replayed
+            .as_str()
+            .unwrap()
+            .contains("the same exchange (5 lines)"),
+        "{replayed}"
+    );
+    assert_page_was_clean(&browser);
+    drop(browser);
+    server.stop();
+}
+
+/// A Kattis-protocol interactor for the guessing game: the hidden number is the test's input.
+const INTERACTOR: &str = "import sys\nsecret = int(open(sys.argv[1]).read())\nfor _ in range(10):\n    \
+    line = input().split()\n    if line[0] == '!':\n        sys.exit(42 if int(line[1]) == secret else 43)\n    \
+    q = int(line[1])\n    print('=' if q == secret else '<' if secret < q else '>', flush=True)\nsys.exit(43)\n";
+
+#[test]
+fn practice_page_judges_an_interactive_problem_once_an_interactor_is_attached() {
+    let server = Server::start();
+    server.receive(&guess_problem());
+    let files = tempfile::tempdir().unwrap();
+    let interactor = files.path().join("interactor.py");
+    std::fs::write(&interactor, INTERACTOR).unwrap();
+    let id = received_interactive(&server);
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    open_problem(&mut browser, &id, "interactive");
+    // Without an interactor the judge refuses (no attempt counted).
+    let refused = paste_and_submit(&mut browser, GUESS, &Value::Null);
+    assert_eq!(verdict_of_shown(&mut browser), "JE");
+    // A wrong protocol name is refused with the choices; then the real one is attached.
+    browser.eval(&format!(
+        "(() => {{ document.getElementById('interactor-path').value = {path};
+            document.getElementById('interactor-protocol').value = 'kattis';
+            document.getElementById('interactor-attach').click(); }})()",
+        path = json!(interactor)
+    ));
+    let attached = browser.wait_for(
+        "(() => { const a = document.getElementById('interactor-attached'); return a && a.textContent; })()",
+        Duration::from_secs(30),
+    );
+    assert!(
+        attached
+            .as_str()
+            .unwrap()
+            .contains("interactor.py (kattis)"),
+        "{attached}"
+    );
+    let good = paste_and_submit(&mut browser, GUESS, &refused);
+    assert_eq!(verdict_of_shown(&mut browser), "AC");
+    // One that claims the wrong number is rejected by the interactor.
+    let wrong = GUESS.replace(
+        "print('!', mid, flush=True)",
+        "print('!', mid + 1, flush=True)",
+    );
+    paste_and_submit(&mut browser, &wrong, &good);
+    assert_eq!(verdict_of_shown(&mut browser), "WA");
+    let bad = server
+        .try_request(
+            "POST",
+            &format!("/api/problems/{}/interactor", id.as_str().unwrap()),
+            Some(&json!({"path": interactor, "protocol": "icpc"})),
+        )
+        .unwrap();
+    assert_eq!(bad.0, 422, "{bad:?}");
+    assert!(bad.1.contains("unknown protocol `icpc`"), "{bad:?}");
+    // The refusal was no attempt; the WA after the AC was one.
+    let listed = server.request("GET", "/api/problems", None);
+    let entry = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["id"] == id)
+        .unwrap()
+        .clone();
+    assert_eq!(entry["solved"], json!(true), "{entry}");
+    assert_eq!(entry["attempts"], json!(0), "{entry}");
+    assert_page_was_clean(&browser);
+    drop(browser);
+    server.stop();
+}
+
+#[test]
+fn practice_page_compares_solutions_in_a_matrix_with_the_first_differing_lines() {
+    let (shots, _keep) = screenshot_dir();
+    let server = Server::start();
+    let id = server.request("POST", "/api/problems", Some(&sum_problem()))["id"].clone();
+    let files = tempfile::tempdir().unwrap();
+    let brute = files.path().join("brute.py");
+    std::fs::write(&brute, CORRECT).unwrap();
+    let fast = files.path().join("fast.py");
+    std::fs::write(
+        &fast,
+        "a, b = map(int, input().split())\nprint(a + b if a < 10 else a + b - 1)\n",
+    )
+    .unwrap();
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    open_problem(&mut browser, &id, "compare");
+    browser.eval(&format!(
+        "(() => {{ document.getElementById('compare-paths').value = {paths};
+            document.getElementById('compare-run').click(); }})()",
+        paths = json!(format!("{}\n{}\n", brute.display(), fast.display()))
+    ));
+    let rows = browser.wait_for(
+        "(() => { const t = document.getElementById('compare-matrix'); if (!t) return null;
+            return [...t.querySelectorAll('tr')].map((r) => [...r.children].map((c) => c.textContent)); })()",
+        Duration::from_secs(120),
+    );
+    let rows: Vec<Vec<String>> = serde_json::from_value(rows).unwrap();
+    assert_eq!(rows[0], ["Solution", "Verdict", "sample-1", "sample-2"]);
+    assert_eq!(rows[1][0], brute.display().to_string());
+    assert_eq!(rows[1][1], "AC");
+    assert!(
+        rows[1][2].starts_with("AC ") && rows[1][2].ends_with(" ms"),
+        "{rows:?}"
+    );
+    assert!(rows[1][3].starts_with("AC "), "{rows:?}");
+    assert_eq!(rows[2][1], "WA");
+    assert!(rows[2][2].starts_with("AC "), "{rows:?}");
+    assert!(rows[2][3].starts_with("WA "), "{rows:?}");
+    let diffs = browser.eval("document.getElementById('compare-diffs').innerText");
+    let diffs = diffs.as_str().unwrap();
+    assert!(diffs.contains("Test sample-2, line 1:"), "{diffs}");
+    assert!(
+        diffs.contains(&format!("{}: 42", brute.display())),
+        "{diffs}"
+    );
+    assert!(
+        diffs.contains(&format!("{}: 41", fast.display())),
+        "{diffs}"
+    );
+    assert!(!diffs.contains("sample-1"), "{diffs}");
+    browser.eval("window.scrollTo(0, document.getElementById('compare').offsetTop - 50)");
+    browser.screenshot(&shots.join("compare.png"));
+    // The same through the API, and kept under its id.
+    let matrix = server.request(
+        "POST",
+        "/api/compare",
+        Some(&json!({"problem": id, "solutions": [brute, fast]})),
+    );
+    assert_eq!(matrix["differences"][0]["outputs"], json!(["42", "41"]));
+    let kept = server.request("GET", &format!("/api/compare/{}", matrix["id"]), None);
+    assert_eq!(kept["solutions"], matrix["solutions"]);
+    assert_page_was_clean(&browser);
+    drop(browser);
+    server.stop();
+}
+
+#[test]
+fn practice_console_caps_lines_and_sessions_and_keeps_the_token_check() {
+    let server = Server::start();
+    server.receive(&guess_problem());
+    let files = tempfile::tempdir().unwrap();
+    let spin = files.path().join("wait.py");
+    // Waits for input forever without using CPU time.
+    std::fs::write(
+        &spin,
+        "import sys\nfor line in sys.stdin:\n    print(line.strip(), flush=True)\n",
+    )
+    .unwrap();
+    let id = received_interactive(&server);
+    let start = || {
+        server.try_request(
+            "POST",
+            "/api/console",
+            Some(&json!({"problem": id, "path": spin})),
+        )
+    };
+    let first = start().unwrap();
+    assert_eq!(first.0, 200, "{first:?}");
+    let console: Value = serde_json::from_str(&first.1).unwrap();
+    let n = console["id"].as_u64().unwrap();
+    // An echo through the real program.
+    server.request(
+        "POST",
+        &format!("/api/console/{n}/send"),
+        Some(&json!({"line": "hello"})),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let state = server.request("GET", &format!("/api/console/{n}"), None);
+        let lines = state["lines"].as_array().unwrap();
+        if lines
+            .iter()
+            .any(|l| l["side"] == "received" && l["text"] == "hello")
+        {
+            break;
+        }
+        assert!(Instant::now() < deadline, "{state}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let too_long = "x".repeat(4097);
+    let sent = server
+        .try_request(
+            "POST",
+            &format!("/api/console/{n}/send"),
+            Some(&json!({"line": too_long})),
+        )
+        .unwrap();
+    assert_eq!(sent.0, 413, "{sent:?}");
+    let two = server
+        .try_request(
+            "POST",
+            &format!("/api/console/{n}/send"),
+            Some(&json!({"line": "a\nb"})),
+        )
+        .unwrap();
+    assert_eq!(two.0, 400, "{two:?}");
+    // At most four sessions at once.
+    let more: Vec<u16> = (0..4).map(|_| start().unwrap().0).collect();
+    assert_eq!(more, [200, 200, 200, 429], "{more:?}");
+    // Without the token: refused like every route.
+    let mut stream = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+    write!(
+        stream,
+        "POST /api/console/{n}/send HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nContent-Type: application/json\r\n\
+         Content-Length: 12\r\nConnection: close\r\n\r\n{{\"line\":\"x\"}}",
+        server.port
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    assert!(answer.starts_with("HTTP/1.1 401"), "{answer}");
+    // Closing its input ends the echo; a stopped session says so.
+    server.request("POST", &format!("/api/console/{n}/close"), Some(&json!({})));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let state = server.request("GET", &format!("/api/console/{n}"), None);
+        if state["state"] == "ended" {
+            assert_eq!(state["ended"]["exit"], json!("exit code 0"), "{state}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "{state}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let after = server
+        .try_request(
+            "POST",
+            &format!("/api/console/{n}/send"),
+            Some(&json!({"line": "x"})),
+        )
+        .unwrap();
+    assert_eq!(after.0, 409, "{after:?}");
+    // Nothing to compare solutions with on an interactive problem without its interactor.
+    let compared = server
+        .try_request(
+            "POST",
+            "/api/compare",
+            Some(&json!({"problem": id, "solutions": [spin, spin]})),
+        )
+        .unwrap();
+    assert_eq!(compared.0, 422, "{compared:?}");
+    assert!(compared.1.contains("has no interactor"), "{compared:?}");
+    for k in n + 1..n + 4 {
+        server.request("POST", &format!("/api/console/{k}/stop"), Some(&json!({})));
+    }
+    // Stopped, running or still waiting for an engine: each ends, and says it was stopped.
+    for k in n + 1..n + 4 {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            let state = server.request("GET", &format!("/api/console/{k}"), None);
+            if state["state"] == "ended" {
+                let why = state["ended"]["stopped"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string();
+                assert!(
+                    why == "stopped on request" || why == "stopped before it started",
+                    "{state}"
+                );
+                assert_eq!(state["ended"]["verdict"], Value::Null, "{state}");
+                break;
+            }
+            assert!(Instant::now() < deadline, "{state}");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+    server.stop();
+}

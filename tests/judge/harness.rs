@@ -66,6 +66,7 @@ pub fn judge<'a>() -> Judge<'a> {
         stamp_stdout: false,
         hide_cgroups: false,
         env: Vec::new(),
+        stdin: None,
     }
 }
 
@@ -82,9 +83,17 @@ pub struct Judge<'a> {
     stamp_stdout: bool,
     hide_cgroups: bool,
     env: Vec<(OsString, OsString)>,
+    /// What the judge reads on stdin (`None`: nothing, /dev/null).
+    stdin: Option<Vec<u8>>,
 }
 
 impl<'a> Judge<'a> {
+    /// Gives the judge `bytes` on its stdin (a pipe, closed after them).
+    pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        self.stdin = Some(bytes.into());
+        self
+    }
+
     pub fn arg(mut self, a: impl Into<OsString>) -> Self {
         self.args.push(a.into());
         self
@@ -208,6 +217,7 @@ impl<'a> Judge<'a> {
             },
             &self.env,
             self.shared,
+            self.stdin.as_deref(),
         );
         Finished {
             output,
@@ -531,6 +541,7 @@ pub fn contained(
     how: Containment,
     env: &[(OsString, OsString)],
     shared: Option<&Shared>,
+    stdin: Option<&[u8]>,
 ) -> (Output, Option<u64>) {
     let own = match shared {
         Some(_) => None,
@@ -545,7 +556,24 @@ pub fn contained(
     // would hide compiles); writable by all, so a judge run as another user makes its own in it.
     let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
     let mut cmd = contained_command(program, args, dir, how, env, cgroups, tmp, cache.path());
-    let output = cmd.output().expect("cannot start the judge");
+    let output = match stdin {
+        None => cmd.output().expect("cannot start the judge"),
+        Some(bytes) => {
+            use std::io::Write;
+            cmd.stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().expect("cannot start the judge");
+            let mut pipe = child.stdin.take().expect("a piped stdin");
+            let bytes = bytes.to_vec();
+            let writer = std::thread::spawn(move || {
+                let _ = pipe.write_all(&bytes);
+            });
+            let output = child.wait_with_output().expect("cannot wait for the judge");
+            let _ = writer.join();
+            output
+        }
+    };
     check_contained(output, cgroups, tmp, shared.is_none())
 }
 

@@ -633,3 +633,185 @@ fn plain_processes_cannot_run_pairs_and_say_what_is_missing() {
     out.expect_stderr_contains("which needs the full sandbox (its worker, with PID and mount namespaces); here programs run as plain processes (no sandbox worker: JUDGE_USERNS=0");
     out.expect_stderr_contains("hint: run the judge as root");
 }
+
+// ---------- `judge run --interact`: the console in a terminal, driven through a pipe ----------
+
+/// A native guessing-game package without an interactor (as competitive-companion sends an
+/// interactive problem), and a binary-search solution that says what it asks on stderr too.
+fn console_problem(dir: &Path) -> (PathBuf, PathBuf) {
+    let pkg = dir.join("guess");
+    std::fs::create_dir_all(pkg.join("tests")).unwrap();
+    std::fs::write(
+        pkg.join("problem.toml"),
+        "name = \"Guess\"\n[limits]\ntime_limit = 1.0\nmemory = 256\n[checker]\nkind = \"tokens\"\n",
+    )
+    .unwrap();
+    std::fs::write(pkg.join("tests/1.in"), "25\n").unwrap();
+    std::fs::write(pkg.join("tests/1.ans"), "25\n").unwrap();
+    let solution = dir.join("guess.py");
+    std::fs::write(
+        &solution,
+        "import sys\nlo, hi = 1, 100\nwhile True:\n    mid = (lo + hi) // 2\n    print('?', mid, flush=True)\n    \
+         print('asked', mid, file=sys.stderr, flush=True)\n    r = input().strip()\n    if r == '=':\n        \
+         print('!', mid, flush=True)\n        break\n    if r == '<':\n        hi = mid - 1\n    else:\n        lo = mid + 1\n",
+    )
+    .unwrap();
+    (pkg, solution)
+}
+
+#[test]
+fn run_interact_feeds_typed_lines_prints_the_programs_with_marks_and_times_and_saves_the_exchange()
+{
+    let dir = tempfile::tempdir().unwrap();
+    let (pkg, solution) = console_problem(dir.path());
+    let saved = dir.path().join("played.interaction");
+    let out = judge()
+        .arg("run")
+        .arg("--interact")
+        .arg(&pkg)
+        .arg(&solution)
+        .arg("--save")
+        .arg(&saved)
+        .stdin("<\n=\n")
+        .output();
+    out.expect_code(0);
+    // Every line with its time; what was sent (echoed: stdin is no terminal), received, stderr.
+    let lines: Vec<(u64, String)> = out
+        .stdout()
+        .lines()
+        .map(|l| {
+            let (at, rest) = l
+                .strip_prefix('[')
+                .and_then(|l| l.split_once(" ms] "))
+                .unwrap_or_else(|| panic!("no time in {l:?}"));
+            (at.trim().parse().unwrap(), rest.to_string())
+        })
+        .collect();
+    let shown: Vec<&str> = lines.iter().map(|(_, l)| l.as_str()).collect();
+    for expected in [
+        "< <",
+        "< =",
+        "> ? 50",
+        "> ? 25",
+        "> ! 25",
+        "! asked 50",
+        "! asked 25",
+    ] {
+        assert!(shown.contains(&expected), "{expected:?} not in {shown:#?}");
+    }
+    let received: Vec<&str> = shown
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with('>'))
+        .collect();
+    assert_eq!(received, ["> ? 50", "> ? 25", "> ! 25"]);
+    assert!(lines.iter().all(|(at, _)| *at < 30_000), "{lines:?}");
+    out.expect_stderr_contains("you are the judge; the program has 1.0 s of CPU time and 256 MiB");
+    out.expect_stderr_contains("exited with 0");
+    // The exchange as Kattis writes it: `<` judge to solution, `>` solution to judge, in the
+    // order the judge saw the lines (through a pipe, both sent lines go in at once).
+    let text = std::fs::read_to_string(&saved).unwrap();
+    let marks: Vec<&str> = text.lines().collect();
+    assert_eq!(marks.len(), 5, "{text}");
+    let heard: Vec<&str> = marks
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with('>'))
+        .collect();
+    assert_eq!(heard, [">? 50", ">? 25", ">! 25"], "{text}");
+    let mut sent: Vec<&str> = marks
+        .iter()
+        .copied()
+        .filter(|l| l.starts_with('<'))
+        .collect();
+    sent.sort();
+    assert_eq!(sent, ["<<", "<="]);
+
+    // Played back: the same program writes the same lines; one that guesses otherwise differs.
+    judge()
+        .arg("run")
+        .arg("--interact")
+        .arg(&pkg)
+        .arg(&solution)
+        .arg("--replay")
+        .arg(&saved)
+        .output()
+        .expect_code(0)
+        .expect_stdout_contains("the program wrote the exchange's 5 lines");
+    let other = dir.path().join("other.py");
+    std::fs::write(
+        &other,
+        std::fs::read_to_string(&solution)
+            .unwrap()
+            .replace("(lo + hi) // 2", "(lo + hi + 1) // 2"),
+    )
+    .unwrap();
+    judge()
+        .arg("run")
+        .arg("--interact")
+        .arg(&pkg)
+        .arg(&other)
+        .arg("--replay")
+        .arg(&saved)
+        .output()
+        .expect_code(1)
+        .expect_stdout_contains(
+            "differs: token 2: the program wrote `51` where the exchange has `50`",
+        );
+}
+
+#[test]
+fn run_interact_gives_the_programs_verdict_under_the_problems_limits() {
+    let dir = tempfile::tempdir().unwrap();
+    let (pkg, solution) = console_problem(dir.path());
+    // An answer the program does not expect: it reads past its input's end (RE).
+    let out = judge()
+        .arg("run")
+        .arg("--interact")
+        .arg(&pkg)
+        .arg(&solution)
+        .stdin("<\n")
+        .output();
+    out.expect_code(1);
+    out.expect_stderr_contains("RE");
+    out.expect_stdout_contains("! EOFError");
+    // A program spinning on the CPU is stopped at the problem's time limit, not the console's.
+    let spin = dir.path().join("spin.py");
+    std::fs::write(&spin, "print('?', 1, flush=True)\nwhile True:\n    pass\n").unwrap();
+    let started = Instant::now();
+    let out = judge()
+        .arg("run")
+        .arg("--interact")
+        .arg(&pkg)
+        .arg(&spin)
+        .stdin("")
+        .output();
+    out.expect_code(1);
+    out.expect_stderr_contains("TLE");
+    assert!(started.elapsed() < Duration::from_secs(60));
+    // A program that writes without end is stopped at the console's cap (1 MiB).
+    let flood = dir.path().join("flood.py");
+    std::fs::write(&flood, "while True:\n    print('x' * 100)\n").unwrap();
+    let out = judge()
+        .arg("run")
+        .arg("--interact")
+        .arg(&pkg)
+        .arg(&flood)
+        .stdin("")
+        .output();
+    out.expect_code(1);
+    out.expect_stderr_contains("stopped: the program wrote more than 1024 KiB");
+    let shown = out.stdout().lines().count();
+    assert!((10_000..=10_400).contains(&shown), "{shown} lines shown");
+    // --save into a folder that does not exist is refused before anything runs.
+    judge()
+        .arg("run")
+        .arg("--interact")
+        .arg(&pkg)
+        .arg(&solution)
+        .arg("--save")
+        .arg(dir.path().join("no/such/x.interaction"))
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("its folder does not exist");
+}

@@ -25,6 +25,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 mod check;
+pub mod console;
 mod grader;
 pub mod interactive;
 mod judge;

@@ -48,6 +48,23 @@ pub trait Executor: Send {
         hear_cap: u64,
     ) -> Result<Heard, SandboxError>;
 
+    /// Runs one program whose stdin and stdout are `stdin` and `stdout` (pipe ends: the caller
+    /// holds the other ends and talks to it live, as a person at the console of `judge run
+    /// --interact` or of the practice page does), until it ends, reaches a limit or is
+    /// cancelled ([`Executor::set_cancel`]). Executors that cannot start a run and go on (the
+    /// fake) say so as an `Err`.
+    fn talk(
+        &mut self,
+        spec: &RunSpec,
+        stdin: std::os::fd::OwnedFd,
+        stdout: std::os::fd::OwnedFd,
+    ) -> Result<RunOutcome, SandboxError> {
+        let _ = (spec, stdin, stdout);
+        Err(SandboxError::Setup(
+            "this executor cannot hold a live conversation with a program".into(),
+        ))
+    }
+
     /// An executor of the same kind for another job running beside this one (its own sandbox,
     /// uid and cgroups; for the fake, one sharing its scripts and log).
     fn another(&self) -> Result<Box<dyn Executor>, SandboxError>;
@@ -97,6 +114,19 @@ impl<E: Executor + ?Sized> Executor for Box<E> {
         (**self).converse(spec, say, hear_cap)
     }
 
+    fn talk(
+        &mut self,
+        spec: &RunSpec,
+        stdin: std::os::fd::OwnedFd,
+        stdout: std::os::fd::OwnedFd,
+    ) -> Result<RunOutcome, SandboxError> {
+        (**self).talk(spec, stdin, stdout)
+    }
+
+    fn set_cancel(&mut self, cancel: Option<judge_sandbox::Cancel>) {
+        (**self).set_cancel(cancel)
+    }
+
     fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
         (**self).another()
     }
@@ -111,5 +141,52 @@ impl<E: Executor + ?Sized> Executor for Box<E> {
 
     fn level(&self) -> IsolationLevel {
         (**self).level()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+
+    /// Says whether it was given a cancel flag.
+    struct Probe(Arc<AtomicBool>);
+
+    impl Executor for Probe {
+        fn run(&mut self, _: &RunSpec) -> Result<RunOutcome, SandboxError> {
+            unreachable!("not run")
+        }
+        fn run_pair(&mut self, _: &Pair<'_>) -> Result<PairOutcome, SandboxError> {
+            unreachable!("not run")
+        }
+        fn converse(&mut self, _: &RunSpec, _: &[u8], _: u64) -> Result<Heard, SandboxError> {
+            unreachable!("not run")
+        }
+        fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {
+            unreachable!("not run")
+        }
+        fn private_scratch(&self) -> bool {
+            true
+        }
+        fn layers(&self) -> Vec<Layer> {
+            Vec::new()
+        }
+        fn set_cancel(&mut self, cancel: Option<judge_sandbox::Cancel>) {
+            self.0.store(cancel.is_some(), Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn a_boxed_executor_passes_its_cancel_flag_on() {
+        // The engine holds a `Box<dyn Executor>`: `engine.sandbox.set_cancel(…)` calls the box's
+        // own implementation, which must reach the executor (the worker's lost job, the
+        // console's Stop).
+        let given = Arc::new(AtomicBool::new(false));
+        let mut boxed: Box<dyn Executor> = Box::new(Probe(given.clone()));
+        boxed.set_cancel(Some(judge_sandbox::Cancel::default()));
+        assert!(given.load(Ordering::SeqCst));
+        boxed.set_cancel(None);
+        assert!(!given.load(Ordering::SeqCst));
     }
 }

@@ -125,6 +125,43 @@ pub fn handle(practice: &Practice, r: &Request) -> Response {
             body().and_then(|b| start_contest(practice, id, &b))
         }
         ("GET", ["api", "contests", id, "scoreboard"]) => scoreboard(practice, id),
+        ("POST", ["api", "problems", id, "interactor"]) => {
+            body().and_then(|b| attach_interactor(practice, id, &b))
+        }
+        ("DELETE", ["api", "problems", id, "interactor"]) => practice
+            .store
+            .detach_interactor(id)
+            .map(|removed| {
+                practice
+                    .hub
+                    .publish(&json!({"event": "problem_changed", "problem": id}));
+                json!({"removed": removed})
+            })
+            .map_err(|e| Response::error(404, e)),
+        ("GET", ["api", "problems", id, "interactions", name]) => {
+            return interaction_file(practice, id, name)
+        }
+        ("POST", ["api", "problems", id, "interactions", name, "replay"]) => {
+            body().and_then(|b| replay(practice, id, name, &b))
+        }
+        ("POST", ["api", "console"]) => body().and_then(|b| post_console(practice, &b)),
+        ("GET", ["api", "console", id]) => console_id(id).and_then(|n| {
+            practice
+                .consoles
+                .json(n)
+                .ok_or_else(|| Response::error(404, format!("no console {n}")))
+        }),
+        ("POST", ["api", "console", id, action]) => {
+            body().and_then(|b| console_action(practice, id, action, &b))
+        }
+        ("POST", ["api", "compare"]) => body().and_then(|b| post_compare(practice, &b)),
+        ("GET", ["api", "compare", id]) => {
+            let all = practice.compares.lock().unwrap_or_else(|e| e.into_inner());
+            id.parse::<usize>()
+                .ok()
+                .and_then(|n| all.get(n).cloned())
+                .ok_or_else(|| Response::error(404, format!("no comparison `{id}`")))
+        }
         ("POST", ["api", "stress"]) => body().and_then(|b| post_stress(practice, &b)),
         ("GET", ["api", "stress", id]) => stress_state(practice, id),
         (_, ["api", ..]) => Err(Response::error(
@@ -240,7 +277,15 @@ fn problem(practice: &Practice, id: &str) -> Result<Value, Response> {
             .collect();
         v["samples"] = Value::Array(samples);
         v["source"] = json!(p.source);
+        v["interactor"] = json!(p.interactor.as_ref().map(|i| json!({
+            "file": i.source.file_name().map(|n| n.to_string_lossy().into_owned()),
+            "protocol": match i.protocol {
+                judge_core::package::Protocol::Kattis => "kattis",
+                judge_core::package::Protocol::Testlib => "testlib",
+            },
+        })));
     }
+    v["interactions"] = json!(practice.store.interactions(id));
     let statement = [
         "statement.md",
         "problem_statement/problem.en.md",
@@ -705,4 +750,256 @@ fn stress_state(practice: &Practice, id: &str) -> Result<Value, Response> {
         .ok_or_else(|| Response::error(404, format!("no stress run {n}")))?;
     entry["id"] = json!(n);
     Ok(entry)
+}
+
+/// The longest line the console takes in one request.
+const CONSOLE_LINE: usize = judge_core::engine::console::CONSOLE_LINE;
+/// How long a replay or a comparison may wait for its engine and run.
+const TASK_WAIT: Duration = Duration::from_secs(600);
+
+/// `POST /api/problems/{id}/interactor`: `{"source", "language"}` or `{"path"}`, with
+/// `protocol` (`kattis` or `testlib`) and optional `helpers` (`[{"name", "text"}]` or absolute
+/// paths: `testlib.h`).
+fn attach_interactor(practice: &Practice, id: &str, body: &Value) -> Result<Value, Response> {
+    if practice.store.problem_dir(id).is_none() {
+        return Err(Response::error(404, format!("no problem `{id}`")));
+    }
+    let protocol = body
+        .get("protocol")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("`protocol` is missing: \"kattis\" or \"testlib\""))?;
+    let source = source_of(practice, body)?;
+    let mut helpers: Vec<(String, Vec<u8>)> = Vec::new();
+    for h in body
+        .get("helpers")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+    {
+        match (h, h.get("name"), h.get("text")) {
+            (Value::String(path), _, _) => {
+                let path = Path::new(path);
+                if !path.is_absolute() {
+                    return Err(bad(format!("{}: give an absolute path", path.display())));
+                }
+                let bytes = super::user::read_as(&practice.user, path, super::MAX_SOURCE)
+                    .map_err(|e| Response::error(422, e))?;
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                helpers.push((name, bytes));
+            }
+            (_, Some(Value::String(name)), Some(Value::String(text))) => {
+                if text.len() as u64 > super::MAX_SOURCE {
+                    return Err(Response::error(413, format!("helper `{name}` is too long")));
+                }
+                helpers.push((name.clone(), text.as_bytes().to_vec()));
+            }
+            _ => {
+                return Err(bad(
+                    "each of `helpers` is an absolute path or {\"name\", \"text\"}",
+                ))
+            }
+        }
+    }
+    if helpers.len() > 8 {
+        return Err(bad("at most 8 helper files"));
+    }
+    let new = super::store::NewInteractor {
+        file_name: &source.file_name,
+        text: source.text.as_bytes(),
+        protocol,
+        helpers: helpers
+            .iter()
+            .map(|(n, b)| (n.as_str(), b.as_slice()))
+            .collect(),
+    };
+    practice
+        .store
+        .attach_interactor(id, &new)
+        .map_err(|e| Response::error(422, e))?;
+    practice
+        .hub
+        .publish(&json!({"event": "problem_changed", "problem": id}));
+    Ok(json!({"interactor": source.file_name, "protocol": protocol}))
+}
+
+fn interaction_path(practice: &Practice, id: &str, name: &str) -> Result<PathBuf, Response> {
+    let path = practice
+        .store
+        .interactions_dir(id)
+        .filter(|_| super::store::valid_id(name))
+        .map(|d| d.join(format!("{name}.interaction")))
+        .filter(|p| p.is_file());
+    path.ok_or_else(|| Response::error(404, format!("problem `{id}` has no exchange `{name}`")))
+}
+
+fn interaction_file(practice: &Practice, id: &str, name: &str) -> Response {
+    match interaction_path(practice, id, name).and_then(|p| {
+        std::fs::read(&p).map_err(|e| Response::error(500, format!("{}: {e}", p.display())))
+    }) {
+        Ok(bytes) => Response::bytes(200, "text/plain; charset=utf-8", bytes),
+        Err(response) => response,
+    }
+}
+
+fn replay(practice: &Practice, id: &str, name: &str, body: &Value) -> Result<Value, Response> {
+    let file = interaction_path(practice, id, name)?;
+    let source = source_of(practice, body)?;
+    let id = id.to_string();
+    super::console::on_engine(practice, TASK_WAIT, move |practice, engine| {
+        super::console::replay(practice, engine, &id, &file, &source)
+    })
+    .map_err(|e| Response::error(503, e))?
+    .map_err(|e| Response::error(422, e))
+}
+
+fn console_id(id: &str) -> Result<u64, Response> {
+    id.parse::<u64>()
+        .map_err(|_| Response::error(404, format!("no console `{id}`")))
+}
+
+/// `POST /api/console`: `{"problem", "source", "language"}` or `{"problem", "path"}`.
+fn post_console(practice: &Practice, body: &Value) -> Result<Value, Response> {
+    let problem = body
+        .get("problem")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("`problem` (an id from /api/problems) is missing"))?;
+    if practice.store.problem_dir(problem).is_none() {
+        return Err(Response::error(404, format!("no problem `{problem}`")));
+    }
+    let source = source_of(practice, body)?;
+    let id = super::console::start(practice, problem, source)
+        .map_err(|(status, e)| Response::error(status, e))?;
+    Ok(json!({"id": id}))
+}
+
+/// `POST /api/console/{id}/send` (`{"line"}`), `…/close` (the program's end of input),
+/// `…/stop`, `…/save` (`{"name"}` optional).
+fn console_action(
+    practice: &Practice,
+    id: &str,
+    action: &str,
+    body: &Value,
+) -> Result<Value, Response> {
+    use judge_core::engine::console::Input;
+    let n = console_id(id)?;
+    let fail = |(status, e): (u16, String)| Response::error(status, e);
+    match action {
+        "send" => {
+            let line = body
+                .get("line")
+                .and_then(Value::as_str)
+                .ok_or_else(|| bad("`line` (a string) is missing"))?;
+            if line.len() > CONSOLE_LINE {
+                return Err(Response::error(
+                    413,
+                    format!("a line is at most {CONSOLE_LINE} bytes"),
+                ));
+            }
+            if line.contains(['\n', '\r']) {
+                return Err(bad("send one line at a time (no line breaks in `line`)"));
+            }
+            practice
+                .consoles
+                .send(n, Input::Line(line.to_string()))
+                .map_err(fail)?;
+            Ok(json!({"ok": true}))
+        }
+        "close" => {
+            practice.consoles.send(n, Input::Close).map_err(fail)?;
+            Ok(json!({"ok": true}))
+        }
+        "stop" => {
+            if practice.consoles.stop(n) {
+                Ok(json!({"ok": true}))
+            } else {
+                Err(Response::error(404, format!("no console {n}")))
+            }
+        }
+        "save" => {
+            let (problem, text) = practice
+                .consoles
+                .interaction(n)
+                .ok_or_else(|| Response::error(404, format!("no console {n}")))?;
+            if text.is_empty() {
+                return Err(Response::error(409, "nothing was exchanged yet"));
+            }
+            let name = body
+                .get("name")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty());
+            let saved = practice
+                .store
+                .save_interaction(&problem, name, &text)
+                .map_err(bad)?;
+            practice
+                .hub
+                .publish(&json!({"event": "problem_changed", "problem": problem}));
+            Ok(json!({"name": saved, "problem": problem}))
+        }
+        _ => Err(Response::error(
+            404,
+            format!("no route POST /api/console/{id}/{action}"),
+        )),
+    }
+}
+
+/// `POST /api/compare`: `{"problem", "solutions": [a path, or {"source", "language"}, or
+/// {"path"}; 2 to 6]}`; judges each on every test and answers the matrix.
+fn post_compare(practice: &Practice, body: &Value) -> Result<Value, Response> {
+    let problem = body
+        .get("problem")
+        .and_then(Value::as_str)
+        .ok_or_else(|| bad("`problem` is missing"))?
+        .to_string();
+    if practice.store.problem_dir(&problem).is_none() {
+        return Err(Response::error(404, format!("no problem `{problem}`")));
+    }
+    // Refused at once: the engines may all be busy (console sessions hold theirs).
+    if practice.store.meta(&problem).interactive
+        && practice
+            .store
+            .load(&problem)
+            .is_ok_and(|p| p.interactor.is_none())
+    {
+        return Err(Response::error(
+            422,
+            super::compare::no_interactor(&problem),
+        ));
+    }
+    let specs = body
+        .get("solutions")
+        .and_then(Value::as_array)
+        .ok_or_else(|| bad("`solutions` must be a list of paths or {\"source\", \"language\"}"))?;
+    if specs.len() < 2 || specs.len() > super::compare::MAX_SOLUTIONS {
+        return Err(bad(format!(
+            "compare 2 to {} solutions",
+            super::compare::MAX_SOLUTIONS
+        )));
+    }
+    let mut sources = Vec::new();
+    for (i, spec) in specs.iter().enumerate() {
+        let source = source_of(practice, spec)?;
+        let name = spec
+            .get("name")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .or_else(|| source.path.as_ref().map(|p| p.display().to_string()))
+            .unwrap_or_else(|| format!("#{} {}", i + 1, source.file_name));
+        sources.push((name, source));
+    }
+    let matrix = super::console::on_engine(practice, TASK_WAIT, move |practice, engine| {
+        super::compare::compare(practice, engine, &problem, &sources)
+    })
+    .map_err(|e| Response::error(503, e))?
+    .map_err(|e| Response::error(422, e))?;
+    let mut all = practice.compares.lock().unwrap_or_else(|e| e.into_inner());
+    let mut out = matrix;
+    out["id"] = json!(all.len());
+    if all.len() < 256 {
+        all.push(out.clone());
+    }
+    Ok(out)
 }

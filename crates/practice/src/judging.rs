@@ -30,6 +30,7 @@ pub struct StressJob {
 pub fn run(practice: &Practice, engine: &mut Engine, job: Job) {
     match job {
         Job::Judge(id) => judge(practice, engine, id),
+        Job::Task(task) => task(practice, engine),
         Job::Unwind(payload) => std::panic::resume_unwind(payload),
         // Handled by the pool (`serve`): never given to an engine.
         Job::Stop => {}
@@ -154,8 +155,8 @@ fn judge(practice: &Practice, engine: &mut Engine, id: i64) {
         Ok(p) => p,
         Err(e) => return finish("JE", Some(&e), None, &json!([]), None, None),
     };
-    if practice.store.meta(&problem_id).interactive {
-        let message = "interactive problems are not judged yet: the samples hold only one side of the conversation";
+    if practice.store.meta(&problem_id).interactive && problem.interactor.is_none() {
+        let message = "an interactive problem is judged once an interactor is attached (on its page, or [interactor] in its problem.toml): its samples hold only one side of the conversation; play it by hand in its console meanwhile";
         return finish("JE", Some(message), None, &json!([]), None, None);
     }
     if problem.tests.is_empty() {

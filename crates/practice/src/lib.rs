@@ -15,6 +15,8 @@
 pub mod access;
 pub mod api;
 pub mod cc;
+pub mod compare;
+pub mod console;
 pub mod contest;
 pub mod db;
 pub mod http;
@@ -57,14 +59,23 @@ pub struct Practice {
     pub watches: watch::Watches,
     /// Stress runs by id: their state as the API shows it.
     pub stress: Mutex<Vec<Value>>,
+    /// The page's console sessions (interactive problems played by hand).
+    pub consoles: console::Consoles,
+    /// Comparisons by id: their matrices as the API shows them (the last few).
+    pub compares: Mutex<Vec<Value>>,
     /// Serialises writing received problems (ids are picked from what is on disk).
     save_lock: Mutex<()>,
 }
+
+/// Work of the page's on an engine of the pool.
+pub type Task = Box<dyn FnOnce(&Practice, &mut judge_core::engine::Engine) + Send>;
 
 /// Work for the judging engines.
 pub enum Job {
     Judge(i64),
     Stress(judging::StressJob),
+    /// Work of the page's on an engine: a console session, a replay, a comparison.
+    Task(Task),
     /// Another engine's thread unwound with this (a closed stdout): the main thread goes on
     /// unwinding with it.
     Unwind(Box<dyn std::any::Any + Send>),
@@ -186,6 +197,8 @@ impl Practice {
             languages,
             watches: watch::Watches::default(),
             stress: Mutex::new(Vec::new()),
+            consoles: Default::default(),
+            compares: Mutex::new(Vec::new()),
             save_lock: Mutex::new(()),
         })
     }
@@ -436,7 +449,7 @@ fn judge_forever(practice: &Practice, engine: &mut judge_core::engine::Engine, m
         let job = practice.queue.pop();
         let submission = match &job {
             Job::Judge(id) => Some(*id),
-            Job::Stress(_) => None,
+            Job::Stress(_) | Job::Task(_) => None,
             Job::Unwind(_) | Job::Stop if !main => {
                 // Handed on (to the main thread, to the other engines); this engine stops.
                 practice.queue.push_front(job);

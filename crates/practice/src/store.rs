@@ -362,6 +362,218 @@ impl Store {
     }
 }
 
+/// An interactor to attach: its file, its protocol, and helper files beside it (`testlib.h`).
+pub struct NewInteractor<'a> {
+    pub file_name: &'a str,
+    pub text: &'a [u8],
+    /// `kattis` or `testlib`.
+    pub protocol: &'a str,
+    pub helpers: Vec<(&'a str, &'a [u8])>,
+}
+
+/// Whether `name` is a plain file name a package may hold: not empty, at most 100 of
+/// `[A-Za-z0-9._-]`, not starting with a dot.
+fn plain_file_name(name: &str) -> bool {
+    valid_id(name)
+}
+
+impl Store {
+    /// Attaches an interactor to problem `id` (replacing one attached before): its files go to
+    /// `interactor/`, and `problem.toml` gains `[interactor]`; the package must load with it,
+    /// or nothing changes.
+    pub fn attach_interactor(&self, id: &str, new: &NewInteractor) -> Result<(), String> {
+        let dir = self
+            .problem_dir(id)
+            .ok_or_else(|| format!("no problem `{id}`"))?;
+        if !matches!(new.protocol, "kattis" | "testlib") {
+            return Err(format!(
+                "unknown protocol `{}`: `kattis` (exit 42 accepts, 43 rejects) or `testlib` (exit 0 OK, 1 WA, 2 PE, 3 fail)",
+                new.protocol
+            ));
+        }
+        for name in std::iter::once(new.file_name).chain(new.helpers.iter().map(|h| h.0)) {
+            if !plain_file_name(name) {
+                return Err(format!(
+                    "`{name}` is not a plain file name (letters, digits, . _ -)"
+                ));
+            }
+        }
+        let toml_path = dir.join("problem.toml");
+        if !toml_path.is_file() {
+            return Err(format!(
+                "problem `{id}` is not a native package (no problem.toml): give the interactor in the package itself"
+            ));
+        }
+        let text = std::fs::read_to_string(&toml_path)
+            .map_err(|e| format!("{}: {e}", toml_path.display()))?;
+        let mut table: toml::Table = text
+            .parse()
+            .map_err(|e| format!("{}: {e}", toml_path.display()))?;
+        let mut interactor = toml::Table::new();
+        interactor.insert(
+            "source".into(),
+            format!("interactor/{}", new.file_name).into(),
+        );
+        interactor.insert("protocol".into(), new.protocol.into());
+        if !new.helpers.is_empty() {
+            interactor.insert(
+                "files".into(),
+                toml::Value::Array(
+                    new.helpers
+                        .iter()
+                        .map(|(n, _)| format!("interactor/{n}").into())
+                        .collect(),
+                ),
+            );
+        }
+        table.insert("interactor".into(), interactor.into());
+        let new_toml = toml::to_string(&table).map_err(|e| e.to_string())?;
+        // The files in a folder of their own first, then swapped in with problem.toml; put
+        // back as they were when the package does not load.
+        let staged = dir.join(format!(".interactor-{}", unique()));
+        let old = dir.join(format!(".interactor-old-{}", unique()));
+        let write = || -> std::io::Result<()> {
+            std::fs::create_dir(&staged)?;
+            std::fs::write(staged.join(new.file_name), new.text)?;
+            for (name, bytes) in &new.helpers {
+                std::fs::write(staged.join(name), bytes)?;
+            }
+            Ok(())
+        };
+        if let Err(e) = write() {
+            let _ = std::fs::remove_dir_all(&staged);
+            return Err(format!("cannot write the interactor: {e}"));
+        }
+        let current = dir.join("interactor");
+        let had = current.exists();
+        let swap = (|| -> std::io::Result<()> {
+            if had {
+                std::fs::rename(&current, &old)?;
+            }
+            std::fs::rename(&staged, &current)?;
+            let tmp = dir.join(format!(".problem-{}.toml", unique()));
+            std::fs::write(&tmp, &new_toml)?;
+            std::fs::rename(&tmp, &toml_path)
+        })();
+        let loaded = swap
+            .map_err(|e| format!("cannot write the interactor: {e}"))
+            .and_then(|_| {
+                Problem::load_inputs(&dir)
+                    .map(|_| ())
+                    .map_err(|e| e.to_string())
+            });
+        match loaded {
+            Ok(()) => {
+                let _ = std::fs::remove_dir_all(&old);
+                Ok(())
+            }
+            Err(e) => {
+                let _ = std::fs::write(&toml_path, &text);
+                let _ = std::fs::remove_dir_all(&current);
+                if had {
+                    let _ = std::fs::rename(&old, &current);
+                }
+                let _ = std::fs::remove_dir_all(&staged);
+                Err(e)
+            }
+        }
+    }
+
+    /// Takes problem `id`'s attached interactor away (`interactor/` and `[interactor]`).
+    pub fn detach_interactor(&self, id: &str) -> Result<bool, String> {
+        let dir = self
+            .problem_dir(id)
+            .ok_or_else(|| format!("no problem `{id}`"))?;
+        let toml_path = dir.join("problem.toml");
+        let text = std::fs::read_to_string(&toml_path)
+            .map_err(|e| format!("{}: {e}", toml_path.display()))?;
+        let mut table: toml::Table = text
+            .parse()
+            .map_err(|e| format!("{}: {e}", toml_path.display()))?;
+        if table.remove("interactor").is_none() {
+            return Ok(false);
+        }
+        let new_toml = toml::to_string(&table).map_err(|e| e.to_string())?;
+        let tmp = dir.join(format!(".problem-{}.toml", unique()));
+        std::fs::write(&tmp, new_toml)
+            .and_then(|_| std::fs::rename(&tmp, &toml_path))
+            .map_err(|e| format!("{}: {e}", toml_path.display()))?;
+        let _ = std::fs::remove_dir_all(dir.join("interactor"));
+        Ok(true)
+    }
+
+    /// The folder of problem `id`'s saved exchanges (`interactions/NAME.interaction`).
+    pub fn interactions_dir(&self, id: &str) -> Option<PathBuf> {
+        self.problem_dir(id).map(|d| d.join("interactions"))
+    }
+
+    /// The names of problem `id`'s saved exchanges, in name order.
+    pub fn interactions(&self, id: &str) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .interactions_dir(id)
+            .and_then(|d| std::fs::read_dir(d).ok())
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| {
+                        let name = e.file_name().to_str()?.to_string();
+                        let stem = name.strip_suffix(".interaction")?;
+                        valid_id(stem).then(|| stem.to_string())
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort_by(|a, b| judge_core::package::natural_cmp(a, b));
+        names
+    }
+
+    /// Saves an exchange as `interactions/NAME.interaction` of problem `id` (`name`, or the
+    /// next free `console-N`); its name.
+    pub fn save_interaction(
+        &self,
+        id: &str,
+        name: Option<&str>,
+        text: &str,
+    ) -> Result<String, String> {
+        let dir = self
+            .interactions_dir(id)
+            .ok_or_else(|| format!("no problem `{id}`"))?;
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let write = |name: &str, new: bool| -> std::io::Result<()> {
+            let path = dir.join(format!("{name}.interaction"));
+            let mut f = std::fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .create_new(new)
+                .truncate(true)
+                .open(path)?;
+            std::io::Write::write_all(&mut f, text.as_bytes())
+        };
+        match name {
+            Some(name) => {
+                if !valid_id(name) {
+                    return Err(format!(
+                        "`{name}` cannot name an exchange: letters, digits, . _ - (at most 100)"
+                    ));
+                }
+                write(name, false).map_err(|e| format!("{}: {e}", dir.display()))?;
+                Ok(name.to_string())
+            }
+            None => {
+                for n in 1..10_000 {
+                    let name = format!("console-{n}");
+                    match write(&name, true) {
+                        Ok(()) => return Ok(name),
+                        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                        Err(e) => return Err(format!("{}: {e}", dir.display())),
+                    }
+                }
+                Err("too many saved exchanges".into())
+            }
+        }
+    }
+}
+
 pub fn hex_sha(bytes: &[u8]) -> String {
     use sha2::Digest;
     sha2::Sha256::digest(bytes)
@@ -430,6 +642,104 @@ mod tests {
         store.remove_test(&id, "custom-1").unwrap();
         assert_eq!(store.load(&id).unwrap().tests.len(), 3);
         assert!(store.load("../etc").is_err());
+    }
+
+    #[test]
+    fn an_interactor_is_attached_to_a_received_problem_and_taken_away_all_or_nothing() {
+        use judge_core::package::Protocol;
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(tmp.path()).unwrap();
+        let body = br#"{"name":"Guess","url":"https://example.org/g","interactive":true,"memoryLimit":256,"timeLimit":1000,"tests":[{"input":"5\n","output":"5\n"}]}"#;
+        let id = store.save(&crate::cc::parse(body).unwrap(), 1).unwrap();
+        let dir = store.problem_dir(&id).unwrap();
+        let toml_before = std::fs::read_to_string(dir.join("problem.toml")).unwrap();
+        let new = |file_name, protocol, helpers| NewInteractor {
+            file_name,
+            text: b"print(1)\n",
+            protocol,
+            helpers,
+        };
+        // Refused, and nothing written: an unknown protocol, a name that is a path.
+        let e = store
+            .attach_interactor(&id, &new("i.py", "icpc", vec![]))
+            .unwrap_err();
+        assert!(e.contains("unknown protocol `icpc`"), "{e}");
+        let e = store
+            .attach_interactor(&id, &new("../i.py", "kattis", vec![]))
+            .unwrap_err();
+        assert!(e.contains("not a plain file name"), "{e}");
+        assert_eq!(
+            std::fs::read_to_string(dir.join("problem.toml")).unwrap(),
+            toml_before
+        );
+        assert!(!dir.join("interactor").exists());
+        // Attached: the package loads with it, helpers beside it.
+        store
+            .attach_interactor(
+                &id,
+                &new(
+                    "i.cpp",
+                    "testlib",
+                    vec![("testlib.h", b"// h\n".as_slice())],
+                ),
+            )
+            .unwrap();
+        let p = store.load(&id).unwrap();
+        let i = p.interactor.expect("an interactor");
+        assert_eq!(i.source, dir.join("interactor/i.cpp"));
+        assert_eq!(i.protocol, Protocol::Testlib);
+        assert_eq!(i.helpers, [dir.join("interactor/testlib.h")]);
+        assert_eq!(p.tests.len(), 1);
+        // Replaced by another; a package broken otherwise keeps the one it had.
+        store
+            .attach_interactor(&id, &new("j.py", "kattis", vec![]))
+            .unwrap();
+        assert!(!dir.join("interactor/i.cpp").exists());
+        std::fs::write(dir.join("tests/stray.ans"), "1\n").unwrap();
+        let e = store
+            .attach_interactor(&id, &new("k.py", "kattis", vec![]))
+            .unwrap_err();
+        assert!(e.contains("answer without an input"), "{e}");
+        std::fs::remove_file(dir.join("tests/stray.ans")).unwrap();
+        let p = store.load(&id).unwrap();
+        assert_eq!(p.interactor.unwrap().source, dir.join("interactor/j.py"));
+        let leftovers: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.starts_with('.'))
+            .collect();
+        assert!(leftovers.is_empty(), "{leftovers:?}");
+        // Taken away: the problem as received.
+        assert!(store.detach_interactor(&id).unwrap());
+        assert!(!store.detach_interactor(&id).unwrap());
+        assert!(store.load(&id).unwrap().interactor.is_none());
+        assert!(!dir.join("interactor").exists());
+    }
+
+    #[test]
+    fn exchanges_are_saved_under_free_names_and_listed() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::open(tmp.path()).unwrap();
+        let body = br#"{"name":"Guess","url":"https://example.org/g","memoryLimit":256,"timeLimit":1000,"tests":[]}"#;
+        let id = store.save(&crate::cc::parse(body).unwrap(), 1).unwrap();
+        assert_eq!(
+            store.save_interaction(&id, None, "<1\n").unwrap(),
+            "console-1"
+        );
+        assert_eq!(
+            store.save_interaction(&id, None, "<2\n").unwrap(),
+            "console-2"
+        );
+        assert_eq!(
+            store.save_interaction(&id, Some("mine"), ">3\n").unwrap(),
+            "mine"
+        );
+        assert!(store.save_interaction(&id, Some("../x"), "").is_err());
+        assert!(store.save_interaction("nope", None, "").is_err());
+        assert_eq!(store.interactions(&id), ["console-1", "console-2", "mine"]);
+        // Saved exchanges live beside the package, not in tests/: it still loads.
+        assert!(store.load(&id).unwrap().tests.is_empty());
     }
 
     #[test]

@@ -202,6 +202,23 @@ impl Executor for LocalExecutor {
         }
     }
 
+    fn talk(
+        &mut self,
+        spec: &RunSpec,
+        stdin: OwnedFd,
+        stdout: OwnedFd,
+    ) -> Result<RunOutcome, SandboxError> {
+        self.sandbox
+            .start(
+                spec,
+                RunIo {
+                    stdin: Some(stdin),
+                    stdout: Some(stdout),
+                },
+            )?
+            .wait()
+    }
+
     fn converse(
         &mut self,
         spec: &RunSpec,

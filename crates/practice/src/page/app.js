@@ -385,6 +385,8 @@ function renderProblem() {
     h("div", { id: "result" }, resultPanel()),
     historyPanel(),
     testsPanel(),
+    p.interactive ? interactivePanel() : null,
+    comparePanel(),
     stressPanel(),
   );
   if (window.MathMLElement === undefined) {
@@ -852,6 +854,236 @@ async function runStress(button, status) {
   }
 }
 
+
+// ---------- interactive problems: the interactor, the console, saved exchanges ----------
+
+function interactivePanel() {
+  const p = state.problem;
+  const status = h("span", { class: "hint", id: "interactor-status" });
+  const path = h("input", { type: "text", id: "interactor-path", placeholder: "/home/you/interactor.cpp", value: state.interactorPath || "" });
+  const helpers = h("input", { type: "text", id: "interactor-helpers", placeholder: "helper files, space-separated (e.g. /home/you/testlib.h)", value: state.interactorHelpers || "" });
+  const protocol = h("select", { id: "interactor-protocol" },
+    h("option", { value: "kattis", selected: state.interactorProtocol !== "testlib" }, "Kattis (exit 42 accepts, 43 rejects)"),
+    h("option", { value: "testlib", selected: state.interactorProtocol === "testlib" }, "testlib (exit 0 OK, 1 WA, 2 PE, 3 fail)"));
+  const attached = p.interactor
+    ? h("p", { id: "interactor-attached" }, "Interactor attached: ", h("span", { class: "mono" }, p.interactor.file),
+        ` (${p.interactor.protocol}); submissions are judged against it. `,
+        h("button", { type: "button", id: "interactor-detach", onclick: async () => {
+          try {
+            await api("DELETE", `/api/problems/${encodeURIComponent(p.id)}/interactor`);
+            await openProblem(p.id);
+          } catch (e) { setStatus("interactor-status", e.message, "error"); }
+        } }, "Detach"))
+    : h("p", { class: "hint", id: "interactor-none" }, "No interactor: submissions are not judged. Attach one, or play the judge's side yourself in the console below.");
+  return h("section", { class: "panel", id: "interactive" }, h("h2", {}, "Interactive problem"),
+    attached,
+    h("div", { class: "row" }, "Interactor ", path, protocol),
+    h("div", { class: "row" }, "Helpers ", helpers,
+      h("button", { type: "button", id: "interactor-attach", class: "primary", onclick: async (ev) => {
+        state.interactorPath = path.value.trim();
+        state.interactorHelpers = helpers.value.trim();
+        state.interactorProtocol = protocol.value;
+        ev.target.disabled = true;
+        try {
+          const body = { path: state.interactorPath, protocol: state.interactorProtocol,
+            helpers: state.interactorHelpers ? state.interactorHelpers.split(/\s+/) : [] };
+          await api("POST", `/api/problems/${encodeURIComponent(p.id)}/interactor`, body);
+          await openProblem(p.id);
+        } catch (e) {
+          setStatus("interactor-status", e.message, "error");
+        } finally {
+          ev.target.disabled = false;
+        }
+      } }, "Attach"), status),
+    consolePanel());
+}
+
+// The console: the contestant is the judge. Lines typed go to the program; its lines arrive
+// as console_line events.
+function consoleLineEl(l) {
+  const mark = l.side === "sent" ? "<" : l.side === "received" ? ">" : "!";
+  return h("div", { class: `cline ${l.side}` },
+    h("span", { class: "at" }, `${l.at_ms} ms`), h("span", { class: "mark" }, mark),
+    h("span", { class: "text" }, l.text + (l.cut ? " [cut]" : "")));
+}
+
+function consoleEndText(c) {
+  const e = c && c.ended;
+  if (!e) return c ? `Console ${c.id}: ${c.state}…` : "";
+  const how = e.stopped ? `stopped (${e.stopped})` : e.verdict ? `${e.verdict} (${e.message || ""})` : `${e.exit || "exit code 0"}`;
+  const times = e.cpu_ms !== undefined ? ` — CPU ${e.cpu_ms} ms, wall ${e.wall_ms} ms` : "";
+  return `Ended: ${how}${times}`;
+}
+
+function consolePanel() {
+  const p = state.problem;
+  const c = state.console && String(state.console.problem) === String(p.id) ? state.console : null;
+  const path = h("input", { type: "text", id: "console-path", placeholder: "your solution's path, e.g. /home/you/a.cpp", value: state.consolePath || "" });
+  const status = h("span", { class: "hint", id: "console-status" }, consoleEndText(c));
+  const log = h("div", { id: "console-log", class: "console-log" }, c ? c.lines.map(consoleLineEl) : []);
+  const running = c && !c.ended;
+  const line = h("input", { type: "text", id: "console-input", placeholder: "a line to the program (Enter sends)", disabled: running && !c.closed ? null : "" });
+  const send = async () => {
+    const text = line.value;
+    line.value = "";
+    try {
+      await api("POST", `/api/console/${c.id}/send`, { line: text });
+    } catch (e) { setStatus("console-status", e.message, "error"); }
+  };
+  line.addEventListener("keydown", (ev) => { if (ev.key === "Enter") { ev.preventDefault(); send(); } });
+  const action = (id, label, what, enabled) => h("button", { type: "button", id, disabled: enabled ? null : "", onclick: async () => {
+    try {
+      const r = await api("POST", `/api/console/${c.id}/${what}`, {});
+      if (what === "close") { c.closed = true; renderProblem(); }
+      if (what === "save") { setStatus("console-status", `Saved as ${r.name}.`, "ok"); await openProblem(p.id); }
+    } catch (e) { setStatus("console-status", e.message, "error"); }
+  } }, label);
+  const saved = (p.interactions || []);
+  return h("div", { id: "console" }, h("h3", {}, "Console: you are the judge"),
+    h("p", { class: "hint" }, "The program runs in the sandbox with the problem's CPU time and memory limits (10 minutes of wall clock at most, 5 without a line sent). Blue lines are what you sent, green what it printed, grey its stderr; the times are since it started."),
+    h("div", { class: "row" }, "Solution ", path,
+      h("button", { type: "button", id: "console-start", class: "primary", onclick: async (ev) => {
+        state.consolePath = path.value.trim();
+        ev.target.disabled = true;
+        try {
+          const body = { problem: p.id };
+          if (state.consolePath) body.path = state.consolePath;
+          else if (state.lastSource) Object.assign(body, state.lastSource);
+          const r = await api("POST", "/api/console", body);
+          state.console = { id: r.id, problem: p.id, state: "queued", lines: [], ended: null };
+          renderProblem();
+          const input = document.getElementById("console-input");
+          if (input) input.focus();
+        } catch (e) {
+          setStatus("console-status", e.message, "error");
+        } finally {
+          ev.target.disabled = false;
+        }
+      } }, "Start"), status),
+    log,
+    h("div", { class: "row" }, line, h("button", { type: "button", id: "console-send", disabled: running ? null : "", onclick: send }, "Send"),
+      action("console-close", "Close its input", "close", running && !c.closed),
+      action("console-stop", "Stop", "stop", running),
+      action("console-save", "Save the exchange", "save", c && c.lines.length > 0)),
+    saved.length
+      ? h("div", { id: "interactions" }, h("h3", {}, "Saved exchanges"),
+          h("ul", {}, saved.map((name) => h("li", {}, h("span", { class: "mono" }, `${name}.interaction`), " ",
+            h("button", { type: "button", "data-replay": name, onclick: async (ev) => {
+              ev.target.disabled = true;
+              const body = {};
+              if (path.value.trim()) body.path = path.value.trim();
+              else if (state.lastSource) Object.assign(body, state.lastSource);
+              try {
+                const r = await api("POST", `/api/problems/${encodeURIComponent(p.id)}/interactions/${encodeURIComponent(name)}/replay`, body);
+                setStatus("console-status", r.same ? `Replay of ${name}: the same exchange (${r.lines} lines).` : `Replay of ${name} differs: ${r.message}`, r.same ? "ok" : "error");
+              } catch (e) { setStatus("console-status", e.message, "error"); }
+              finally { ev.target.disabled = false; }
+            } }, "Replay")))))
+      : null);
+}
+
+// The open console's state as the server has it (after a reconnect, or an event lost when the
+// stream fell behind): the page's copy is replaced when it differs.
+async function resyncConsole() {
+  const c = state.console;
+  if (!c) return;
+  let now;
+  try {
+    now = await api("GET", `/api/console/${c.id}`);
+  } catch (_) {
+    return;
+  }
+  if (state.console !== c) return;
+  if (now.lines.length === c.lines.length && now.state === c.state) return;
+  c.lines = now.lines;
+  c.state = now.state;
+  c.ended = now.ended;
+  if (state.problem && String(state.problem.id) === String(c.problem)) renderProblem();
+}
+
+function onConsoleEvent(ev) {
+  const c = state.console;
+  if (!c || String(ev.console) !== String(c.id)) return;
+  if (ev.event === "console_line" && ev.line) {
+    // Already read back by a resync; or some were missed: read them all back.
+    if (typeof ev.n === "number" && ev.n < c.lines.length) return;
+    if (typeof ev.n === "number" && ev.n > c.lines.length) { resyncConsole(); return; }
+    c.lines.push(ev.line);
+    const log = document.getElementById("console-log");
+    if (log) {
+      log.append(consoleLineEl(ev.line));
+      log.scrollTop = log.scrollHeight;
+    }
+    const save = document.getElementById("console-save");
+    if (save) save.disabled = false;
+  } else if (ev.event === "console_state") {
+    c.state = ev.state;
+    if (ev.ended) {
+      c.ended = ev.ended;
+      // Every line was published before this: the page's copy is checked once more.
+      resyncConsole();
+    }
+    if (ev.state === "running" || ev.ended) {
+      const focused = document.activeElement && document.activeElement.id === "console-input";
+      renderProblem();
+      const input = document.getElementById("console-input");
+      if (focused && input && !input.disabled) input.focus();
+    } else {
+      setStatus("console-status", consoleEndText(c), "hint");
+    }
+  }
+}
+
+// ---------- compare solutions ----------
+
+function comparePanel() {
+  const p = state.problem;
+  const paths = h("textarea", { id: "compare-paths", class: "paths", spellcheck: "false", rows: 3, placeholder: "one source path a line, e.g.\n/home/you/brute.py\n/home/you/fast.cpp" });
+  paths.value = state.comparePaths || "";
+  const status = h("span", { class: "hint", id: "compare-status" });
+  const m = state.compare && String(state.compare.problem) === String(p.id) ? state.compare : null;
+  let matrix = null;
+  if (m) {
+    matrix = h("div", { id: "compare-result" },
+      h("table", { id: "compare-matrix", class: "matrix" },
+        h("thead", {}, h("tr", {}, h("th", {}, "Solution"), h("th", {}, "Verdict"), m.tests.map((t) => h("th", {}, t)))),
+        h("tbody", {}, m.solutions.map((s) => h("tr", {},
+          h("td", { class: "mono" }, s.name),
+          h("td", {}, verdictBadge(s.verdict)),
+          s.tests.map((r) => h("td", {},
+            r.verdict ? h("span", { class: verdictClass(r.verdict) }, `${r.verdict} ${r.time_ms} ms`) : "—")))))),
+      m.solutions.filter((s) => s.compile_error || s.error).map((s) =>
+        h("pre", { class: "error" }, `${s.name}: ${s.compile_error || s.error}`)),
+      m.differences.length
+        ? h("div", { id: "compare-diffs" }, h("h3", {}, "Where the outputs differ"),
+            m.differences.map((d) => h("div", { class: "compare-diff" },
+              h("p", {}, `Test ${d.test}, line ${d.line}:`),
+              h("ul", {}, m.solutions.map((s, i) => h("li", {}, h("span", { class: "mono" }, s.name), ": ",
+                d.outputs[i] === null ? h("em", {}, "(no such line)") : h("code", {}, d.outputs[i])))))))
+        : h("p", { class: "ok", id: "compare-same" }, "Their outputs agree on every test."));
+  }
+  return h("section", { class: "panel", id: "compare" }, h("h2", {}, "Compare solutions"),
+    h("p", { class: "hint" }, "Judges each file on every test, one after the other, and shows where their outputs part."),
+    paths,
+    h("div", { class: "row" }, h("button", { type: "button", id: "compare-run", class: "primary", onclick: async (ev) => {
+      state.comparePaths = paths.value;
+      const solutions = paths.value.split("\n").map((l) => l.trim()).filter((l) => l);
+      ev.target.disabled = true;
+      status.className = "hint";
+      status.textContent = "Judging…";
+      try {
+        state.compare = await api("POST", "/api/compare", { problem: p.id, solutions });
+        renderProblem();
+      } catch (e) {
+        status.className = "error";
+        status.textContent = e.message;
+      } finally {
+        ev.target.disabled = false;
+      }
+    } }, "Compare"), status),
+    matrix);
+}
+
 // ---------- contests ----------
 
 async function loadContests() {
@@ -1140,6 +1372,10 @@ function onEvent(data) {
       if (current) scheduleRefresh({ submission: true });
       scheduleRefresh({ history: here, problems: true, contest: true, meta: here || current });
       break;
+    case "console_line":
+    case "console_state":
+      onConsoleEvent(ev);
+      break;
     case "stress_progress":
       setStatus("stress-status", ev.message || "", "hint");
       break;
@@ -1167,6 +1403,8 @@ function connectEvents() {
   es.onopen = () => {
     live.textContent = "live";
     live.classList.add("on");
+    // Lines sent while the stream was down are read back whole.
+    resyncConsole();
   };
   es.onerror = () => {
     live.textContent = "reconnecting…";
@@ -1184,6 +1422,7 @@ function poll() {
   }, 1000);
   setInterval(() => {
     if (!document.hidden) scheduleRefresh({ problems: true });
+    if (!document.hidden && state.console && !state.console.ended) resyncConsole();
   }, 2000);
   setInterval(tickClock, 1000);
 }
