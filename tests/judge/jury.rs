@@ -131,6 +131,46 @@ fn the_jury_page_shows_the_queue_the_workers_and_live_verdicts_with_each_tests_r
         json!("4")
     );
 
+    // The jury drops test 10 (the one wa.c fails) and judges the problem again from the page:
+    // the matrix shows WA → AC, nothing is published until applied.
+    let fixed = tempfile::tempdir().unwrap();
+    crate::harness::copy_dir(&crate::harness::fixture_problem("sum"), fixed.path());
+    for file in ["10.in", "10.ans"] {
+        std::fs::remove_file(fixed.path().join("tests").join(file)).unwrap();
+    }
+    let package = judge_service::store::pack(fixed.path()).unwrap();
+    assert_eq!(upload(&server, "sum", ORGANISER, &package).0, 201);
+    browser.eval(
+        "document.querySelector('#rejudge-problem').value = 'sum';
+         document.querySelector('#new-rejudge button').click()",
+    );
+    let matrix = browser.wait_for(
+        "(() => { const p = document.querySelector('#rejudge');
+            return !p.hidden && p.dataset.state === 'done' &&
+                [...p.querySelectorAll('.matrix tbody tr')].map(r =>
+                    [r.cells[0].textContent, r.cells[1].textContent, Number(r.cells[2].textContent)]); })()",
+        WAIT,
+    );
+    let matrix = matrix.as_array().unwrap();
+    assert!(matrix.contains(&json!(["WA", "AC", 1])), "{matrix:?}");
+    assert!(matrix.contains(&json!(["AC", "AC", 1])), "{matrix:?}");
+    let changed = browser.eval(
+        "[...document.querySelectorAll('#rejudge .changed tbody tr')].map(r => Number(r.dataset.id))",
+    );
+    assert_eq!(changed, json!([wa]));
+    // Not published yet.
+    assert_eq!(server.wait_done(wa)["verdict"], "WA");
+    browser.eval("document.querySelector('#apply').click()");
+    browser.wait_for(
+        &format!(
+            "(() => {{ const r = document.querySelector(\"#submissions tr[data-id='{wa}']\");
+                return document.querySelector('#rejudge').dataset.state === 'applied'
+                    && r && r.cells[5].textContent === 'AC'; }})()"
+        ),
+        WAIT,
+    );
+    assert_eq!(server.wait_done(wa)["verdict"], "AC");
+
     // A wrong token: the page asks for one, saying why, and shows nothing else.
     browser.goto(&format!(
         "http://{}/jury#token=not-a-token-0123456789",

@@ -125,7 +125,7 @@ fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, Api
         .iter()
         .map(|r| {
             let time_ms: i64 = r.get(2);
-            let limit_ms: Option<i64> = r.get(5);
+            let limit_ms: Option<i64> = r.get(7);
             json!({
                 "name": r.get::<_, String>(0),
                 "verdict": r.get::<_, String>(1),
@@ -178,7 +178,7 @@ fn view(client: &mut Db, id: i64) -> Result<Option<(Value, Option<String>)>, Api
         "error": row.get::<_, Option<String>>(7),
         "compile_output": row.get::<_, Option<String>>(9),
         "report": row
-            .get::<_, Option<String>>(10)
+            .get::<_, Option<String>>(20)
             .and_then(|r| serde_json::from_str::<Value>(&r).ok()),
         "tests": tests,
         "judgings": judgings,

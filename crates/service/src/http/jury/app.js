@@ -150,12 +150,73 @@ async function showSubmission() {
   }
 }
 
+let rejudge = null;
+
+async function showRejudges() {
+  const { rejudges } = await api("/api/v1/rejudges");
+  const body = $("#rejudge-list tbody");
+  body.replaceChildren();
+  for (const r of rejudges) {
+    const row = document.createElement("tr");
+    row.dataset.id = r.id;
+    cell(row, r.id, "num");
+    cell(row, r.state, "state");
+    cell(row, r.submissions, "num");
+    cell(row, r.waiting, "num");
+    row.addEventListener("click", () => { rejudge = r.id; showRejudge().catch(failed); });
+    body.appendChild(row);
+  }
+  await showRejudge();
+}
+
+async function showRejudge() {
+  const panel = $("#rejudge");
+  if (rejudge === null) { panel.hidden = true; return; }
+  const r = await api(`/api/v1/rejudges/${rejudge}`);
+  panel.hidden = false;
+  panel.dataset.id = r.id;
+  panel.dataset.state = r.state;
+  panel.querySelector("h3").textContent = `Set ${r.id}: ${r.state}`;
+  panel.querySelector(".meta").textContent =
+    `${r.judged} of ${r.judgings} judgings done · ${r.submissions} submissions · repeat ${r.repeat}`;
+  const matrix = panel.querySelector(".matrix tbody");
+  matrix.replaceChildren();
+  for (const m of r.matrix) {
+    const row = document.createElement("tr");
+    cell(row, m.from, `verdict verdict-${m.from}`);
+    cell(row, m.to, `verdict verdict-${m.to}`);
+    cell(row, m.count, "num");
+    matrix.appendChild(row);
+  }
+  const changed = panel.querySelector(".changed tbody");
+  changed.replaceChildren();
+  for (const c of r.changed) {
+    const row = document.createElement("tr");
+    row.dataset.id = c.id;
+    cell(row, c.id, "num");
+    cell(row, c.problem);
+    cell(row, c.old.verdict, `verdict verdict-${c.old.verdict}`);
+    cell(row, c.new.verdict, `verdict verdict-${c.new.verdict}`);
+    cell(row, `${ms(c.old.time_ms)} → ${ms(c.new.time_ms)}`, "num");
+    changed.appendChild(row);
+  }
+  const open = r.state === "judging" || r.state === "done";
+  $("#apply").disabled = r.state !== "done";
+  $("#cancel").disabled = !open;
+}
+
+async function rejudgeAction(action) {
+  if (rejudge === null) return;
+  await api(`/api/v1/rejudges/${rejudge}/${action}`, { method: "POST" });
+  await Promise.all([showRejudges(), showSubmissions(), showSubmission()]);
+}
+
 let pending = null;
 function refreshSoon() {
   if (pending) return;
   pending = setTimeout(async () => {
     pending = null;
-    await Promise.all([showSubmissions(), showQueue(), showSubmission()]).catch(failed);
+    await Promise.all([showSubmissions(), showQueue(), showSubmission(), showRejudges()]).catch(failed);
   }, 200);
 }
 
@@ -229,7 +290,7 @@ function logout(reason) {
 async function open(candidate) {
   token = candidate;
   try {
-    await Promise.all([showQueue(), showWorkers(), showSubmissions()]);
+    await Promise.all([showQueue(), showWorkers(), showSubmissions(), showRejudges()]);
   } catch (e) {
     logout(e.message);
     return;
@@ -247,8 +308,31 @@ document.addEventListener("DOMContentLoaded", () => {
     open($("#token").value.trim());
   });
   $("#forget").addEventListener("click", () => logout(null));
+  $("#new-rejudge").addEventListener("submit", async (e) => {
+    e.preventDefault();
+    const filter = {};
+    const problem = $("#rejudge-problem").value.trim();
+    if (problem) filter.problem = problem;
+    if ($("#rejudge-stale").checked) filter.stale = true;
+    const error = $("#rejudge-error");
+    try {
+      const made = await api("/api/v1/rejudges", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify(filter),
+      });
+      error.hidden = true;
+      rejudge = made.id;
+      await showRejudges();
+    } catch (err) {
+      error.hidden = false;
+      error.textContent = err.message;
+    }
+  });
+  $("#apply").addEventListener("click", () => rejudgeAction("apply").catch(failed));
+  $("#cancel").addEventListener("click", () => rejudgeAction("cancel").catch(failed));
   setInterval(() => {
-    if (token) Promise.all([showWorkers(), showQueue()]).catch(failed);
+    if (token) Promise.all([showWorkers(), showQueue(), showRejudges()]).catch(failed);
   }, 2000);
   const given = () => {
     const t = new URLSearchParams(location.hash.slice(1)).get("token");
