@@ -2,12 +2,14 @@
 """What an interactive exchange costs: N round trips of one line each way, judged by
 `judge run` (two sandboxes joined by direct pipes) and by `judge run --transcript` (the judge
 relaying both pipes, to keep the exchange), against the same two programs joined by bare pipes
-outside any sandbox (the floor). Prints the wall time of each, per round trip.
+outside any sandbox (the floor). Prints the wall time of each (the median of the rounds, [the fastest–the slowest]), per round trip.
 
     cargo build --release && python3 bench/interactive.py [--trips 200000] [--rounds 3] [--load 2]
+        [--before OTHER_JUDGE]
 
 `--load N` keeps N busy processes (each a loop spinning on one CPU) running beside every
-measurement, as on a machine judging other submissions.
+measurement, as on a machine judging other submissions. `--before` times another build of the
+judge (direct pipes) in the same rounds, interleaved.
 
 The solution's CPU time is what a verdict depends on; the wall time shows what the judge adds
 (with the relay, two more hops per round trip), which counts against the solution's
@@ -75,10 +77,10 @@ def package(folder, trips):
     write(os.path.join(folder, "submissions", "accepted", "pong.cpp"), SOLUTION)
 
 
-def judged(folder, relay=False):
+def judged(folder, relay=False, judge=JUDGE):
     start = time.perf_counter()
     extra = ["--transcript"] if relay else []
-    out = subprocess.run([JUDGE, "run", folder,
+    out = subprocess.run([judge, "run", folder,
                           os.path.join(folder, "submissions", "accepted", "pong.cpp"), "--json",
                           *extra],
                          capture_output=True, text=True)
@@ -121,6 +123,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--load", type=int, default=0,
                     help="busy processes running beside every measurement")
+    ap.add_argument("--before", help="another build of judge, timed in the same rounds")
     args = ap.parse_args()
     if not os.path.exists(JUDGE):
         sys.exit(f"{JUDGE} is missing: cargo build --release first")
@@ -128,15 +131,19 @@ def main():
         folder = os.path.join(tmp, "pingpong")
         package(folder, args.trips)
         judged(folder)  # builds, and warms the build cache
+        if args.before:
+            judged(folder, judge=args.before)
         spinning = busy(args.load)
         try:
-            walls, cpus, relayed, floors = [], [], [], []
+            walls, cpus, relayed, floors, befores = [], [], [], [], []
             before = os.getloadavg()[0]
             for _ in range(args.rounds):
                 wall, cpu, _ = judged(folder)
                 walls.append(wall)
                 cpus.append(cpu)
                 relayed.append(judged(folder, relay=True)[0])
+                if args.before:
+                    befores.append(judged(folder, judge=args.before)[0])
                 floors.append(bare(folder, args.trips))
             load = os.getloadavg()[0]
         finally:
@@ -146,13 +153,18 @@ def main():
         wall, cpu, relay, floor = (statistics.median(x)
                                    for x in (walls, cpus, relayed, floors))
         per = 1e6 / args.trips
+        spread = lambda xs: f"[{min(xs):.2f}–{max(xs):.2f}]"
         print(f"{args.trips} round trips, {args.rounds} rounds, {args.load} busy processes, "
               f"load {before:.1f} before, {load:.1f} after")
-        print(f"  bare pipes:  {floor:.2f} s wall ({floor * per:.1f} us per trip)")
-        print(f"  judge:       {wall:.2f} s wall ({wall * per:.1f} us per trip), "
+        print(f"  bare pipes:  {floor:.2f} s wall {spread(floors)} ({floor * per:.1f} us per trip)")
+        print(f"  judge:       {wall:.2f} s wall {spread(walls)} ({wall * per:.1f} us per trip), "
               f"solution CPU {cpu:.2f} s: {wall / floor:.2f}x")
         print(f"  --transcript (relay): {relay:.2f} s wall ({relay * per:.1f} us per trip): "
               f"{relay / floor:.2f}x")
+        if befores:
+            b = statistics.median(befores)
+            print(f"  before ({args.before}): {b:.2f} s wall {spread(befores)} "
+                  f"({b * per:.1f} us per trip): {b / floor:.2f}x")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ fn crosscheck(problem: &str, brute: &str, reference: &str, gen: &str) {
 }
 
 #[test]
+#[ignore = "slow system test, run by .ci/run: cargo test --test judge -- --ignored"]
 fn snake_reference_agrees_with_brute_force() {
     crosscheck(
         "snake",
@@ -50,6 +51,7 @@ fn snake_reference_agrees_with_brute_force() {
 }
 
 #[test]
+#[ignore = "slow system test, run by .ci/run: cargo test --test judge -- --ignored"]
 fn black_white_board_reference_agrees_with_brute_force() {
     crosscheck(
         "black-white-board",
@@ -60,6 +62,7 @@ fn black_white_board_reference_agrees_with_brute_force() {
 }
 
 #[test]
+#[ignore = "slow system test, run by .ci/run: cargo test --test judge -- --ignored"]
 fn huarong_road_reference_agrees_with_brute_force() {
     crosscheck(
         "huarong-road",
@@ -70,6 +73,7 @@ fn huarong_road_reference_agrees_with_brute_force() {
 }
 
 #[test]
+#[ignore = "slow system test, run by .ci/run: cargo test --test judge -- --ignored"]
 fn morning_after_halloween_reference_agrees_with_brute_force() {
     crosscheck(
         "morning-after-halloween",

@@ -307,6 +307,7 @@ fn gen_with_jobs_writes_what_one_job_writes() {
 }
 
 #[test]
+#[ignore = "slow system test, run by .ci/run: cargo test --test judge -- --ignored"]
 fn stress_with_jobs_finds_what_one_job_finds() {
     let root = crate::setter::new_package("st");
     let wrong = root.path().join("wrong.py");

@@ -203,6 +203,7 @@ impl Site {
 /// worker on the other host takes the job and judges it; when the link comes back, the cut
 /// worker's heartbeat or finish is fenced out: it commits nothing and says it lost the job.
 #[test]
+#[ignore = "slow system test, run by .ci/run: cargo test --test judge -- --ignored"]
 fn a_worker_cut_off_mid_job_loses_it_to_another_host_and_its_late_writes_commit_nothing() {
     let net = Net::new();
     let site = Site::new(&net);
@@ -298,6 +299,7 @@ fn samples_only(name: &str, into: &Path) -> PathBuf {
 /// final verdict, with the tests' verdicts `judge run --all` gives the same file. The
 /// problems keep their sample tests only (2 or 3 each); the TLE file is 4 of the 200.
 #[test]
+#[ignore = "slow system test, run by .ci/run: cargo test --test judge -- --ignored"]
 fn two_hundred_submissions_judged_by_three_workers_on_two_hosts_match_judge_run() {
     let solution = |p: &str, f: &str| crate::harness::root().join("solutions").join(p).join(f);
     let own = |f: &str| {

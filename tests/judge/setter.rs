@@ -163,6 +163,7 @@ fn a_generator_that_prints_nothing_leaves_the_package_byte_identical() {
 pub const WRONG_ABOVE_FIVE: &str = "import sys\nd = sys.stdin.read().split()\nn = int(d[0])\ns = sum(map(int, d[1:1 + n]))\nprint(s + 1 if n > 5 else s)\n";
 
 #[test]
+#[ignore = "slow system test, run by .ci/run: cargo test --test judge -- --ignored"]
 fn stress_finds_and_shrinks_a_counterexample() {
     let root = new_package("st");
     let wrong = root.path().join("wrong.py");

@@ -277,7 +277,7 @@ enum Backend {
 }
 
 /// A flag another thread sets to stop a sandbox's runs: each run under way, or started
-/// while it is set, is killed within a poll (1 ms) and ends as killed at a limit does. The full
+/// while it is set, is killed within a poll (at most 10 ms) and ends as killed at a limit does. The full
 /// sandbox only: plain processes end at their limits.
 pub type Cancel = std::sync::Arc<std::sync::atomic::AtomicBool>;
 

@@ -132,7 +132,7 @@ impl Isolated {
             cpu_killed: false,
             killed: false,
             killed_at: None,
-            polls: 0,
+            cpu_seen: (std::time::Duration::ZERO, start),
             finished: None,
             watched: None,
             start,

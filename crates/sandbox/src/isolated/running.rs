@@ -36,7 +36,8 @@ pub struct Running<'a> {
     pub(super) killed: bool,
     /// When the run was stopped through its cgroup only, until its init is killed too.
     pub(super) killed_at: Option<Instant>,
-    pub(super) polls: u64,
+    /// The run's CPU time at the last look at its cgroup, and when that was.
+    pub(super) cpu_seen: (Duration, Instant),
     /// The init's report: (wait status, wall, CPU nanoseconds, max RSS).
     pub(super) finished: Option<(i32, u64, u64, u64)>,
     pub(super) watched: Option<crate::watchdog::Watched>,
@@ -49,6 +50,21 @@ pub struct Running<'a> {
 /// How long a run stopped through its cgroup has for its init to report, before the init is
 /// killed too (see [`Running::stop`]).
 const KILL_GRACE: Duration = Duration::from_millis(50);
+
+/// The longest wait between two looks at a run under way: how late a cancelled run is killed
+/// (see [`crate::Cancel`]). Nearer a limit the judge looks sooner (see [`Running::timeout`]).
+pub(crate) const MAX_POLL: Duration = Duration::from_millis(10);
+
+/// The CPUs of the machine: a run's CPU time grows at most this many times as fast as the wall
+/// clock.
+fn cpus() -> u32 {
+    static CPUS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| {
+        // SAFETY: sysconf has no preconditions.
+        let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+        u32::try_from(n).unwrap_or(1).max(1)
+    })
+}
 
 impl Running<'_> {
     /// Waits until the run ends (or is killed at a limit) and measures it.
@@ -121,14 +137,33 @@ impl Running<'_> {
         })
     }
 
-    /// How long a poll may wait, in milliseconds: 1 while the run goes on (the limits are
-    /// checked that often), 10 for the pipes once it ended.
+    /// How long a poll may wait, in milliseconds: while the run goes on, until the earliest
+    /// moment it could pass its wall-clock or CPU limit (its CPU time grows at most as fast as
+    /// the wall clock on every CPU at once), at least 1 and at most [`MAX_POLL`]: a run is
+    /// killed within a millisecond of its limit as when the judge looked every millisecond,
+    /// without waking the judge a thousand times a second beside a program that is far from
+    /// it (under load each wake-up took the CPU from an interactive pair's next message);
+    /// 10 for the pipes once it ended.
     pub(crate) fn timeout(&self) -> libc::c_int {
-        if self.finished.is_none() {
-            1
-        } else {
-            10
+        if self.finished.is_some() {
+            return 10;
         }
+        if self.killed {
+            // Its end, or the init's grace, is near.
+            return 1;
+        }
+        let wall_left = self.limits.wall.saturating_sub(self.start.elapsed());
+        let left = match &self.group {
+            Some(_) => {
+                let (cpu, at) = self.cpu_seen;
+                let n = cpus();
+                // The most CPU time the run can have used since the last look.
+                let most = cpu + at.elapsed() * n;
+                wall_left.min(self.limits.cpu.saturating_sub(most) / n)
+            }
+            None => wall_left,
+        };
+        left.min(MAX_POLL).as_millis().max(1) as libc::c_int
     }
 
     /// The outcome once the run is over and its pipes are drained; `None` before.
@@ -182,11 +217,15 @@ impl Running<'_> {
             self.kill();
             return Ok(());
         }
-        self.polls += 1;
         if let (Some(g), false) = (&self.group, self.killed) {
-            if self.polls % 2 == 0 && g.cpu_time() > self.limits.cpu {
-                self.cpu_killed = true;
-                self.kill();
+            // At most once a millisecond (output pumped wakes the poll more often).
+            if self.cpu_seen.1.elapsed() >= Duration::from_millis(1) {
+                let cpu = g.cpu_time();
+                self.cpu_seen = (cpu, Instant::now());
+                if cpu > self.limits.cpu {
+                    self.cpu_killed = true;
+                    self.kill();
+                }
             }
         }
         Ok(())
