@@ -170,7 +170,24 @@ pub fn run_slot(
     }
 }
 
-/// One turn of the loop: the reaper, then one job if there is one (`Ok(false)`: none).
+/// Whether this process's reaper is due: at its first turn, then every lease/3 (at most 1 s)
+/// whichever slot turns, so an expired lease is found within that, without a reaper's
+/// transaction before every claim of a busy worker.
+fn reap_due(lease: Duration) -> bool {
+    static LAST: std::sync::Mutex<Option<Instant>> = std::sync::Mutex::new(None);
+    let every = (lease / 3).min(Duration::from_secs(1));
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    match *last {
+        Some(at) if at.elapsed() < every => false,
+        _ => {
+            *last = Some(Instant::now());
+            true
+        }
+    }
+}
+
+/// One turn of the loop: the reaper when due, then one job if there is one (`Ok(false)`:
+/// none).
 pub fn step(
     options: &Options,
     worker: &str,
@@ -180,7 +197,12 @@ pub fn step(
     beat: &mut Db,
     stop: &AtomicBool,
 ) -> Result<bool, Error> {
-    for r in queue::reap(client, options.retry_delay)? {
+    let reaped = if reap_due(options.lease) {
+        queue::reap(client, options.retry_delay)?
+    } else {
+        Vec::new()
+    };
+    for r in reaped {
         let what = if r.failed {
             "judge error, its attempts are spent"
         } else {
