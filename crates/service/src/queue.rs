@@ -366,12 +366,28 @@ pub fn release(
     reason: &str,
     retry_delay: Duration,
 ) -> Result<Fenced, Error> {
-    let mut tx = client.transaction()?;
-    let row = tx.query_opt(
+    end_fenced(
+        client,
+        fence,
         "SELECT max_attempts, submission FROM jobs
          WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running' FOR UPDATE",
-        &[&fence.job, &fence.attempt, &fence.worker],
-    )?;
+        reason,
+        retry_delay,
+    )
+}
+
+/// Ends the attempt `fence` holds as `failed` with `reason` ([`give_back`]), in one
+/// transaction with `fenced`: a statement on the job (id, attempt, worker: `$1`, `$2`, `$3`)
+/// that gives its `max_attempts` and submission while the attempt still holds it.
+fn end_fenced(
+    client: &mut Db,
+    fence: &Fence,
+    fenced: &str,
+    reason: &str,
+    retry_delay: Duration,
+) -> Result<Fenced, Error> {
+    let mut tx = client.transaction()?;
+    let row = tx.query_opt(fenced, &[&fence.job, &fence.attempt, &fence.worker])?;
     let Some(row) = row else {
         return Ok(Fenced::Lost);
     };
@@ -390,25 +406,15 @@ pub fn release(
 /// attempt ends `failed` with `reason` but is not counted against `max_attempts` (the job gets
 /// one more), and the job is claimable at once. [`Fenced::Lost`]: nothing was written.
 pub fn hand_back(client: &mut Db, fence: &Fence, reason: &str) -> Result<Fenced, Error> {
-    let mut tx = client.transaction()?;
-    let row = tx.query_opt(
+    end_fenced(
+        client,
+        fence,
         "UPDATE jobs SET max_attempts = max_attempts + 1
          WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'
          RETURNING max_attempts, submission",
-        &[&fence.job, &fence.attempt, &fence.worker],
-    )?;
-    let Some(row) = row else {
-        return Ok(Fenced::Lost);
-    };
-    let attempt = Attempt {
-        job: fence.job,
-        attempt: fence.attempt,
-        max_attempts: row.get(0),
-        submission: row.get(1),
-    };
-    give_back(&mut tx, &attempt, "failed", reason, Duration::ZERO)?;
-    tx.commit()?;
-    Ok(Fenced::Done)
+        reason,
+        Duration::ZERO,
+    )
 }
 
 /// A job whose attempt the reaper or a release ends.
