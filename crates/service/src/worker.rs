@@ -135,7 +135,13 @@ pub fn run_slot(
             match step {
                 Ok(true) => failures = 0,
                 Ok(false) => {
-                    let now = queue::pinned(&mut client).ok().flatten();
+                    let now = match queue::pinned(&mut client) {
+                        Ok(now) => now,
+                        Err(e) => {
+                            log.line(&format!("{e}; reconnecting"));
+                            continue 'connection;
+                        }
+                    };
                     if now != pin {
                         let mine = options.environment.as_ref().map(|e| e.digest.as_str());
                         match (&now, mine) {
@@ -154,8 +160,12 @@ pub fn run_slot(
                             continue 'connection;
                         }
                     }
-                    // Nothing to claim: wait for a notification or the poll.
-                    let _ = client.wait(poll);
+                    // Nothing to claim: wait for a notification or the poll. A connection that
+                    // died meanwhile (the database restarted) is made again now.
+                    if let Err(e) = client.wait(poll) {
+                        log.line(&format!("{e}; reconnecting"));
+                        continue 'connection;
+                    }
                     failures = 0;
                 }
                 Err(e) => {
