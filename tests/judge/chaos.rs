@@ -129,12 +129,20 @@ impl Worker {
 
 impl Drop for Worker {
     fn drop(&mut self) {
-        // SAFETY: kill has no memory preconditions; the pid is our unreaped child's (a stopped
-        // worker is woken so that SIGKILL is delivered).
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGCONT);
-            libc::kill(self.child.id() as i32, libc::SIGKILL);
+        // Stopped as an operator stops one (woken if frozen; SIGTERM twice: its job given back
+        // now), so that it removes its work folders; killed only if it has not exited in 10 s.
+        let pid = self.child.id() as i32;
+        for signal in [libc::SIGCONT, libc::SIGTERM, libc::SIGTERM] {
+            // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
+            unsafe { libc::kill(pid, signal) };
+            std::thread::sleep(Duration::from_millis(20));
         }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while matches!(self.child.try_wait(), Ok(None)) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        // SAFETY: as above.
+        unsafe { libc::kill(pid, libc::SIGKILL) };
         let _ = self.child.wait();
     }
 }
