@@ -372,6 +372,17 @@ impl Drop for Server {
     }
 }
 
+/// `judge run sum FILE --all --json`'s document: what a served judging of FILE must equal.
+pub(crate) fn run_sum(file: &str) -> Value {
+    judge()
+        .arg("run")
+        .arg(fixture_problem("sum"))
+        .arg(program(file))
+        .args(["--all", "--json"])
+        .output()
+        .json()
+}
+
 /// The `sum` fixture as a tar of its folder's contents.
 pub(crate) fn sum_package() -> Vec<u8> {
     judge_service::store::pack(&fixture_problem("sum")).unwrap()
@@ -430,13 +441,7 @@ fn submissions_posted_to_the_api_are_judged_by_workers_as_judge_run_judges_them(
     for (file, id) in files.iter().zip(&ids) {
         let served = server.wait_done(*id);
         // The worker judges every test, as `judge run --all` does.
-        let run = judge()
-            .arg("run")
-            .arg(fixture_problem("sum"))
-            .arg(program(file))
-            .args(["--all", "--json"])
-            .output()
-            .json();
+        let run = run_sum(file);
         assert_eq!(served["verdict"], run["verdict"], "{file}: {served:#}");
         assert_eq!(served["problem"], "sum");
         let tests = |doc: &Value| -> Vec<(Value, Value)> {

@@ -138,13 +138,7 @@ fn without_db_judge_serve_keeps_a_sqlite_file_and_judges_in_its_own_process() {
     let mut ids = Vec::new();
     for file in ["ac.c", "wa.py", "ce.c", "tle-loop.c", "re-segv.c"] {
         let served = server.submit_wait(file);
-        let run = judge()
-            .arg("run")
-            .arg(fixture_problem("sum"))
-            .arg(program(file))
-            .args(["--all", "--json"])
-            .output()
-            .json();
+        let run = crate::serve::run_sum(file);
         assert_eq!(served["verdict"], run["verdict"], "{file}: {served:#}");
         assert_eq!(served["state"], "done");
         // `judge run --json`'s document, with the submission's id, state and judgings.
