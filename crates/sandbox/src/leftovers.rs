@@ -211,10 +211,12 @@ mod tests {
     fn a_sweep_removes_only_folders_nobody_holds() {
         let parent = tempfile::tempdir().unwrap();
         let live = Held::make_temp(parent.path(), "judge-work-").unwrap();
-        let gone = Held::make_temp(parent.path(), "judge-work-").unwrap();
-        std::fs::write(gone.path().join("left.txt"), "x").unwrap();
-        let gone_path = gone.path().to_path_buf();
-        drop(gone);
+        // A folder whose maker is gone: named like a held one, with nobody holding its lock.
+        // (Making it with `Held` and dropping that would race with other tests' forks: a child
+        // forked meanwhile holds the locked descriptor until it execs.)
+        let gone_path = parent.path().join("judge-work-00000000deadbeef");
+        std::fs::create_dir(&gone_path).unwrap();
+        std::fs::write(gone_path.join("left.txt"), "x").unwrap();
         let other = parent.path().join("judge-uids");
         std::fs::create_dir(&other).unwrap();
         let removed = sweep(
@@ -255,7 +257,16 @@ mod tests {
         let err = lock_new(path.clone(), open_folder(&path).unwrap()).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::Interrupted, "{err}");
         drop(theirs);
-        let held = lock_new(path.clone(), open_folder(&path).unwrap()).unwrap();
+        // A child another test forked while `theirs` was open holds its lock until it execs.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(5);
+        let held = loop {
+            match lock_new(path.clone(), open_folder(&path).unwrap()) {
+                Err(_) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10))
+                }
+                other => break other.unwrap(),
+            }
+        };
         assert!(sweep_all().is_empty(), "a held folder is not swept");
         assert!(held.path().is_dir());
         // The sweep removed it before our open.
