@@ -372,6 +372,10 @@ pub struct Session {
     pub engine: Engine,
     pub helpers: Vec<Engine>,
     work: judge_sandbox::leftovers::Held,
+    /// The tmpfs on `work` (see [`Session::in_memory`]).
+    memory: Option<judge_sandbox::memory_folder::MemoryFolder>,
+    /// Why the work folder is on disk although [`Session::in_memory`] was asked for.
+    pub on_disk: Option<String>,
 }
 
 impl Session {
@@ -381,9 +385,32 @@ impl Session {
 
     /// A session of `jobs` engines (at least one).
     pub fn with_jobs(languages: Option<&std::path::Path>, jobs: usize) -> anyhow::Result<Session> {
+        Session::make(languages, jobs, false)
+    }
+
+    /// A session of `jobs` engines whose work folder is a tmpfs seen by this thread, and by the
+    /// threads and processes it starts from now on, alone (see `judge_sandbox::memory_folder`):
+    /// a judging service's, which makes and removes files for every test. Without root, on
+    /// disk (`on_disk` says why).
+    pub fn in_memory(languages: Option<&std::path::Path>, jobs: usize) -> anyhow::Result<Session> {
+        Session::make(languages, jobs, true)
+    }
+
+    fn make(
+        languages: Option<&std::path::Path>,
+        jobs: usize,
+        in_memory: bool,
+    ) -> anyhow::Result<Session> {
         let languages = Languages::load(languages)?;
         open_cache();
         let work = judge_sandbox::leftovers::Held::make_temp(&std::env::temp_dir(), "judge-work-")?;
+        let (memory, on_disk) = match in_memory {
+            false => (None, None),
+            true => match judge_sandbox::memory_folder::mount(work.path()) {
+                Ok(m) => (Some(m), None),
+                Err(why) => (None, Some(why)),
+            },
+        };
         judge_sandbox::interrupt::register(work.path().to_path_buf());
         let executor = LocalExecutor::new()?;
         let mut engine = Engine::new(executor, languages, work.path().to_path_buf());
@@ -393,6 +420,8 @@ impl Session {
             engine,
             helpers,
             work,
+            memory,
+            on_disk,
         };
         Ok(session)
     }
@@ -409,7 +438,11 @@ impl Drop for Session {
     fn drop(&mut self) {
         // The engines' sandboxes stop before their folders go.
         self.helpers.clear();
-        // Removed before it is unregistered: an interruption in between must still find it.
+        // Unmounted (freeing its files) and removed before it is unregistered: an
+        // interruption in between must still find it.
+        if let Some(memory) = self.memory.take() {
+            let _ = memory.unmount();
+        }
         let _ = std::fs::remove_dir_all(self.work.path());
         judge_sandbox::interrupt::unregister(self.work.path());
     }

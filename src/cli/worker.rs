@@ -99,9 +99,14 @@ impl Slots {
                 "{url}: a SQLite database is judged only by `judge serve --workers N`, in its own process\n  hint: for workers on other processes or machines, use PostgreSQL (--db postgresql://…)"
             );
         }
-        // The engines (and their sandboxes) are made on this thread, which outlives the slots.
-        let session = Session::with_jobs(languages, n)?;
+        // The engines (and their sandboxes) are made on this thread, which outlives the slots
+        // and starts them: they share its mount namespace, where the work folder is a tmpfs.
+        let session = Session::in_memory(languages, n)?;
         super::warn_isolation(&session.engine.sandbox);
+        match &session.on_disk {
+            None => log.line("work folder in memory (a tmpfs this process alone sees)"),
+            Some(why) => log.line(&format!("work folder on disk: {why}")),
+        }
         let environment = Environment::here(&session.engine.languages);
         log.line(&format!("environment digest {}", environment.digest));
         log.line(&format!("{n} slot(s), lease {} s", lease.as_secs_f64()));

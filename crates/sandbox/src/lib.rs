@@ -16,6 +16,7 @@ mod cgroup;
 pub mod interrupt;
 mod isolated;
 pub mod leftovers;
+pub mod memory_folder;
 mod naive;
 pub mod pair;
 pub mod seccomp;

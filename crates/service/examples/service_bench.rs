@@ -17,6 +17,8 @@
 //! cargo run --release -p judge-service --example service_bench -- target/release/judge --program ac-slow-sum.c --submissions 8
 //! ```
 //!
+//! `--slots 1,2`: other slot (and thread) counts than 1, 2 and 4.
+//!
 //! `--sqlite`: the same on a SQLite file, judged by `judge serve --workers N` (the one-machine
 //! mode) instead of `judge worker --slots N`.
 //!
@@ -158,6 +160,9 @@ fn judging_rate(pg: &Backend, judge: &Path, slots: usize, n: usize) -> f64 {
             .args(["serve", "--db", &url, "--listen", "127.0.0.1:0"])
             .args(["--workers", &slots.to_string()]),
     };
+    if let Ok(dir) = std::env::var("BENCH_JUDGE_TMPDIR") {
+        command.env("TMPDIR", dir);
+    }
     let mut worker = command
         .env("JUDGE_CACHE_DIR", cache.path())
         .stdin(Stdio::null())
@@ -181,8 +186,17 @@ fn judging_rate(pg: &Backend, judge: &Path, slots: usize, n: usize) -> f64 {
     };
     // The build and the package cached first, untimed.
     wait_done(&mut client, 1);
+    let (machine0, judge0) = (machine_busy_ms(), process_cpu_ms(worker.id()));
     submit(&mut client, n);
     wait_done(&mut client, 1 + n as i64);
+    let (machine1, judge1) = (machine_busy_ms(), process_cpu_ms(worker.id()));
+    CPU.with(|c| {
+        c.borrow_mut().push((
+            (machine1 - machine0) / n as f64,
+            (judge1 - judge0) / n as f64,
+            0.0,
+        ))
+    });
     let _ = worker.kill();
     let _ = worker.wait();
     let verdicts: i64 = client
@@ -198,7 +212,56 @@ fn judging_rate(pg: &Backend, judge: &Path, slots: usize, n: usize) -> f64 {
         )
         .expect("span")
         .get(0);
+    let spans = client
+        .query_one(
+            "SELECT sum((extract(epoch FROM j.finished_at - j.started_at) * 1000)::bigint), count(*)
+             FROM judgings j JOIN jobs ON jobs.id = j.job WHERE jobs.submission > 1",
+            &[],
+        )
+        .expect("judging time");
+    let (total, count): (i64, i64) = (spans.get(0), spans.get(1));
+    let judging_ms = total as f64 / count as f64;
+    CPU.with(|c| c.borrow_mut().last_mut().expect("pushed above").2 = judging_ms);
     n as f64 / (span_ms as f64 / 1000.0)
+}
+
+thread_local! {
+    /// (machine busy ms, judge process ms incl. its children) per submission and the mean
+    /// judging's span in ms (claim to finish), each judging run.
+    static CPU: std::cell::RefCell<Vec<(f64, f64, f64)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// CPU time all CPUs spent busy since boot, in ms (`/proc/stat`).
+fn machine_busy_ms() -> f64 {
+    let stat = std::fs::read_to_string("/proc/stat").expect("/proc/stat");
+    let cpu: Vec<f64> = stat
+        .lines()
+        .next()
+        .expect("a cpu line")
+        .split_whitespace()
+        .skip(1)
+        .filter_map(|v| v.parse().ok())
+        .collect();
+    // user nice system idle iowait irq softirq steal: all but idle and iowait.
+    let busy: f64 = cpu.iter().take(8).sum::<f64>() - cpu[3] - cpu[4];
+    busy * 1000.0 / ticks_per_second()
+}
+
+/// CPU time of a process and of the children it waited for, in ms (`/proc/PID/stat`).
+fn process_cpu_ms(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).expect("/proc/PID/stat");
+    let after_name = &stat[stat.rfind(')').expect("a name") + 2..];
+    let fields: Vec<f64> = after_name
+        .split_whitespace()
+        .map(|v| v.parse().unwrap_or(0.0))
+        .collect();
+    // Fields 14-17 (utime stime cutime cstime); after the name, field 3 is index 0.
+    fields[11..15].iter().sum::<f64>() * 1000.0 / ticks_per_second()
+}
+
+fn ticks_per_second() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    (unsafe { libc::sysconf(libc::_SC_CLK_TCK) }) as f64
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -212,6 +275,7 @@ fn main() {
     let (mut rounds, mut submissions, mut jobs) = (3usize, 40usize, 5000usize);
     let mut program = "ac.c".to_string();
     let mut sqlite = false;
+    let mut threads = vec![1, 2, 4];
     while let Some(arg) = args.next() {
         let mut number = |what: &str| -> usize {
             args.next()
@@ -224,6 +288,14 @@ fn main() {
             "--jobs" => jobs = number("--jobs"),
             "--program" => program = args.next().expect("--program takes a file name"),
             "--sqlite" => sqlite = true,
+            "--slots" => {
+                threads = args
+                    .next()
+                    .expect("--slots takes a list")
+                    .split(',')
+                    .map(|n| n.parse().expect("--slots takes numbers, as 1,2,4"))
+                    .collect()
+            }
             path => judge = Some(PathBuf::from(path)),
         }
     }
@@ -241,7 +313,6 @@ fn main() {
         Backend::Pg(testdb::Server::start().expect("a throwaway PostgreSQL"))
     };
     println!("load average at start: {}", load());
-    let threads = [1, 2, 4];
     let mut queue_rates = vec![Vec::new(); threads.len()];
     let mut judge_rates = vec![Vec::new(); threads.len()];
     for round in 0..rounds {
@@ -271,11 +342,26 @@ fn main() {
     println!(
         "judging ({submissions} submissions of {program} on sum, 3 tests each), median of {rounds}:"
     );
+    let cpu = CPU.with(|c| c.borrow().clone());
     for (i, s) in threads.iter().enumerate() {
+        // Runs were pushed in the order of each round; pick this slot count's.
+        let mine: Vec<(f64, f64, f64)> = (0..rounds)
+            .map(|round| {
+                let at = if round % 2 == 1 {
+                    threads.len() - 1 - i
+                } else {
+                    i
+                };
+                cpu[round * threads.len() + at]
+            })
+            .collect();
         println!(
-            "  {s} slot(s):   {:7.2} submissions/s  ({:.2}x of 1)",
+            "  {s} slot(s):   {:7.2} submissions/s  ({:.2}x of 1); a submission: machine CPU {:.1} ms, judge CPU {:.1} ms, judging {:.1} ms",
             j[i],
-            j[i] / j[0]
+            j[i] / j[0],
+            median(mine.iter().map(|c| c.0).collect()),
+            median(mine.iter().map(|c| c.1).collect()),
+            median(mine.iter().map(|c| c.2).collect()),
         );
     }
     println!("load average at end: {}", load());
