@@ -355,3 +355,34 @@ fn the_schema_is_created_once_and_a_newer_one_refused(engine: Engine) {
     let e = e.to_string();
     assert!(e.contains("version 99, newer than this judge's 1"), "{e}");
 }
+
+/// Engine events older than what is kept are pruned; newer ones, and everything else about
+/// their submission, stay.
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn the_pruning_removes_only_old_events(engine: Engine) {
+    let mut c = db(engine);
+    let id = submit(&mut c, None);
+    let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
+    for name in ["old", "new"] {
+        assert_eq!(
+            event(&mut c, &job.fence, id, name, "{}").unwrap(),
+            Fenced::Done
+        );
+    }
+    c.execute(
+        "UPDATE events SET created_at = '2000-01-01 00:00:00.000' WHERE name = 'old'",
+        &[],
+    )
+    .unwrap();
+    assert_eq!(prune_events(&mut c, EVENTS_KEPT).unwrap(), 1);
+    let left: Vec<String> = c
+        .query("SELECT name FROM events ORDER BY id", &[])
+        .unwrap()
+        .iter()
+        .map(|r| r.get(0))
+        .collect();
+    assert_eq!(left, ["new"]);
+    assert_eq!(prune_events(&mut c, EVENTS_KEPT).unwrap(), 0);
+    assert_eq!(count(&mut c, "SELECT count(*) FROM jobs"), 1);
+}

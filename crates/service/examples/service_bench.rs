@@ -160,9 +160,6 @@ fn judging_rate(pg: &Backend, judge: &Path, slots: usize, n: usize) -> f64 {
             .args(["serve", "--db", &url, "--listen", "127.0.0.1:0"])
             .args(["--workers", &slots.to_string()]),
     };
-    if let Ok(dir) = std::env::var("BENCH_JUDGE_TMPDIR") {
-        command.env("TMPDIR", dir);
-    }
     let mut worker = command
         .env("JUDGE_CACHE_DIR", cache.path())
         .stdin(Stdio::null())

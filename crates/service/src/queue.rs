@@ -438,6 +438,19 @@ pub struct Reaped {
 /// Requeues every job whose lease has expired (its worker died, froze or lost the database),
 /// or ends it as a judge error when that was its last attempt. Any worker may run it; two
 /// reapers never take the same job (SKIP LOCKED).
+/// How long an engine event is kept: it exists to be read once by the event streams open when
+/// its notification comes (a stream that reconnects reads the submissions' state, not old
+/// events), so an hour is ample.
+pub const EVENTS_KEPT: Duration = Duration::from_secs(3600);
+
+/// Removes the engine events older than `kept`; returns how many.
+pub fn prune_events(client: &mut Db, kept: Duration) -> Result<u64, Error> {
+    Ok(client.execute(
+        "DELETE FROM events WHERE created_at < now() + make_interval(secs => $1)",
+        &[&-kept.as_secs_f64()],
+    )?)
+}
+
 pub fn reap(client: &mut Db, retry_delay: Duration) -> Result<Vec<Reaped>, Error> {
     let mut tx = client.transaction()?;
     let rows = tx.query(

@@ -180,10 +180,17 @@ const ADDED: &[(&str, &str, &str)] = &[
 /// Indexes on added columns, as (name, definition): made after them, when missing (only then,
 /// as with [`ADDED`]: `CREATE INDEX` locks its table against writes even when the index is
 /// there already, and two such locks taken by a connecting process deadlock with a submit).
-const INDEXES: &[(&str, &str)] = &[(
-    "submissions_rejudge",
-    "CREATE INDEX submissions_rejudge ON submissions (rejudge, shadow_of)",
-)];
+const INDEXES: &[(&str, &str)] = &[
+    (
+        "submissions_rejudge",
+        "CREATE INDEX submissions_rejudge ON submissions (rejudge, shadow_of)",
+    ),
+    // The reaper's pruning of old events (`queue::prune_events`).
+    (
+        "events_created",
+        "CREATE INDEX events_created ON events (created_at)",
+    ),
+];
 
 /// Whether the index `name` exists.
 fn has_index(tx: &mut impl Sql, name: &str) -> Result<bool, Error> {

@@ -196,6 +196,19 @@ fn reap_due(lease: Duration) -> bool {
     }
 }
 
+/// Whether this process's pruning of old events is due: at its first turn, then every minute.
+fn prune_due() -> bool {
+    static LAST: std::sync::Mutex<Option<Instant>> = std::sync::Mutex::new(None);
+    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
+    match *last {
+        Some(at) if at.elapsed() < Duration::from_secs(60) => false,
+        _ => {
+            *last = Some(Instant::now());
+            true
+        }
+    }
+}
+
 /// One turn of the loop: the reaper when due, then one job if there is one (`Ok(false)`:
 /// none).
 pub fn step(
@@ -208,6 +221,9 @@ pub fn step(
     stop: &AtomicBool,
 ) -> Result<bool, Error> {
     let reaped = if reap_due(options.lease) {
+        if prune_due() {
+            queue::prune_events(client, queue::EVENTS_KEPT)?;
+        }
         queue::reap(client, options.retry_delay)?
     } else {
         Vec::new()
