@@ -417,16 +417,10 @@ pub fn run(
     })
     .map_err(|e| e.to_string())?;
     crate::hooks::kill_point("fetched");
-    let folder = options.cache.join("jobs").join(format!(
-        "{}-{}-{}",
-        job.fence.job,
-        job.fence.attempt,
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&folder);
+    // In the engine's work folder (a tmpfs in a worker run as root), removed below.
+    let folder = engine.fresh_dir("submission").map_err(|e| e.to_string())?;
     let copy = folder.join(&job.filename);
-    std::fs::create_dir_all(&folder)
-        .and_then(|_| open_up(&folder))
+    open_up(&folder)
         .and_then(|_| std::fs::write(&copy, &source))
         .map_err(|e| format!("{}: {e}", copy.display()))?;
     // A Judge0 run returns its whole output, up to its output limit.
