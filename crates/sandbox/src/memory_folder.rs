@@ -37,41 +37,39 @@ pub fn mount(dir: &Path) -> Result<MemoryFolder, String> {
         return Err("only root may mount a tmpfs".into());
     }
     // SAFETY: unshare with a constant flag; it changes this thread's namespaces only.
-    sys::check(
-        unsafe { libc::unshare(libc::CLONE_NEWNS) } as libc::c_long,
-        || "unshare a mount namespace".into(),
-    )
-    .map_err(|e| e.to_string())?;
+    let r = unsafe { libc::unshare(libc::CLONE_NEWNS) };
+    sys::check(r as libc::c_long, || "unshare a mount namespace".into())
+        .map_err(|e| e.to_string())?;
     let root = sys::cstr(Path::new("/"));
     // Our mounts stay ours; the host's still reach us (a package folder mounted later, say).
     // SAFETY: mount with valid C strings and null data.
-    sys::check(
-        unsafe {
-            libc::mount(
-                std::ptr::null(),
-                root.as_ptr(),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_SLAVE,
-                std::ptr::null(),
-            )
-        } as libc::c_long,
-        || "make / a slave mount in the new namespace".into(),
-    )
+    let r = unsafe {
+        libc::mount(
+            std::ptr::null(),
+            root.as_ptr(),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_SLAVE,
+            std::ptr::null(),
+        )
+    };
+    sys::check(r as libc::c_long, || {
+        "make / a slave mount in the new namespace".into()
+    })
     .map_err(|e| e.to_string())?;
     let (source, kind, target) = (c"judge-work", c"tmpfs", sys::cstr(dir));
     // SAFETY: mount with valid C strings.
-    sys::check(
-        unsafe {
-            libc::mount(
-                source.as_ptr(),
-                target.as_ptr(),
-                kind.as_ptr(),
-                libc::MS_NOSUID | libc::MS_NODEV,
-                c"mode=0700".as_ptr().cast(),
-            )
-        } as libc::c_long,
-        || format!("mount a tmpfs on {}", dir.display()),
-    )
+    let r = unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target.as_ptr(),
+            kind.as_ptr(),
+            libc::MS_NOSUID | libc::MS_NODEV,
+            c"mode=0700".as_ptr().cast(),
+        )
+    };
+    sys::check(r as libc::c_long, || {
+        format!("mount a tmpfs on {}", dir.display())
+    })
     .map_err(|e| e.to_string())?;
     let lock = std::fs::File::open(dir)
         .and_then(|f| {
