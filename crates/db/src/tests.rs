@@ -183,3 +183,17 @@ fn what_the_practice_history_says_runs_on_sqlite_as_written_for_postgres() {
     let mut again = Db::open_sqlite(&dir.path().join("t.db")).unwrap();
     assert!(has_column(&mut again, "w", "started_at").unwrap());
 }
+
+#[test]
+fn the_storage_layer_depends_on_no_crate_of_the_project() {
+    let manifest = include_str!("../Cargo.toml");
+    let project: Vec<&str> = manifest
+        .lines()
+        .filter(|l| l.trim_start().starts_with("judge-"))
+        .collect();
+    assert!(
+        project.is_empty(),
+        "judge-db is the bottom layer of the service and the practice history: {project:?}"
+    );
+    assert!(manifest.contains("postgres.workspace"), "{manifest}");
+}

@@ -992,4 +992,16 @@ CREATE TABLE IF NOT EXISTS contest_problems (
             "the file was changed"
         );
     }
+
+    #[test]
+    fn the_history_uses_the_storage_layer_not_the_service() {
+        let manifest: toml::Table = toml::from_str(include_str!("../Cargo.toml")).unwrap();
+        let deps = manifest["dependencies"].as_table().unwrap();
+        assert!(deps.contains_key("judge-db"), "{deps:?}");
+        assert!(!deps.contains_key("judge-service"), "{deps:?}");
+        assert!(
+            !deps.contains_key("rusqlite"),
+            "SQL goes through judge-db: {deps:?}"
+        );
+    }
 }
