@@ -113,6 +113,7 @@ pub type Stats = std::collections::HashMap<String, (i64, i64, Option<i64>)>;
 fn err(e: judge_db::Error) -> String {
     match e {
         judge_db::Error::Lite(e) => format!("the history database: {e}"),
+        judge_db::Error::Pg(e) => format!("the history database: {e}"),
         other => format!("the history database: {other}"),
     }
 }
@@ -121,8 +122,15 @@ impl Db {
     pub fn open(path: &Path) -> Result<Db> {
         // WAL (the storage layer's mode) keeps readers (the API) and the writers (the judging
         // engines) out of each other's way.
-        let mut conn = judge_db::Db::open_sqlite(path).map_err(|e| e.to_string())?;
-        create(&mut conn).map_err(|e| format!("{}: {}", path.display(), err(e)))?;
+        let conn = judge_db::Db::open_sqlite(path).map_err(|e| e.to_string())?;
+        Db::on(conn).map_err(|e| format!("{}: {e}", path.display()))
+    }
+
+    /// The history on an open connection, its tables made when missing. [`Db::open`] is the
+    /// server's (a SQLite file); the statements are both engines', and a test runs them on
+    /// PostgreSQL too.
+    pub fn on(mut conn: judge_db::Db) -> Result<Db> {
+        create(&mut conn).map_err(err)?;
         Ok(Db {
             conn: Mutex::new(conn),
         })
