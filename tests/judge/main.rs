@@ -23,6 +23,7 @@ mod package_errors;
 mod packages;
 mod pair;
 mod practice;
+mod practice_history;
 mod rejudge;
 mod run;
 mod sandbox;

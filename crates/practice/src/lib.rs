@@ -5,8 +5,9 @@
 //! solutions, pasted or by path (read as the user who started the server: `user.rs`; watched
 //! and re-submitted on every save: `watch.rs`); a pool of judging engines (`--jobs`, one
 //! thread each; `judging.rs`, the engine of `judge run`) works through one queue and sends the
-//! judge's events to the page (Server-Sent Events, [`Hub`]) and to the history (`db.rs`,
-//! SQLite); virtual contests are scored from the history (`contest.rs`).
+//! judge's events to the page (Server-Sent Events, [`Hub`]) and to the history (`db.rs`, a
+//! SQLite file through `judge-db`, the judging service's storage layer); virtual contests are
+//! scored from the history (`contest.rs`).
 //!
 //! The sandbox's worker dies with the thread that started it, so every engine is made on the
 //! main thread, which judges with the first one and never returns ([`serve`]); the other

@@ -3,14 +3,17 @@
 //!
 //! Every `judge` process is stateless: the queue, the results and the files (packages and
 //! sources as content-addressed blobs) live in the database. `db` is the one storage layer
-//! over both engines, `schema` creates the tables,
+//! over both engines (the crate `judge-db`, which the practice history uses too), `schema`
+//! creates the tables,
 //! `store` holds blobs, problems and submissions, `queue` is claim → heartbeat → finish and
 //! the reaper (every write of a worker fenced by the job's attempt), `worker` the loop that
 //! judges with `judge_core::judging`, `http` the API of `judge serve`, and `testdb` a
 //! throwaway PostgreSQL for tests.
 
 pub mod client;
-pub mod db;
+/// The storage layer, a crate of its own (`judge-db`) since the practice history uses it too;
+/// re-exported so `judge_service::db::…` and `crate::db::…` stay its paths.
+pub use judge_db as db;
 pub mod digest;
 pub mod folder;
 mod hooks;
@@ -48,6 +51,25 @@ pub enum Error {
     /// A request the thing's state refuses (applying a set still judging).
     #[error("{0}")]
     Conflict(String),
+}
+
+impl From<judge_db::Error> for Error {
+    fn from(e: judge_db::Error) -> Error {
+        match e {
+            judge_db::Error::Pg(e) => Error::Db(e),
+            judge_db::Error::Lite(e) => Error::Lite(e),
+            judge_db::Error::Schema(s) => Error::Schema(s),
+            judge_db::Error::Io(s) => Error::Io(s),
+        }
+    }
+}
+
+/// A database's error answered by the API as the service's own would be (`http::ApiError`'s
+/// `From<Error>`).
+impl From<judge_db::Error> for http::ApiError {
+    fn from(e: judge_db::Error) -> http::ApiError {
+        Error::from(e).into()
+    }
 }
 
 /// Connects to the database `url` (a `postgresql://` URL or `host=… dbname=…` words, where a

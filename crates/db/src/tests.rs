@@ -33,11 +33,15 @@ fn times_become_strftime_and_unixepoch() {
     );
 }
 
-/// A SQLite database in a folder of its own.
+/// A SQLite database in a folder of its own, with one table (`settings`, as the service's).
 fn lite() -> (tempfile::TempDir, Db) {
     let dir = tempfile::tempdir().unwrap();
     let url = format!("{SQLITE}{}", dir.path().join("t.db").display());
-    let db = crate::connect(&url).unwrap();
+    let mut db = Db::open(&url).unwrap();
+    db.batch_execute(&translate_ddl(
+        "CREATE TABLE settings (key text PRIMARY KEY, value text NOT NULL)",
+    ))
+    .unwrap();
     (dir, db)
 }
 
@@ -133,4 +137,63 @@ fn a_postgres_address_gets_timeouts_unless_it_gives_its_own() {
         "{e}"
     );
     assert!(e.contains("sqlite:PATH"), "{e}");
+}
+
+#[test]
+fn what_the_practice_history_says_runs_on_sqlite_as_written_for_postgres() {
+    let (dir, mut db) = lite();
+    db.batch_execute(&translate_ddl(
+        "CREATE TABLE w (id bigserial PRIMARY KEY, p text NOT NULL UNIQUE, at bigint)",
+    ))
+    .unwrap();
+    // `RETURNING` and `ON CONFLICT DO NOTHING` are both engines' own: nothing to translate.
+    let insert = "INSERT INTO w (p, at) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id";
+    let first: i64 = db
+        .query_one(insert, &[&"a", &1_795_766_030_424_i64])
+        .unwrap()
+        .get(0);
+    assert_eq!(first, 1);
+    assert!(db.query_opt(insert, &[&"a", &0_i64]).unwrap().is_none());
+    let none: Option<&str> = None;
+    let n: i64 = db
+        .query_one(
+            "SELECT count(*) FROM w WHERE ($1::text IS NULL OR p = $1)",
+            &[&none],
+        )
+        .unwrap()
+        .get(0);
+    assert_eq!(n, 1);
+    // A time in milliseconds since the epoch stays a 64-bit integer.
+    let row = db.query_one("SELECT at, p FROM w", &[]).unwrap();
+    assert_eq!(row.try_get::<_, i64>(0).unwrap(), 1_795_766_030_424);
+    // A column of another type is an error naming it, not a panic.
+    let e = row.try_get::<_, i64>(1).unwrap_err().to_string();
+    assert!(e.contains("column 1"), "{e}");
+    let e = row.try_get::<_, i64>(2).unwrap_err().to_string();
+    assert!(e.contains("no column 2"), "{e}");
+
+    assert!(has_column(&mut db, "w", "at").unwrap());
+    assert!(!has_column(&mut db, "w", "started_at").unwrap());
+    let mut tx = db.transaction().unwrap();
+    tx.batch_execute("ALTER TABLE w ADD COLUMN started_at bigint")
+        .unwrap();
+    assert!(has_column(&mut tx, "w", "started_at").unwrap());
+    tx.commit().unwrap();
+    // A path, not an address: the same file.
+    let mut again = Db::open_sqlite(&dir.path().join("t.db")).unwrap();
+    assert!(has_column(&mut again, "w", "started_at").unwrap());
+}
+
+#[test]
+fn the_storage_layer_depends_on_no_crate_of_the_project() {
+    let manifest = include_str!("../Cargo.toml");
+    let project: Vec<&str> = manifest
+        .lines()
+        .filter(|l| l.trim_start().starts_with("judge-"))
+        .collect();
+    assert!(
+        project.is_empty(),
+        "judge-db is the bottom layer of the service and the practice history: {project:?}"
+    );
+    assert!(manifest.contains("postgres.workspace"), "{manifest}");
 }

@@ -1,19 +1,39 @@
 //! One storage layer over two engines: PostgreSQL (`judge worker`s on many machines) and an
-//! embedded SQLite file (`judge serve` alone, its workers in its own process).
+//! embedded SQLite file (`judge serve` alone, its workers in its own process; `judge practice`'s
+//! history).
 //!
-//! The service's SQL is written once, in PostgreSQL's dialect; on SQLite each statement is
-//! translated (`lite::translate`: placeholders, casts, row locks, times) before it is prepared.
-//! [`Db`] is a connection, [`Tx`] a transaction on one; both answer [`Sql`]. Notifications
-//! (`LISTEN`/`NOTIFY` on PostgreSQL) are [`Sql::notify`], [`Db::listen`] and [`Db::wait`]; on
-//! SQLite they travel inside the process, and a transaction's are delivered when it commits.
+//! SQL is written once, in PostgreSQL's dialect; on SQLite each statement is translated
+//! (`lite::translate`: placeholders, casts, row locks, times) before it is prepared, and each
+//! table definition by [`translate_ddl`]. [`Db`] is a connection, [`Tx`] a transaction on one;
+//! both answer [`Sql`]. Notifications (`LISTEN`/`NOTIFY` on PostgreSQL) are [`Sql::notify`],
+//! [`Db::listen`] and [`Db::wait`]; on SQLite they travel inside the process, and a
+//! transaction's are delivered when it commits.
+//!
+//! This crate knows no table: the judging service's are `judge_service::schema`'s, the
+//! practice history's `judge_practice::db`'s.
 
 mod lite;
 
-pub(crate) use lite::translate_ddl;
+pub use lite::translate_ddl;
 
-use crate::Error;
 use std::collections::HashMap;
+use std::path::Path;
 use std::time::Duration;
+
+/// What can go wrong talking to a database.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    #[error("database: {0}")]
+    Pg(#[from] postgres::Error),
+    #[error("database: {0}")]
+    Lite(#[from] rusqlite::Error),
+    /// A result of another shape than the statement promised, or an address that is none.
+    #[error("{0}")]
+    Schema(String),
+    /// A SQLite file that cannot be opened as asked.
+    #[error("{0}")]
+    Io(String),
+}
 
 /// Which engine a connection talks to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +73,7 @@ impl<T: postgres::types::ToSql + rusqlite::ToSql + Sync> Param for T {
 /// A value a row gives: anything both engines read.
 pub trait Column: Sized {
     fn from_pg(row: &postgres::Row, i: usize) -> Self;
+    fn try_from_pg(row: &postgres::Row, i: usize) -> Result<Self, postgres::Error>;
     fn from_lite(value: &rusqlite::types::Value) -> rusqlite::types::FromSqlResult<Self>;
 }
 
@@ -62,6 +83,9 @@ where
 {
     fn from_pg(row: &postgres::Row, i: usize) -> T {
         row.get(i)
+    }
+    fn try_from_pg(row: &postgres::Row, i: usize) -> Result<T, postgres::Error> {
+        row.try_get(i)
     }
     fn from_lite(value: &rusqlite::types::Value) -> rusqlite::types::FromSqlResult<T> {
         T::column_result(rusqlite::types::ValueRef::from(value))
@@ -99,6 +123,20 @@ impl Row {
             },
         }
     }
+
+    /// Column `i` as a `T`, or an error naming the column when it is another type (for a file
+    /// that may have been written by hand or by an older program).
+    pub fn try_get<I: RowIndex, T: Column>(&self, i: I) -> Result<T, Error> {
+        let i = i.index();
+        match self {
+            Row::Pg(row) => Ok(T::try_from_pg(row, i)?),
+            Row::Lite(values) => match values.get(i).map(T::from_lite) {
+                Some(Ok(v)) => Ok(v),
+                Some(Err(e)) => Err(Error::Schema(format!("column {i} of a SQLite row: {e}"))),
+                None => Err(Error::Schema(format!("a SQLite row has no column {i}"))),
+            },
+        }
+    }
 }
 
 /// What connections and transactions both do.
@@ -133,7 +171,24 @@ pub trait Sql {
     }
 }
 
-/// A connection to the service's database.
+/// Whether `table` has `column` (for a column added to a table after its first release: added
+/// when missing, since neither engine says `ADD COLUMN IF NOT EXISTS` alike).
+pub fn has_column(sql: &mut impl Sql, table: &str, column: &str) -> Result<bool, Error> {
+    let found = match sql.engine() {
+        Engine::Postgres => sql.query_opt(
+            "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+             AND table_name = $1 AND column_name = $2",
+            &[&table, &column],
+        )?,
+        Engine::Sqlite => sql.query_opt(
+            "SELECT 1 FROM pragma_table_info($1) WHERE name = $2",
+            &[&table, &column],
+        )?,
+    };
+    Ok(found.is_some())
+}
+
+/// A connection to a database.
 pub enum Db {
     Pg(Box<Pg>),
     Lite(lite::Lite),
@@ -192,12 +247,18 @@ impl Db {
     /// Connects to `url` (see [`engine_of`]) without touching the tables.
     pub fn open(url: &str) -> Result<Db, Error> {
         match url.strip_prefix(SQLITE) {
-            Some(path) => Ok(Db::Lite(lite::Lite::open(std::path::Path::new(path))?)),
+            Some(path) => Db::open_sqlite(Path::new(path)),
             None => Ok(Db::Pg(Box::new(Pg {
                 client: pg_config(url)?.connect(postgres::NoTls)?,
                 prepared: HashMap::new(),
             }))),
         }
+    }
+
+    /// Opens (creating it when missing) the SQLite file `path`, in WAL mode, without touching
+    /// the tables: [`Db::open`] of `sqlite:PATH` for a path that need not be UTF-8.
+    pub fn open_sqlite(path: &Path) -> Result<Db, Error> {
+        Ok(Db::Lite(lite::Lite::open(path)?))
     }
 
     /// Starts a transaction (on SQLite: `BEGIN IMMEDIATE`, so it holds the write lock from the
