@@ -445,10 +445,10 @@ pub const EVENTS_KEPT: Duration = Duration::from_secs(3600);
 
 /// Removes the engine events older than `kept`; returns how many.
 pub fn prune_events(client: &mut Db, kept: Duration) -> Result<u64, Error> {
-    client.execute(
+    Ok(client.execute(
         "DELETE FROM events WHERE created_at < now() + make_interval(secs => $1)",
         &[&-kept.as_secs_f64()],
-    )
+    )?)
 }
 
 pub fn reap(client: &mut Db, retry_delay: Duration) -> Result<Vec<Reaped>, Error> {

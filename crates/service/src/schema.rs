@@ -4,7 +4,7 @@
 //! is refused rather than misread. On PostgreSQL, creation runs under a transaction-scoped
 //! advisory lock, so workers starting together do not race on `CREATE TABLE IF NOT EXISTS`; on
 //! SQLite, under the transaction's write lock. The tables are written once, in PostgreSQL's
-//! dialect; SQLite's are translated from them (`db::lite::translate_ddl`). Columns added after
+//! dialect; SQLite's are translated from them (`db::translate_ddl`). Columns added after
 //! the first release are added when missing ([`ADDED`]).
 
 use crate::db::{Db, Engine, Sql};
@@ -207,22 +207,6 @@ fn has_index(tx: &mut impl Sql, name: &str) -> Result<bool, Error> {
     Ok(found.is_some())
 }
 
-/// Whether `table` has `column`.
-fn has_column(tx: &mut impl Sql, table: &str, column: &str) -> Result<bool, Error> {
-    let found = match tx.engine() {
-        Engine::Postgres => tx.query_opt(
-            "SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
-             AND table_name = $1 AND column_name = $2",
-            &[&table, &column],
-        )?,
-        Engine::Sqlite => tx.query_opt(
-            "SELECT 1 FROM pragma_table_info($1) WHERE name = $2",
-            &[&table, &column],
-        )?,
-    };
-    Ok(found.is_some())
-}
-
 /// Creates the tables that are missing and checks the schema's version.
 pub fn ensure(client: &mut Db) -> Result<(), Error> {
     let mut tx = client.transaction()?;
@@ -238,7 +222,7 @@ pub fn ensure(client: &mut Db) -> Result<(), Error> {
         }
     }
     for (table, column, kind) in ADDED {
-        if !has_column(&mut tx, table, column)? {
+        if !crate::db::has_column(&mut tx, table, column)? {
             tx.batch_execute(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind}"))?;
         }
     }
