@@ -184,29 +184,35 @@ pub fn run_slot(
 /// whichever slot turns, so an expired lease is found within that, without a reaper's
 /// transaction before every claim of a busy worker.
 fn reap_due(lease: Duration) -> bool {
-    static LAST: std::sync::Mutex<Option<Instant>> = std::sync::Mutex::new(None);
-    let every = (lease / 3).min(Duration::from_secs(1));
-    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-    match *last {
-        Some(at) if at.elapsed() < every => false,
-        _ => {
-            *last = Some(Instant::now());
-            true
+    static LAST: Last = Last::new();
+    LAST.due((lease / 3).min(Duration::from_secs(1)))
+}
+
+/// When a process-wide chore last ran, whichever slot ran it.
+struct Last(std::sync::Mutex<Option<Instant>>);
+
+impl Last {
+    const fn new() -> Last {
+        Last(std::sync::Mutex::new(None))
+    }
+
+    /// True (and the chore counted as run now) at the first call and once `every` has passed.
+    fn due(&self, every: Duration) -> bool {
+        let mut last = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        match *last {
+            Some(at) if at.elapsed() < every => false,
+            _ => {
+                *last = Some(Instant::now());
+                true
+            }
         }
     }
 }
 
 /// Whether this process's pruning of old events is due: at its first turn, then every minute.
 fn prune_due() -> bool {
-    static LAST: std::sync::Mutex<Option<Instant>> = std::sync::Mutex::new(None);
-    let mut last = LAST.lock().unwrap_or_else(|e| e.into_inner());
-    match *last {
-        Some(at) if at.elapsed() < Duration::from_secs(60) => false,
-        _ => {
-            *last = Some(Instant::now());
-            true
-        }
-    }
+    static LAST: Last = Last::new();
+    LAST.due(Duration::from_secs(60))
 }
 
 /// One turn of the loop: the reaper when due, then one job if there is one (`Ok(false)`:
