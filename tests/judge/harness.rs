@@ -7,7 +7,8 @@
 //! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
 //! Judges that must see each other's folders (one killed, the next cleaning up after it) share a
 //! [`Shared`] TMPDIR and cgroup instead, checked once all of them are done.
-//! Each judge also gets a private, empty build cache (`XDG_CACHE_HOME`) unless the test sets one.
+//! Each judge also gets a private, empty build cache (`XDG_CACHE_HOME`) unless the test sets one
+//! or asks for the run's shared one ([`Judge::shared_build_cache`], for tests not about compiling).
 //!
 //! The judge never gets `JUDGE_CGROUP_FAVORDYNMODS` (not from the test's environment, not from
 //! [`Judge::env`]): that mode is kernel-wide until reboot.
@@ -174,6 +175,15 @@ impl<'a> Judge<'a> {
     pub fn current_dir(mut self, dir: impl AsRef<Path>) -> Self {
         self.dir = dir.as_ref().to_path_buf();
         self
+    }
+
+    /// Builds through this run's shared build cache ([`run_build_cache`]) instead of a private,
+    /// empty one: for tests that are not about compiling, so that a program several tests (or
+    /// several judges of one test) build is compiled once a run. Not for a judge run as another
+    /// user (the cache is root's; the judge would refuse it with a warning).
+    pub fn shared_build_cache(self) -> Self {
+        assert!(self.user.is_none(), "the shared build cache is root's");
+        self.env("JUDGE_CACHE_DIR", run_build_cache())
     }
 
     /// `judge run <fixture problem> <fixture program> --json`.
@@ -425,6 +435,45 @@ impl Finished {
         );
         self
     }
+}
+
+/// The build cache the tests of this run share ([`Judge::shared_build_cache`]): a folder of
+/// this process's own under cargo's folder for test data (`target/tmp`), named by its pid and
+/// start time, so every run of the tests compiles each program at least once (a cache that
+/// outlived the run would hide compiles from the next one), and two runs at once do not share
+/// one. Those of runs that have ended are removed on the first call. The judge's cache is safe
+/// to share between judges running at once (an entry is renamed into place whole).
+pub fn run_build_cache() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("run-build-caches");
+        std::fs::create_dir_all(&base).expect("cannot create target/tmp/run-build-caches");
+        for e in std::fs::read_dir(&base).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let alive = name
+                .split_once('-')
+                .and_then(|(pid, _)| pid.parse::<u32>().ok())
+                .and_then(process_name)
+                .is_some_and(|now| now == name);
+            if !alive {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let me = process_name(std::process::id()).expect("cannot read /proc/self/stat");
+        base.join(me)
+    })
+    .clone()
+}
+
+/// `PID-STARTTIME` of a live process (its start time in clock ticks since boot, from
+/// /proc/PID/stat), so a reused pid is another name; `None` once it has ended.
+fn process_name(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command's name, which is in parentheses and may hold anything.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    // starttime is field 22 of the line; `rest` starts at field 3.
+    let start = rest.split_whitespace().nth(22 - 3)?;
+    Some(format!("{pid}-{start}"))
 }
 
 /// A TMPDIR and a containing cgroup shared by several judges; [`Shared::finish`] checks that
