@@ -254,6 +254,7 @@ impl Judge<'_> {
             self.user.is_none() && self.shared.is_none(),
             "serve: run as root, alone"
         );
+        let beside = Beside::others();
         let cgroups = Cgroups::create(&test_cgroup_name());
         let tmp = private_tmpdir();
         let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
@@ -284,6 +285,7 @@ impl Judge<'_> {
             cgroups,
             tmp,
             _cache: cache,
+            _beside: beside,
         }
     }
 }
@@ -297,6 +299,7 @@ pub struct Serving {
     cgroups: Cgroups,
     tmp: tempfile::TempDir,
     _cache: tempfile::TempDir,
+    _beside: Beside,
 }
 
 impl Serving {
@@ -434,6 +437,94 @@ impl Finished {
             self.describe()
         );
         self
+    }
+}
+
+/// The judges of tests that measure time or need the CPUs free (a run killed within 0.3 s of its
+/// limit, `-j 1` and `-j 2` giving the same verdicts near a limit) and the judges of all other
+/// tests: the first run alone ([`alone`]), the others beside each other. The tests run on more
+/// threads than CPUs (`RUST_TEST_THREADS` in `.cargo/config.toml`), since most of them wait on
+/// wall-time limits, servers and browsers; a timing test must not share the CPUs with them.
+static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+thread_local! {
+    /// This thread holds [`ALONE`] for writing: its own judges do not wait for it.
+    static HOLDS_ALONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Keeps every other test's judges from starting until it is dropped, once those running have
+/// ended: for a test whose assertions depend on time or on the CPUs being free. Take it first
+/// thing in the test; a judge the test starts from another thread needs [`Alone::enter`] there.
+pub fn alone() -> Alone {
+    let guard = ALONE.write().unwrap_or_else(|e| e.into_inner());
+    HOLDS_ALONE.with(|h| h.set(true));
+    Alone { _guard: guard }
+}
+
+/// See [`alone`].
+pub struct Alone {
+    _guard: std::sync::RwLockWriteGuard<'static, ()>,
+}
+
+impl Alone {
+    /// Lets the judges this thread starts (another thread of the test that runs alone) go on
+    /// while the returned value lives.
+    pub fn enter(&self) -> AloneThread {
+        HOLDS_ALONE.with(|h| h.set(true));
+        AloneThread
+    }
+}
+
+impl Drop for Alone {
+    fn drop(&mut self) {
+        HOLDS_ALONE.with(|h| h.set(false));
+    }
+}
+
+/// See [`Alone::enter`].
+pub struct AloneThread;
+
+impl Drop for AloneThread {
+    fn drop(&mut self) {
+        HOLDS_ALONE.with(|h| h.set(false));
+    }
+}
+
+/// A judge of a test not run [`alone`]: it waits while such a test runs, and keeps one from
+/// starting while it runs.
+struct Beside {
+    _guard: Option<std::sync::RwLockReadGuard<'static, ()>>,
+}
+
+impl Beside {
+    fn others() -> Beside {
+        if HOLDS_ALONE.with(|h| h.get()) {
+            return Beside { _guard: None };
+        }
+        // A judge started from another thread of a test that runs alone would wait for that
+        // test forever: fail it instead, after far longer than any test runs alone.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+        loop {
+            match ALONE.try_read() {
+                Ok(guard) => {
+                    return Beside {
+                        _guard: Some(guard),
+                    }
+                }
+                Err(std::sync::TryLockError::Poisoned(e)) => {
+                    return Beside {
+                        _guard: Some(e.into_inner()),
+                    }
+                }
+                Err(std::sync::TryLockError::WouldBlock) => {
+                    assert!(
+                        std::time::Instant::now() < deadline,
+                        "waited 10 minutes for a test that runs alone (a judge started from another thread of it?)"
+                    );
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                }
+            }
+        }
     }
 }
 
@@ -592,6 +683,7 @@ pub fn contained(
     shared: Option<&Shared>,
     stdin: Option<&[u8]>,
 ) -> (Output, Option<u64>) {
+    let _beside = Beside::others();
     let own = match shared {
         Some(_) => None,
         None => Some((Cgroups::create(&test_cgroup_name()), private_tmpdir())),

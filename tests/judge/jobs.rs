@@ -56,6 +56,7 @@ fn events(stdout: &str) -> Vec<Value> {
 
 #[test]
 fn verdicts_with_one_job_and_with_two_are_the_same_and_in_the_same_order() {
+    let _alone = crate::harness::alone();
     let r = near_limit_repo();
     let one = judge()
         .args(["verify", "--format", "json", "-j", "1"])
@@ -92,6 +93,7 @@ fn verdicts_with_one_job_and_with_two_are_the_same_and_in_the_same_order() {
 
 #[test]
 fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
+    let _alone = crate::harness::alone();
     let r = near_limit_repo();
     let problem = r.path().join("problems/sum");
     // Three tests of 0.5 s each on two jobs: the first two run side by side.
@@ -152,6 +154,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
 
 #[test]
 fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_stands() {
+    let _alone = crate::harness::alone();
     let r = near_limit_repo();
     let problem = r.path().join("problems/sum");
     // Three tests of an endless loop on two jobs, 0.7 s limit: beside the other job each run's
