@@ -443,27 +443,58 @@ impl Finished {
 /// The judges of tests that measure time or need the CPUs free (a run killed within 0.3 s of its
 /// limit, `-j 1` and `-j 2` giving the same verdicts near a limit) and the judges of all other
 /// tests: the first run alone ([`alone`]), the others beside each other. The tests run on more
-/// threads than CPUs (`RUST_TEST_THREADS` in `.cargo/config.toml`), since most of them wait on
-/// wall-time limits, servers and browsers; a timing test must not share the CPUs with them.
-static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+/// threads than CPUs (`TEST_THREADS` in main.rs), since most of them wait on wall-time limits,
+/// servers and browsers; a timing test must not share the CPUs with them.
+static ALONE: std::sync::Mutex<AloneState> = std::sync::Mutex::new(AloneState {
+    beside: 0,
+    alone: false,
+    waiting: 0,
+});
+static ALONE_CHANGED: std::sync::Condvar = std::sync::Condvar::new();
+
+struct AloneState {
+    /// Judges running (or servers serving) for tests not run alone.
+    beside: usize,
+    /// A test runs alone now.
+    alone: bool,
+    /// Tests waiting to run alone.
+    waiting: usize,
+}
+
+/// How long a new judge holds back for a test waiting to run alone before it starts anyway: a
+/// test may need a second judge to start before its first can end (a server and its client),
+/// so holding back for good could leave both waiting for each other.
+const HOLD_BACK: std::time::Duration = std::time::Duration::from_secs(5);
 
 thread_local! {
-    /// This thread holds [`ALONE`] for writing: its own judges do not wait for it.
+    /// This thread belongs to the test that runs alone: its own judges do not wait.
     static HOLDS_ALONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-/// Keeps every other test's judges from starting until it is dropped, once those running have
-/// ended: for a test whose assertions depend on time or on the CPUs being free. Take it first
-/// thing in the test; a judge the test starts from another thread needs [`Alone::enter`] there.
+fn alone_state() -> std::sync::MutexGuard<'static, AloneState> {
+    ALONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Waits until no other test's judge runs, then keeps every other test's judges from starting
+/// until it is dropped: for a test whose assertions depend on time or on the CPUs being free.
+/// Take it first thing in the test; a judge the test starts from another thread needs
+/// [`Alone::enter`] there.
 pub fn alone() -> Alone {
-    let guard = ALONE.write().unwrap_or_else(|e| e.into_inner());
+    let mut state = alone_state();
+    state.waiting += 1;
+    while state.alone || state.beside > 0 {
+        state = ALONE_CHANGED.wait(state).unwrap_or_else(|e| e.into_inner());
+    }
+    state.waiting -= 1;
+    state.alone = true;
+    drop(state);
     HOLDS_ALONE.with(|h| h.set(true));
-    Alone { _guard: guard }
+    Alone { _made_by_alone: () }
 }
 
 /// See [`alone`].
 pub struct Alone {
-    _guard: std::sync::RwLockWriteGuard<'static, ()>,
+    _made_by_alone: (),
 }
 
 impl Alone {
@@ -471,18 +502,22 @@ impl Alone {
     /// while the returned value lives.
     pub fn enter(&self) -> AloneThread {
         HOLDS_ALONE.with(|h| h.set(true));
-        AloneThread
+        AloneThread { _made_by_enter: () }
     }
 }
 
 impl Drop for Alone {
     fn drop(&mut self) {
         HOLDS_ALONE.with(|h| h.set(false));
+        alone_state().alone = false;
+        ALONE_CHANGED.notify_all();
     }
 }
 
 /// See [`Alone::enter`].
-pub struct AloneThread;
+pub struct AloneThread {
+    _made_by_enter: (),
+}
 
 impl Drop for AloneThread {
     fn drop(&mut self) {
@@ -490,40 +525,45 @@ impl Drop for AloneThread {
     }
 }
 
-/// A judge of a test not run [`alone`]: it waits while such a test runs, and keeps one from
-/// starting while it runs.
+/// A judge of a test not run [`alone`]: it waits while such a test runs (and, up to
+/// [`HOLD_BACK`], while one waits to), and keeps one from starting while it runs.
 struct Beside {
-    _guard: Option<std::sync::RwLockReadGuard<'static, ()>>,
+    counted: bool,
 }
 
 impl Beside {
     fn others() -> Beside {
         if HOLDS_ALONE.with(|h| h.get()) {
-            return Beside { _guard: None };
+            return Beside { counted: false };
         }
-        // A judge started from another thread of a test that runs alone would wait for that
-        // test forever: fail it instead, after far longer than any test runs alone.
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(600);
+        let start = std::time::Instant::now();
+        let mut state = alone_state();
         loop {
-            match ALONE.try_read() {
-                Ok(guard) => {
-                    return Beside {
-                        _guard: Some(guard),
-                    }
-                }
-                Err(std::sync::TryLockError::Poisoned(e)) => {
-                    return Beside {
-                        _guard: Some(e.into_inner()),
-                    }
-                }
-                Err(std::sync::TryLockError::WouldBlock) => {
-                    assert!(
-                        std::time::Instant::now() < deadline,
-                        "waited 10 minutes for a test that runs alone (a judge started from another thread of it?)"
-                    );
-                    std::thread::sleep(std::time::Duration::from_millis(20));
-                }
+            let waited = start.elapsed();
+            if !state.alone && (state.waiting == 0 || waited >= HOLD_BACK) {
+                state.beside += 1;
+                return Beside { counted: true };
             }
+            // A judge started from another thread of the test that runs alone, without
+            // `Alone::enter`, would wait for that test forever: fail instead, after far longer
+            // than any test runs alone.
+            assert!(
+                waited < std::time::Duration::from_secs(600),
+                "waited 10 minutes for a test that runs alone (a judge started from another thread of it, without Alone::enter?)"
+            );
+            state = ALONE_CHANGED
+                .wait_timeout(state, std::time::Duration::from_millis(500))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+impl Drop for Beside {
+    fn drop(&mut self) {
+        if self.counted {
+            alone_state().beside -= 1;
+            ALONE_CHANGED.notify_all();
         }
     }
 }
