@@ -198,6 +198,12 @@ impl<'a> Judge<'a> {
     pub fn output(self) -> Finished {
         let mut args = self.args.clone();
         let mut program = self.program.clone().into_os_string();
+        // Without root the sandbox caps a run's processes at what its user runs already plus
+        // the limit (RLIMIT_NPROC): a fork bomb of one test's judge as `nobody` would take the
+        // threads of another's. Judges run as another user run one at a time.
+        let _as_user = self
+            .user
+            .map(|_| AS_USER.lock().unwrap_or_else(|e| e.into_inner()));
         if let Some(uid) = self.user {
             let mut wrapped: Vec<OsString> = [
                 format!("--reuid={uid}"),
@@ -567,6 +573,9 @@ impl Drop for Beside {
         }
     }
 }
+
+/// Held while a judge runs as another user ([`Judge::user`]).
+static AS_USER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// The build cache the tests of this run share ([`Judge::shared_build_cache`]): a folder of
 /// this process's own under cargo's folder for test data (`target/tmp`), named by its pid and
