@@ -252,6 +252,7 @@ fn gen_cache_is_used_when_nothing_changed() {
 
 #[test]
 fn a_looping_generator_is_stopped_by_its_time_limit_with_progress_shown() {
+    let _alone = crate::harness::alone();
     let root = new_package("l");
     let pkg = root.path().join("problems/l");
     write(pkg.join("loop.py"), "while True:\n    pass\n");

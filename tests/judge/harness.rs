@@ -7,7 +7,8 @@
 //! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
 //! Judges that must see each other's folders (one killed, the next cleaning up after it) share a
 //! [`Shared`] TMPDIR and cgroup instead, checked once all of them are done.
-//! Each judge also gets a private, empty build cache (`XDG_CACHE_HOME`) unless the test sets one.
+//! Each judge also gets a private, empty build cache (`XDG_CACHE_HOME`) unless the test sets one
+//! or asks for the run's shared one ([`Judge::shared_build_cache`], for tests not about compiling).
 //!
 //! The judge never gets `JUDGE_CGROUP_FAVORDYNMODS` (not from the test's environment, not from
 //! [`Judge::env`]): that mode is kernel-wide until reboot.
@@ -176,6 +177,15 @@ impl<'a> Judge<'a> {
         self
     }
 
+    /// Builds through this run's shared build cache ([`run_build_cache`]) instead of a private,
+    /// empty one: for tests that are not about compiling, so that a program several tests (or
+    /// several judges of one test) build is compiled once a run. Not for a judge run as another
+    /// user (the cache is root's; the judge would refuse it with a warning).
+    pub fn shared_build_cache(self) -> Self {
+        assert!(self.user.is_none(), "the shared build cache is root's");
+        self.env("JUDGE_CACHE_DIR", run_build_cache())
+    }
+
     /// `judge run <fixture problem> <fixture program> --json`.
     pub fn run_fixture(self, problem: &str, prog: &str) -> Finished {
         self.arg("run")
@@ -188,6 +198,12 @@ impl<'a> Judge<'a> {
     pub fn output(self) -> Finished {
         let mut args = self.args.clone();
         let mut program = self.program.clone().into_os_string();
+        // Without root the sandbox caps a run's processes at what its user runs already plus
+        // the limit (RLIMIT_NPROC): a fork bomb of one test's judge as `nobody` would take the
+        // threads of another's. Judges run as another user run one at a time.
+        let _as_user = self
+            .user
+            .map(|_| AS_USER.lock().unwrap_or_else(|e| e.into_inner()));
         if let Some(uid) = self.user {
             let mut wrapped: Vec<OsString> = [
                 format!("--reuid={uid}"),
@@ -244,6 +260,7 @@ impl Judge<'_> {
             self.user.is_none() && self.shared.is_none(),
             "serve: run as root, alone"
         );
+        let beside = Beside::others();
         let cgroups = Cgroups::create(&test_cgroup_name());
         let tmp = private_tmpdir();
         let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
@@ -274,6 +291,7 @@ impl Judge<'_> {
             cgroups,
             tmp,
             _cache: cache,
+            _beside: beside,
         }
     }
 }
@@ -287,6 +305,7 @@ pub struct Serving {
     cgroups: Cgroups,
     tmp: tempfile::TempDir,
     _cache: tempfile::TempDir,
+    _beside: Beside,
 }
 
 impl Serving {
@@ -427,6 +446,176 @@ impl Finished {
     }
 }
 
+/// The judges of tests that measure time or need the CPUs free (a run killed within 0.3 s of its
+/// limit, `-j 1` and `-j 2` giving the same verdicts near a limit) and the judges of all other
+/// tests: the first run alone ([`alone`]), the others beside each other. The tests run on more
+/// threads than CPUs (`TEST_THREADS` in main.rs), since most of them wait on wall-time limits,
+/// servers and browsers; a timing test must not share the CPUs with them.
+static ALONE: std::sync::Mutex<AloneState> = std::sync::Mutex::new(AloneState {
+    beside: 0,
+    alone: false,
+    waiting: 0,
+});
+static ALONE_CHANGED: std::sync::Condvar = std::sync::Condvar::new();
+
+struct AloneState {
+    /// Judges running (or servers serving) for tests not run alone.
+    beside: usize,
+    /// A test runs alone now.
+    alone: bool,
+    /// Tests waiting to run alone.
+    waiting: usize,
+}
+
+/// How long a new judge holds back for a test waiting to run alone before it starts anyway: a
+/// test may need a second judge to start before its first can end (a server and its client),
+/// so holding back for good could leave both waiting for each other.
+const HOLD_BACK: std::time::Duration = std::time::Duration::from_secs(5);
+
+thread_local! {
+    /// This thread belongs to the test that runs alone: its own judges do not wait.
+    static HOLDS_ALONE: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+fn alone_state() -> std::sync::MutexGuard<'static, AloneState> {
+    ALONE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Waits until no other test's judge runs, then keeps every other test's judges from starting
+/// until it is dropped: for a test whose assertions depend on time or on the CPUs being free.
+/// Take it first thing in the test; a judge the test starts from another thread needs
+/// [`Alone::enter`] there.
+pub fn alone() -> Alone {
+    let mut state = alone_state();
+    state.waiting += 1;
+    while state.alone || state.beside > 0 {
+        state = ALONE_CHANGED.wait(state).unwrap_or_else(|e| e.into_inner());
+    }
+    state.waiting -= 1;
+    state.alone = true;
+    drop(state);
+    HOLDS_ALONE.with(|h| h.set(true));
+    Alone { _made_by_alone: () }
+}
+
+/// See [`alone`].
+pub struct Alone {
+    _made_by_alone: (),
+}
+
+impl Alone {
+    /// Lets the judges this thread starts (another thread of the test that runs alone) go on
+    /// while the returned value lives.
+    pub fn enter(&self) -> AloneThread {
+        HOLDS_ALONE.with(|h| h.set(true));
+        AloneThread { _made_by_enter: () }
+    }
+}
+
+impl Drop for Alone {
+    fn drop(&mut self) {
+        HOLDS_ALONE.with(|h| h.set(false));
+        alone_state().alone = false;
+        ALONE_CHANGED.notify_all();
+    }
+}
+
+/// See [`Alone::enter`].
+pub struct AloneThread {
+    _made_by_enter: (),
+}
+
+impl Drop for AloneThread {
+    fn drop(&mut self) {
+        HOLDS_ALONE.with(|h| h.set(false));
+    }
+}
+
+/// A judge of a test not run [`alone`]: it waits while such a test runs (and, up to
+/// [`HOLD_BACK`], while one waits to), and keeps one from starting while it runs.
+struct Beside {
+    counted: bool,
+}
+
+impl Beside {
+    fn others() -> Beside {
+        if HOLDS_ALONE.with(|h| h.get()) {
+            return Beside { counted: false };
+        }
+        let start = std::time::Instant::now();
+        let mut state = alone_state();
+        loop {
+            let waited = start.elapsed();
+            if !state.alone && (state.waiting == 0 || waited >= HOLD_BACK) {
+                state.beside += 1;
+                return Beside { counted: true };
+            }
+            // A judge started from another thread of the test that runs alone, without
+            // `Alone::enter`, would wait for that test forever: fail instead, after far longer
+            // than any test runs alone.
+            assert!(
+                waited < std::time::Duration::from_secs(600),
+                "waited 10 minutes for a test that runs alone (a judge started from another thread of it, without Alone::enter?)"
+            );
+            state = ALONE_CHANGED
+                .wait_timeout(state, std::time::Duration::from_millis(500))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+}
+
+impl Drop for Beside {
+    fn drop(&mut self) {
+        if self.counted {
+            alone_state().beside -= 1;
+            ALONE_CHANGED.notify_all();
+        }
+    }
+}
+
+/// Held while a judge runs as another user ([`Judge::user`]).
+static AS_USER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// The build cache the tests of this run share ([`Judge::shared_build_cache`]): a folder of
+/// this process's own under cargo's folder for test data (`target/tmp`), named by its pid and
+/// start time, so every run of the tests compiles each program at least once (a cache that
+/// outlived the run would hide compiles from the next one), and two runs at once do not share
+/// one. Those of runs that have ended are removed on the first call. The judge's cache is safe
+/// to share between judges running at once (an entry is renamed into place whole).
+pub fn run_build_cache() -> PathBuf {
+    static DIR: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| {
+        let base = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("run-build-caches");
+        std::fs::create_dir_all(&base).expect("cannot create target/tmp/run-build-caches");
+        for e in std::fs::read_dir(&base).into_iter().flatten().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let alive = name
+                .split_once('-')
+                .and_then(|(pid, _)| pid.parse::<u32>().ok())
+                .and_then(process_name)
+                .is_some_and(|now| now == name);
+            if !alive {
+                let _ = std::fs::remove_dir_all(e.path());
+            }
+        }
+        let me = process_name(std::process::id()).expect("cannot read /proc/self/stat");
+        base.join(me)
+    })
+    .clone()
+}
+
+/// `PID-STARTTIME` of a live process (its start time in clock ticks since boot, from
+/// /proc/PID/stat), so a reused pid is another name; `None` once it has ended.
+fn process_name(pid: u32) -> Option<String> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command's name, which is in parentheses and may hold anything.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    // starttime is field 22 of the line; `rest` starts at field 3.
+    let start = rest.split_whitespace().nth(22 - 3)?;
+    Some(format!("{pid}-{start}"))
+}
+
 /// A TMPDIR and a containing cgroup shared by several judges; [`Shared::finish`] checks that
 /// they left nothing behind, all together.
 pub struct Shared {
@@ -543,6 +732,7 @@ pub fn contained(
     shared: Option<&Shared>,
     stdin: Option<&[u8]>,
 ) -> (Output, Option<u64>) {
+    let _beside = Beside::others();
     let own = match shared {
         Some(_) => None,
         None => Some((Cgroups::create(&test_cgroup_name()), private_tmpdir())),

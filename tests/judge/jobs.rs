@@ -1,9 +1,15 @@
 //! `--jobs N`: the same verdicts and findings as one job, in the same order, near-limit verdicts
 //! re-judged alone, and nothing left behind. No timing is asserted: the machine is shared.
 
-use crate::harness::{fixture_problem, judge, program, root};
+use crate::harness::{fixture_problem, program, root};
 use crate::verify::repo;
 use serde_json::Value;
+
+/// None of these tests is about compiling: their judges build through the run's shared cache,
+/// so a program built by several of them is compiled once a run.
+fn judge<'a>() -> crate::harness::Judge<'a> {
+    crate::harness::judge().shared_build_cache()
+}
 
 /// The sum problem with a 0.7 s limit, a solution that needs 0.5 s on every test (within a
 /// factor 1.5 of the limit, so a re-judge applies; far enough below it that a busy machine does
@@ -50,6 +56,7 @@ fn events(stdout: &str) -> Vec<Value> {
 
 #[test]
 fn verdicts_with_one_job_and_with_two_are_the_same_and_in_the_same_order() {
+    let _alone = crate::harness::alone();
     let r = near_limit_repo();
     let one = judge()
         .args(["verify", "--format", "json", "-j", "1"])
@@ -86,6 +93,7 @@ fn verdicts_with_one_job_and_with_two_are_the_same_and_in_the_same_order() {
 
 #[test]
 fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
+    let _alone = crate::harness::alone();
     let r = near_limit_repo();
     let problem = r.path().join("problems/sum");
     // Three tests of 0.5 s each on two jobs: the first two run side by side.
@@ -146,6 +154,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
 
 #[test]
 fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_stands() {
+    let _alone = crate::harness::alone();
     let r = near_limit_repo();
     let problem = r.path().join("problems/sum");
     // Three tests of an endless loop on two jobs, 0.7 s limit: beside the other job each run's

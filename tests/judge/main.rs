@@ -38,3 +38,25 @@ mod setter;
 mod unpriv;
 mod verify;
 mod view;
+
+/// How many tests run at once unless `RUST_TEST_THREADS` or `--test-threads` says otherwise:
+/// more than the CPUs, since most of these tests wait (on wall-time limits, servers, browsers,
+/// databases) more than they compute. Those that measure time or need the CPUs free run alone
+/// ([`harness::alone`]).
+const TEST_THREADS: &str = "4";
+
+/// Sets `RUST_TEST_THREADS` to [`TEST_THREADS`] when the environment does not set it, before
+/// `main` (libtest reads it there; a `--test-threads` argument still wins).
+extern "C" fn default_test_threads() {
+    if std::env::var_os("RUST_TEST_THREADS").is_none() {
+        // SAFETY: this runs from .init_array, before main, while the process has one thread:
+        // nothing reads the environment at the same time.
+        unsafe { std::env::set_var("RUST_TEST_THREADS", TEST_THREADS) };
+    }
+}
+
+// SAFETY: a function of the right type (no arguments, nothing returned) in .init_array, where
+// the C runtime calls it once before main.
+#[used]
+#[link_section = ".init_array"]
+static DEFAULT_TEST_THREADS: extern "C" fn() = default_test_threads;

@@ -1,6 +1,12 @@
 //! `judge run`: the right verdict and exit status for every verdict, in every language.
 
-use crate::harness::{fixture_problem, judge, program};
+use crate::harness::{fixture_problem, program};
+
+/// None of these tests is about compiling: their judges build through the run's shared cache,
+/// so a program built by several of them is compiled once a run.
+fn judge<'a>() -> crate::harness::Judge<'a> {
+    crate::harness::judge().shared_build_cache()
+}
 
 fn expect(prog: &str, verdict: &str) -> serde_json::Value {
     judge().run_fixture("sum", prog).expect_verdict(verdict)
@@ -111,6 +117,7 @@ fn sleepers_are_killed_by_the_wall_clock_in_seconds() {
 /// wall limit 6.2 s, and the judge lingered another second at exit.)
 #[test]
 fn a_run_killed_at_a_limit_ends_at_the_limit() {
+    let _alone = crate::harness::alone();
     // (program, the limit it hits in ms: sum's 1 s of CPU or its 3 x 1 + 1 s of wall time)
     for (prog, limit) in [("tle-loop.c", 1000.0), ("tle-sleep.c", 4000.0)] {
         let start = std::time::Instant::now();

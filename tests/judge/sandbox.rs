@@ -80,6 +80,7 @@ fn interrupting_the_judge_mid_run_kills_the_run_and_leaves_nothing() {
 /// its work folders and cgroups, and leaves those of a judge still running beside it alone.
 #[test]
 fn the_next_judge_removes_what_a_killed_one_left_and_spares_a_live_one() {
+    let alone = crate::harness::alone();
     let shared = harness::Shared::new();
     let killed = harness::judge()
         .shared(&shared)
@@ -104,6 +105,7 @@ fn the_next_judge_removes_what_a_killed_one_left_and_spares_a_live_one() {
     std::thread::scope(|scope| {
         // A judge in the middle of a run (sleeping until it is interrupted) beside the next one.
         let live = scope.spawn(|| {
+            let _in = alone.enter();
             harness::judge()
                 .shared(&shared)
                 .interrupt_after(8.0)
