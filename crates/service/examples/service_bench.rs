@@ -211,7 +211,7 @@ fn judging_rate(pg: &Backend, judge: &Path, slots: usize, n: usize) -> f64 {
         .get(0);
     let spans = client
         .query_one(
-            "SELECT sum((extract(epoch FROM j.finished_at - j.started_at) * 1000)::bigint), count(*)
+            "SELECT sum((extract(epoch FROM j.finished_at - j.started_at) * 1000)::bigint)::bigint, count(*)
              FROM judgings j JOIN jobs ON jobs.id = j.job WHERE jobs.submission > 1",
             &[],
         )
