@@ -5,6 +5,7 @@
 //! --list` only lists the results whose inputs changed, and why. With ID: shows the set
 //! (`--wait`), applies it (`--apply`) or cancels it (`--cancel`).
 
+use super::status::text;
 use judge_service::client;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -97,14 +98,6 @@ fn wait(server: &str, token: &str, id: i64) -> anyhow::Result<Value> {
         }
         std::thread::sleep(pause);
         pause = (pause * 2).min(Duration::from_secs(2));
-    }
-}
-
-fn text(v: &Value) -> String {
-    match v {
-        Value::Null => "-".into(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
     }
 }
 

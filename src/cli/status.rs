@@ -62,7 +62,8 @@ pub fn wait(server: &str, token: &str, id: i64) -> anyhow::Result<Value> {
     }
 }
 
-fn text(v: &Value) -> String {
+/// A JSON value as a table cell: `-` for null, a string without its quotes.
+pub(super) fn text(v: &Value) -> String {
     match v {
         Value::Null => "-".into(),
         Value::String(s) => s.clone(),

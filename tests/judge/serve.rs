@@ -341,12 +341,18 @@ impl Events {
 
 impl Server {
     pub(crate) fn events(&self) -> Events {
-        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        Events::open(&self.addr, ORGANISER)
+    }
+}
+
+impl Events {
+    /// The events stream of the server at `addr`, as `token` sees it.
+    pub(crate) fn open(addr: &str, token: &str) -> Events {
+        let mut stream = TcpStream::connect(addr).unwrap();
         stream.set_read_timeout(Some(DEADLINE)).unwrap();
         write!(
             stream,
-            "GET /api/v1/events HTTP/1.1\r\nHost: {}\r\nAuthorization: Bearer {ORGANISER}\r\n\r\n",
-            self.addr
+            "GET /api/v1/events HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\r\n"
         )
         .unwrap();
         let mut lines = std::io::BufReader::new(stream);

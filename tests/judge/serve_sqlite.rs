@@ -4,10 +4,8 @@
 //! events stream, a restart on the same file.
 
 use crate::harness::{copy_dir, fixture_problem, judge, program};
-use crate::serve::{stderr_lines, wait_for_line, DEADLINE};
+use crate::serve::{stderr_lines, wait_for_line, Events, DEADLINE};
 use serde_json::{json, Value};
-use std::io::{BufRead, BufReader, Write};
-use std::net::TcpStream;
 use std::path::Path;
 use std::process::{Child, Command, Output, Stdio};
 
@@ -94,34 +92,10 @@ impl Drop for Alone {
 
 /// The next `done` event of an events stream opened on `addr` with `token`, as its data.
 fn first_done(addr: &str, token: &str) -> std::sync::mpsc::Receiver<Value> {
-    let mut stream = TcpStream::connect(addr).unwrap();
-    stream.set_read_timeout(Some(DEADLINE)).unwrap();
-    write!(
-        stream,
-        "GET /api/v1/events HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\r\n"
-    )
-    .unwrap();
-    let mut lines = BufReader::new(stream);
-    let mut status = String::new();
-    lines.read_line(&mut status).unwrap();
-    assert!(status.starts_with("HTTP/1.1 200"), "{status}");
-    loop {
-        let mut line = String::new();
-        lines.read_line(&mut line).unwrap();
-        if line == "\r\n" {
-            break;
-        }
-    }
+    let mut events = Events::open(addr, token);
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let mut named = false;
-        for line in lines.lines().map_while(Result::ok) {
-            if let Some(data) = line.strip_prefix("data: ").filter(|_| named) {
-                let _ = tx.send(serde_json::from_str(data).unwrap());
-                return;
-            }
-            named = line == "event: done";
-        }
+        let _ = tx.send(events.next("done"));
     });
     rx
 }
