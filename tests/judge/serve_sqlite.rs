@@ -252,3 +252,41 @@ fn a_server_killed_mid_judging_restarts_on_its_file_and_judges_each_submission_o
     assert!(lost >= 1, "the killed slots' judgings end lost");
     assert_eq!(again.stop(), Some(0));
 }
+
+/// With its stderr gone (the terminal closed, a `| head` that ended), SIGTERM still ends the
+/// server: the message it can no longer write does not swallow the signal.
+#[test]
+fn a_server_whose_stderr_is_closed_still_ends_on_sigterm() {
+    use std::io::BufRead;
+    let here = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_judge"))
+        .args(["serve", "--listen", "127.0.0.1:0", "--workers", "0"])
+        .current_dir(here.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("listening on http://") {
+        line.clear();
+        assert!(stderr.read_line(&mut line).unwrap() > 0, "no address line");
+    }
+    drop(stderr);
+    // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = std::time::Instant::now() + DEADLINE;
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("judge serve did not end on SIGTERM with its stderr closed");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert!(status.code().is_some(), "ended by a signal: {status}");
+}

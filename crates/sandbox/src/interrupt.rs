@@ -33,10 +33,16 @@ pub fn install() {
             let mut sig = 0;
             // SAFETY: waits on the signals blocked above.
             while libc::sigwait(&set_copy, &mut sig) == 0 {
+                // A handler that unwinds (its message met a closed stderr: see
+                // `judge_report::stream`) has not taken the signal: the cleanup below does,
+                // rather than this thread ending and the signal going unheard for good.
                 let handled = HANDLER
                     .lock()
                     .ok()
-                    .and_then(|h| h.as_ref().map(|h| h(sig)))
+                    .and_then(|h| {
+                        let h = h.as_ref()?;
+                        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| h(sig))).ok()
+                    })
                     .unwrap_or(false);
                 if handled {
                     continue;
