@@ -46,8 +46,25 @@ function ago(millis) {
   return s < 120 ? `${s} s ago` : `${Math.round(s / 60)} min ago`;
 }
 
-async function showQueue() {
+// The counts, from the latest read started: an older read that answers late is dropped.
+let queueReads = 0;
+let queueShown = 0;
+
+async function readQueue() {
+  const read = ++queueReads;
   const queue = await api("/api/v1/queue");
+  return () => {
+    if (read < queueShown) return;
+    queueShown = read;
+    renderQueue(queue);
+  };
+}
+
+async function showQueue() {
+  (await readQueue())();
+}
+
+function renderQueue(queue) {
   $("#queued").textContent = queue.queued;
   $("#judging").textContent = queue.judging;
   $("#done").textContent = queue.done;
@@ -72,8 +89,12 @@ async function showWorkers() {
   }
 }
 
+// The list and the counts, drawn in one go: the list is read first, so the counts (read after it)
+// never show fewer done than the rows do.
 async function showSubmissions() {
   const { submissions } = await api("/api/v1/submissions");
+  const showCounts = await readQueue();
+  showCounts();
   const body = $("#submissions tbody");
   body.replaceChildren();
   for (const s of submissions) {
@@ -216,7 +237,7 @@ function refreshSoon() {
   if (pending) return;
   pending = setTimeout(async () => {
     pending = null;
-    await Promise.all([showSubmissions(), showQueue(), showSubmission(), showRejudges()]).catch(failed);
+    await Promise.all([showSubmissions(), showSubmission(), showRejudges()]).catch(failed);
   }, 200);
 }
 
@@ -290,7 +311,7 @@ function logout(reason) {
 async function open(candidate) {
   token = candidate;
   try {
-    await Promise.all([showQueue(), showWorkers(), showSubmissions(), showRejudges()]);
+    await Promise.all([showWorkers(), showSubmissions(), showRejudges()]);
   } catch (e) {
     logout(e.message);
     return;
