@@ -52,17 +52,27 @@ pub(crate) fn command_in(program: &str, netns: Option<&std::fs::File>) -> Comman
     command
 }
 
-/// A `judge worker` process, the lines it prints on stderr, and its cache.
+/// A `judge worker` process, the lines it prints on stderr, and its cache (a folder of its own
+/// unless given).
 pub(crate) struct Worker {
     pub(crate) child: Child,
     pub(crate) name: String,
     lines: mpsc::Receiver<String>,
+    _own_cache: Option<tempfile::TempDir>,
 }
 
 impl Worker {
+    /// Starts `judge worker --db url --name name --lease lease` with a cache of its own.
+    pub(crate) fn start(url: &str, name: &str, lease: &str) -> Worker {
+        let cache = tempfile::tempdir().unwrap();
+        let mut worker = Worker::start_with(url, name, lease, cache.path(), &[], None);
+        worker._own_cache = Some(cache);
+        worker
+    }
+
     /// Starts `judge worker --db url --name name --lease lease` with `env` added, in `netns`
     /// when given, its packages and builds cached in `cache`.
-    pub(crate) fn start(
+    pub(crate) fn start_with(
         url: &str,
         name: &str,
         lease: &str,
@@ -87,7 +97,13 @@ impl Worker {
             child,
             name: name.to_string(),
             lines,
+            _own_cache: None,
         }
+    }
+
+    pub(crate) fn signal(&self, signal: i32) {
+        // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
+        assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
     }
 
     /// Waits for a line of the worker's stderr containing `text`; returns it.
@@ -101,7 +117,7 @@ impl Worker {
     }
 
     /// Waits for the worker to exit; its status.
-    fn wait_exit(&mut self) -> std::process::ExitStatus {
+    pub(crate) fn wait_exit(&mut self) -> std::process::ExitStatus {
         let deadline = Instant::now() + DEADLINE;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {
@@ -122,7 +138,8 @@ impl Worker {
         }
     }
 
-    pub(crate) fn alive(&mut self) -> bool {
+    /// Whether the worker is still running.
+    pub(crate) fn running(&mut self) -> bool {
         self.child.try_wait().unwrap().is_none()
     }
 }
@@ -411,6 +428,25 @@ pub(crate) fn undisturbed(
         .collect()
 }
 
+/// Waits until every one of `names` has registered with the queue (connected, and so able to
+/// see the database go): a worker still starting when PostgreSQL restarts never sees it.
+pub(crate) fn wait_registered(url: &str, names: &[&str]) {
+    let mut client = Client::connect(url, postgres::NoTls).unwrap();
+    let deadline = Instant::now() + DEADLINE;
+    loop {
+        let rows = client.query("SELECT name FROM workers", &[]).unwrap();
+        let seen: BTreeSet<String> = rows.iter().map(|r| r.get(0)).collect();
+        if names.iter().all(|n| seen.contains(*n)) {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "only {seen:?} of {names:?} registered"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
 pub(crate) fn key(file: &std::path::Path) -> String {
     file.display().to_string()
 }
@@ -430,9 +466,10 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
     server.upload("sum", &fixture_problem("sum-patient"));
     let cache = tempfile::tempdir().unwrap();
     let mut workers = [
-        Worker::start(&url, "w1", "4", cache.path(), &[], None),
-        Worker::start(&url, "w2", "4", cache.path(), &[], None),
+        Worker::start_with(&url, "w1", "4", cache.path(), &[], None),
+        Worker::start_with(&url, "w2", "4", cache.path(), &[], None),
     ];
+    wait_registered(&url, &["w1", "w2"]);
     let mut events = Events::listen(&url);
     let files = [
         "ac-slow-sum.c",
@@ -486,7 +523,7 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
     for w in &mut workers {
         let lines = w.lines_so_far();
         eprintln!("{}: {lines:#?}", w.name);
-        assert!(w.alive(), "{} ended: {lines:#?}", w.name);
+        assert!(w.running(), "{} ended: {lines:#?}", w.name);
         // It saw the database go, and came back to judge.
         assert!(
             lines.iter().any(|l| l.contains("reconnecting")
@@ -612,7 +649,7 @@ fn workers_killed_at_twenty_seeded_random_points_leave_one_verdict_each() {
             file.file_name().unwrap().to_string_lossy()
         ));
         let name = format!("victim{round}");
-        let mut victim = Worker::start(
+        let mut victim = Worker::start_with(
             &url,
             &name,
             "1",
@@ -630,7 +667,7 @@ fn workers_killed_at_twenty_seeded_random_points_leave_one_verdict_each() {
         );
     }
     eprintln!("chaos 6 plan:\n{}", plan.join("\n"));
-    let _closer = Worker::start(&url, "closer", "1", cache.path(), &[], None);
+    let _closer = Worker::start_with(&url, "closer", "1", cache.path(), &[], None);
     let all: Vec<i64> = ids.iter().map(|(id, _)| *id).collect();
     events.all_done(&all);
     let distinct: BTreeSet<_> = fast.iter().map(|f| program(f)).collect();

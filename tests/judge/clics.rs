@@ -3,9 +3,9 @@
 //! every object is checked field by field against the specification's rules — its types, the
 //! formats of TIME and RELTIME, and the ids that reference each other — with 401 and 404.
 
+use crate::chaos::Worker;
 use crate::harness::program;
 use crate::serve::{sum_package, upload, Judged, Server, ALICE, ORGANISER};
-use crate::service::Worker;
 use judge_service::db::Engine;
 use serde_json::{json, Value};
 use std::collections::BTreeMap;

@@ -4,7 +4,7 @@
 //! received on a loopback listener, and the official Python client (`judge0` from PyPI) with
 //! only its base URL and auth header changed. Every wait polls with a deadline.
 
-use crate::service::Worker;
+use crate::chaos::Worker;
 use judge_service::db::{Engine, Sql};
 use serde_json::{json, Value};
 use std::io::{BufRead, Read, Write};

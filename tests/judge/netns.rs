@@ -195,7 +195,7 @@ impl Site {
     /// A worker in `host`, reaching the database over `host`'s link.
     fn worker(&self, host: &Netns, hub: &str, name: &str, lease: &str, cache: &Path) -> Worker {
         let url = testdb::Server::tcp_url(hub, &self.db);
-        Worker::start(&url, name, lease, cache, &[], Some(&host.file))
+        Worker::start_with(&url, name, lease, cache, &[], Some(&host.file))
     }
 }
 

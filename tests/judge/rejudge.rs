@@ -426,7 +426,7 @@ fn a_worker_killed_in_a_rejudge_leaves_one_shadow_result_each_and_stale_names_ch
     let url = judge_service::testdb::shared().expect("a throwaway PostgreSQL");
     let server = Server::start(&url);
     let cache = tempfile::tempdir().unwrap();
-    let steady = crate::chaos::Worker::start(&url, "steady", "10", cache.path(), &[], None);
+    let steady = crate::chaos::Worker::start_with(&url, "steady", "10", cache.path(), &[], None);
     let package = sum_copy();
     let (status, body) = upload(&server, "sum", ORGANISER, &pack(package.path()));
     assert_eq!(status, 201, "{body}");
@@ -472,7 +472,7 @@ fn a_worker_killed_in_a_rejudge_leaves_one_shadow_result_each_and_stale_names_ch
 
     // The steady worker paused, a worker that dies inside its first finish takes a shadow.
     signal(&steady.child, libc::SIGSTOP);
-    let mut crasher = crate::chaos::Worker::start(
+    let mut crasher = crate::chaos::Worker::start_with(
         &url,
         "crasher",
         "1",
@@ -493,7 +493,7 @@ fn a_worker_killed_in_a_rejudge_leaves_one_shadow_result_each_and_stale_names_ch
     );
     crasher.wait_line("attempt 1: submission");
     let deadline = Instant::now() + DEADLINE;
-    while crasher.alive() {
+    while crasher.running() {
         assert!(Instant::now() < deadline, "the crasher was not killed");
         std::thread::sleep(Duration::from_millis(50));
     }

@@ -3,8 +3,8 @@
 //! what it queues, and hostile requests that must get a 4xx with the reason and store
 //! nothing. Every wait polls with a deadline.
 
+use crate::chaos::Worker;
 use crate::harness::{fixture_problem, judge, program};
-use crate::service::Worker;
 use judge_service::db::{Engine, Sql};
 use serde_json::{json, Value};
 use std::io::{BufRead, Read, Write};

@@ -3,9 +3,9 @@
 //! taken away or a worker stopped mid-judging. A real server, real workers, a throwaway
 //! PostgreSQL; every wait has a deadline.
 
+use crate::chaos::Worker;
 use crate::harness::program;
 use crate::serve::{sum_package, upload, Server, ALICE, ORGANISER};
-use crate::service::Worker;
 use judge_service::db::Sql;
 use serde_json::{json, Value};
 
@@ -324,7 +324,7 @@ fn sigterm_stops_a_worker_after_its_job_and_twice_gives_the_job_back_now() {
     let mut worker = Worker::start(&url, "graceful", "10");
     worker.wait_line(&format!("submission {id} (ac.c)"));
     worker.signal(libc::SIGTERM);
-    assert_eq!(worker.wait_exit(), Some(0));
+    assert_eq!(worker.wait_exit().code(), Some(0));
     let mut client = judge_service::connect(&url).unwrap();
     let sub = judge_service::store::submission(&mut client, id)
         .unwrap()
@@ -352,7 +352,7 @@ fn sigterm_stops_a_worker_after_its_job_and_twice_gives_the_job_back_now() {
         line.ends_with("attempt 1: given back (stopped): its runs killed"),
         "{line}"
     );
-    assert_eq!(worker.wait_exit(), Some(0));
+    assert_eq!(worker.wait_exit().code(), Some(0));
     let sub = judge_service::store::submission(&mut client, id)
         .unwrap()
         .unwrap();

@@ -7,12 +7,11 @@
 //! Each asserts the invariants: every submission reaches exactly one final verdict, the one
 //! an undisturbed judging gives, with one row per test and every attempt recorded.
 
+use crate::chaos::Worker;
 use crate::harness::{fixture_problem, program};
 use judge_service::db::Sql;
 use judge_service::queue::{CLAIMED, DONE};
 use judge_service::store::{self, Submission};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Long enough for any step on a loaded 2-core machine, short enough to fail a hang quickly.
@@ -22,74 +21,6 @@ const LEASE: &str = "2";
 
 fn database() -> String {
     judge_service::testdb::shared().expect("a throwaway PostgreSQL (apt-get install postgresql)")
-}
-
-/// A `judge worker` process and the lines it prints on stderr.
-pub(crate) struct Worker {
-    child: Child,
-    name: String,
-    lines: mpsc::Receiver<String>,
-    _cache: tempfile::TempDir,
-}
-
-impl Worker {
-    pub(crate) fn start(url: &str, name: &str, lease: &str) -> Worker {
-        let cache = tempfile::tempdir().unwrap();
-        let mut child = Command::new(env!("CARGO_BIN_EXE_judge"))
-            .args(["worker", "--db", url, "--name", name, "--lease", lease])
-            .args(["--retry-delay", "0.2", "--cache"])
-            .arg(cache.path())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let lines = crate::serve::stderr_lines(child.stderr.take().unwrap());
-        Worker {
-            child,
-            name: name.to_string(),
-            lines,
-            _cache: cache,
-        }
-    }
-
-    pub(crate) fn signal(&self, signal: i32) {
-        // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
-        assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
-    }
-
-    /// Waits for the worker to exit (within the deadline); its exit code.
-    pub(crate) fn wait_exit(&mut self) -> Option<i32> {
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.code();
-            }
-            assert!(Instant::now() < deadline, "{} did not exit", self.name);
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Whether the worker is still running.
-    pub(crate) fn running(&mut self) -> bool {
-        self.child.try_wait().unwrap().is_none()
-    }
-
-    /// Waits for a line of the worker's stderr containing `text`; returns it.
-    pub(crate) fn wait_line(&self, text: &str) -> String {
-        crate::serve::wait_for_line(&self.lines, &self.name, text, DEADLINE)
-    }
-}
-
-impl Drop for Worker {
-    fn drop(&mut self) {
-        // SAFETY: as in `signal`; a stopped worker is woken so that SIGKILL is delivered.
-        unsafe {
-            libc::kill(self.child.id() as i32, libc::SIGCONT);
-            libc::kill(self.child.id() as i32, libc::SIGKILL);
-        }
-        let _ = self.child.wait();
-    }
 }
 
 /// The queue's notifications: claims and final verdicts, as they commit.
