@@ -1,7 +1,7 @@
 //! One run's cgroups ([`RunGroup`]): joining them, reading what the run used (CPU time, peak
 //! memory, OOM evidence) from files opened once, killing the tree, and removing the folders.
 
-use super::{members, read_fresh};
+use super::{members, open_at, read_fresh};
 use crate::leftovers::Held;
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -438,21 +438,7 @@ pub(super) fn remove_folder(d: &std::path::Path) {
 /// it was taken.
 fn write_at(dir: &std::os::fd::OwnedFd, file: &std::ffi::CStr, value: &[u8]) -> bool {
     use std::io::Write;
-    use std::os::fd::{AsRawFd, FromRawFd};
-    // SAFETY: openat relative to a folder descriptor we own, with a valid C string.
-    let fd = unsafe {
-        libc::openat(
-            dir.as_raw_fd(),
-            file.as_ptr(),
-            libc::O_WRONLY | libc::O_CLOEXEC,
-        )
-    };
-    if fd < 0 {
-        return false;
-    }
-    // SAFETY: a new descriptor that nobody else owns.
-    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
-    f.write_all(value).is_ok()
+    open_at(dir, file, libc::O_WRONLY).is_some_and(|mut f| f.write_all(value).is_ok())
 }
 
 #[cfg(test)]

@@ -65,10 +65,14 @@ pub(super) fn recycle(group: RunGroup) {
         return drop(group);
     }
     if let Some(pooled) = group.recycle() {
-        match POOL.lock() {
-            Ok(mut pool) if pool.len() < POOL_SIZE => pool.push(pooled),
-            _ => drop(pooled),
-        }
+        // Removed (if the pool filled up meanwhile) after the pool is unlocked.
+        let _unused = match POOL.lock() {
+            Ok(mut pool) if pool.len() < POOL_SIZE => {
+                pool.push(pooled);
+                None
+            }
+            _ => Some(pooled),
+        };
     }
 }
 

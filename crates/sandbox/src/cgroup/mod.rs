@@ -190,23 +190,24 @@ fn make_held(dir: &Path) -> Result<Held, Made> {
 /// ago stays listed, and one that joined since may be missing.
 fn read_fresh(dir: &OwnedFd, file: &std::ffi::CStr) -> Option<Vec<u8>> {
     use std::io::Read;
+    let mut text = Vec::new();
+    open_at(dir, file, libc::O_RDONLY)?
+        .read_to_end(&mut text)
+        .ok()?;
+    Some(text)
+}
+
+/// Opens `file` of the folder `dir` (relative to its descriptor: no walk down the cgroup tree)
+/// with the access mode `flags`.
+fn open_at(dir: &OwnedFd, file: &std::ffi::CStr, flags: libc::c_int) -> Option<std::fs::File> {
     use std::os::fd::FromRawFd;
     // SAFETY: openat relative to a folder descriptor we own, with a valid C string.
-    let fd = unsafe {
-        libc::openat(
-            dir.as_raw_fd(),
-            file.as_ptr(),
-            libc::O_RDONLY | libc::O_CLOEXEC,
-        )
-    };
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), file.as_ptr(), flags | libc::O_CLOEXEC) };
     if fd < 0 {
         return None;
     }
     // SAFETY: a new descriptor that nobody else owns.
-    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
-    let mut text = Vec::new();
-    f.read_to_end(&mut text).ok()?;
-    Some(text)
+    Some(unsafe { std::fs::File::from_raw_fd(fd) })
 }
 
 /// The pids listed in the `cgroup.procs` of the cgroup folder `dir`, read afresh.
