@@ -261,6 +261,19 @@ mod tests {
         group.dirs().into_iter().cloned().collect()
     }
 
+    /// The run cgroup folders this process has open.
+    fn open_run_folders() -> Vec<PathBuf> {
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .filter(|p| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                p.starts_with("/sys/fs/cgroup")
+                    && name.is_some_and(|n| n.starts_with(crate::cgroup::RUN_PREFIX))
+            })
+            .collect()
+    }
+
     fn read(dir: &std::path::Path, file: &str) -> String {
         std::fs::read_to_string(dir.join(file))
             .unwrap()
@@ -392,11 +405,16 @@ mod tests {
         ours.extend(SPARES.lock().unwrap().iter().flat_map(|(_, _, g)| dirs(g)));
         ours.extend(pairs.into_iter().flatten());
         assert!(ours.iter().all(|d| d.exists()));
+        assert!(!open_run_folders().is_empty());
         flush();
         let left: Vec<_> = ours.iter().filter(|d| d.exists()).collect();
         assert!(left.is_empty(), "flush left {left:?}");
         let registered = crate::interrupt::registered_cgroups();
         assert!(ours.iter().all(|d| !registered.contains(d)));
         assert!(POOL.lock().unwrap().is_empty() && SPARES.lock().unwrap().is_empty());
+        // Nor does this process hold any run cgroup folder open (a pooled or spare folder is
+        // held open until it is removed).
+        let held = open_run_folders();
+        assert!(held.is_empty(), "still open after flush: {held:?}");
     }
 }
