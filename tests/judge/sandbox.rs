@@ -113,6 +113,9 @@ fn the_next_judge_removes_what_a_killed_one_left_and_spares_a_live_one() {
         });
         let start = std::time::Instant::now();
         let mut mid_run = Vec::new();
+        // The program built at an earlier look: its compiler's cgroups (which hold processes
+        // for a moment after the program is written) are gone by now.
+        let mut built = false;
         while start.elapsed() < std::time::Duration::from_secs(6) {
             std::thread::sleep(std::time::Duration::from_millis(200));
             let now: Vec<_> = shared
@@ -131,10 +134,11 @@ fn the_next_judge_removes_what_a_killed_one_left_and_spares_a_live_one() {
             let running = now
                 .iter()
                 .any(|p| p.starts_with("/sys/fs/cgroup") && held(p));
-            if running && now.iter().any(|p| p.join("build-1/prog").exists()) {
+            if running && built {
                 mid_run = now.into_iter().filter(held).collect();
                 break;
             }
+            built = now.iter().any(|p| p.join("build-1/prog").exists());
         }
         assert!(!mid_run.is_empty(), "the live judge never got to its run");
         std::thread::sleep(std::time::Duration::from_millis(500));

@@ -123,6 +123,12 @@ pub fn unregister_cgroup(path: &std::path::Path) {
     }
 }
 
+/// The cgroup folders registered now.
+#[cfg(test)]
+pub(crate) fn registered_cgroups() -> Vec<PathBuf> {
+    CGROUPS.lock().map(|c| c.clone()).unwrap_or_default()
+}
+
 /// Call right before the process exits normally: waits forever if a cleanup is under way (the
 /// cleanup then ends the process), else keeps any cleanup from starting.
 pub fn hold_exit() {

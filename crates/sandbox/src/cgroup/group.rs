@@ -1,7 +1,7 @@
 //! One run's cgroups ([`RunGroup`]): joining them, reading what the run used (CPU time, peak
 //! memory, OOM evidence) from files opened once, killing the tree, and removing the folders.
 
-use super::members;
+use super::{members, open_at, read_fresh};
 use crate::leftovers::Held;
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -278,63 +278,185 @@ pub(super) const KILL_LIMIT: Duration = Duration::from_secs(2);
 impl Drop for RunGroup {
     fn drop(&mut self) {
         self.kill_all();
-        // Only the folders this group made (and holds).
-        for held in &self.held {
-            let d = held.path();
-            for _ in 0..200 {
-                if std::fs::remove_dir(d).is_ok() || !d.exists() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(2));
-            }
+        self.remove();
+    }
+}
+
+impl RunGroup {
+    /// Removes the folders this group made (and holds) and forgets their registration.
+    fn remove(&mut self) {
+        for held in std::mem::take(&mut self.held) {
+            remove_folder(held.path());
         }
         if self.registered {
             for d in self.dirs() {
                 crate::interrupt::unregister_cgroup(d);
             }
+            self.registered = false;
         }
     }
+
+    /// A finished run's cpuacct and pids folders, emptied and reset for the next run, with its
+    /// memory folder removed (see [`Pooled`]); or None when they cannot be reused exactly (a
+    /// process is left, or still charged to the pids group, or the CPU counter did not reset):
+    /// then all three folders are removed, as on drop. cgroup v2: always None (removed).
+    pub(super) fn recycle(mut self) -> Option<Pooled> {
+        if !matches!(self.kind, Kind::V1 { .. }) || self.held.len() != 3 || !self.registered {
+            return None;
+        }
+        if !self.kill_all() {
+            // Dropped: removed (a second kill_all finds the same process).
+            return None;
+        }
+        let (cpuacct, pids) = (self.held[1].fd(), self.held[2].fd());
+        // pids.current counts a process until it is reaped (cgroup.procs lists it only until it
+        // exits), and a process that is not reaped yet may still be charged CPU time.
+        let charged = read_fresh(pids, c"pids.current")
+            .and_then(|t| String::from_utf8_lossy(&t).trim().parse::<u64>().ok());
+        let reset = charged == Some(0)
+            && write_at(cpuacct, c"cpuacct.usage", b"0")
+            && read_fresh(cpuacct, c"cpuacct.usage")
+                .is_some_and(|t| String::from_utf8_lossy(&t).trim() == "0");
+        if !reset {
+            return None;
+        }
+        let [memory, cpuacct, pids] = match <[Held; 3]>::try_from(std::mem::take(&mut self.held)) {
+            Ok(held) => held,
+            Err(held) => {
+                self.held = held;
+                return None;
+            }
+        };
+        // The memory folder keeps kernel memory charged for good after its run: never reused.
+        remove_folder(memory.path());
+        crate::interrupt::unregister_cgroup(memory.path());
+        drop(memory);
+        // The pair stays registered with the interrupt handler, and held: still ours.
+        self.registered = false;
+        let cpu = std::mem::replace(&mut self.files.cpu, Cached::new(PathBuf::new()));
+        let join = match self.files.join.take() {
+            Some(Ok(files)) => <[std::fs::File; 3]>::try_from(files)
+                .ok()
+                .map(|[_, c, p]| [c, p]),
+            _ => None,
+        };
+        Some(Pooled {
+            parts: Some(PooledParts {
+                cpuacct,
+                pids,
+                cpu,
+                join,
+            }),
+        })
+    }
+
+    /// A run's cgroups from a pooled cpuacct and pids pair and a fresh memory folder (made and
+    /// limited by the caller), the pair's open files kept; the memory folder back if the pair
+    /// was used already.
+    pub(super) fn from_pooled(memory: Held, mut pooled: Pooled) -> Result<RunGroup, Held> {
+        let Some(parts) = pooled.parts.take() else {
+            return Err(memory);
+        };
+        let kind = Kind::V1 {
+            memory: memory.path().to_path_buf(),
+            cpuacct: parts.cpuacct.path().to_path_buf(),
+            pids: parts.pids.path().to_path_buf(),
+        };
+        let mut files = Files::of(&kind);
+        files.cpu = parts.cpu;
+        if let Some([c, p]) = parts.join {
+            // The new memory folder's cgroup.procs beside the pair's, as the janitor opens a
+            // spare's; if it cannot be opened here, all three are opened when first needed.
+            let path = memory.path().join("cgroup.procs");
+            if let Ok(m) = std::fs::OpenOptions::new().write(true).open(path) {
+                let _ = files.join.set(Ok(vec![m, c, p]));
+            }
+        }
+        Ok(RunGroup {
+            kind,
+            files,
+            held: vec![memory, parts.cpuacct, parts.pids],
+            registered: false,
+        })
+    }
+}
+
+/// A finished run's cpuacct and pids folders, kept for another run on cgroup v1 (making and
+/// removing cgroup folders costs the machine more than the run of a trivial program): no
+/// process left in them, the CPU counter reset to 0, the files kept open as they were
+/// (`cpuacct.usage`, `cgroup.procs` for joining). Still held and registered with the interrupt
+/// handler; removed on drop.
+pub(super) struct Pooled {
+    parts: Option<PooledParts>,
+}
+
+struct PooledParts {
+    cpuacct: Held,
+    pids: Held,
+    cpu: Cached,
+    join: Option<[std::fs::File; 2]>,
+}
+
+impl Pooled {
+    /// The cpuacct and pids folders.
+    pub(super) fn dirs(&self) -> Option<(&std::path::Path, &std::path::Path)> {
+        let parts = self.parts.as_ref()?;
+        Some((parts.cpuacct.path(), parts.pids.path()))
+    }
+
+    /// Sets the process limit of the pids folder (`pids.max`); whether it took.
+    pub(super) fn set_processes(&self, processes: u32) -> bool {
+        self.parts
+            .as_ref()
+            .is_some_and(|p| write_at(p.pids.fd(), c"pids.max", processes.to_string().as_bytes()))
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        if let Some(parts) = self.parts.take() {
+            for held in [&parts.cpuacct, &parts.pids] {
+                remove_folder(held.path());
+                crate::interrupt::unregister_cgroup(held.path());
+            }
+        }
+    }
+}
+
+/// Removes an empty cgroup folder, trying for a while (a killed process may take a moment to
+/// leave it).
+pub(super) fn remove_folder(d: &std::path::Path) {
+    for _ in 0..200 {
+        if std::fs::remove_dir(d).is_ok() || !d.exists() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Writes `value` to `file` of the cgroup folder `dir` (opened relative to it); whether all of
+/// it was taken.
+fn write_at(dir: &std::os::fd::OwnedFd, file: &std::ffi::CStr, value: &[u8]) -> bool {
+    use std::io::Write;
+    open_at(dir, file, libc::O_WRONLY).is_some_and(|mut f| f.write_all(value).is_ok())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::cgroup::Cgroups;
+    use crate::cgroup::testing;
 
     /// The member list is read afresh: a process killed and reaped is gone from it at once, and
     /// kill_all returns as soon as the group is empty. (A kept-open v1 `cgroup.procs` re-read
     /// within a second returns the list of the first read.)
     #[test]
     fn the_member_list_is_never_stale() {
-        use std::os::unix::process::CommandExt;
-        // SAFETY: geteuid has no preconditions.
-        if unsafe { libc::geteuid() } != 0 {
-            eprintln!("skipped: run cgroups need root");
-            return;
-        }
-        let Ok(cgroups) = Cgroups::probe_system() else {
-            eprintln!("skipped: no usable cgroups");
+        let Some((_turn, cgroups)) = testing::cgroups_or_skip() else {
             return;
         };
         let group = cgroups.create(64 << 20, 8).unwrap();
         assert!(group.pids().is_empty());
-        let procs = group.procs_files();
-        let mut cmd = std::process::Command::new("sleep");
-        cmd.arg("30");
-        // SAFETY: between fork and exec only open/write/close on prepared C strings.
-        unsafe {
-            cmd.pre_exec(move || {
-                for p in &procs {
-                    let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                    if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                    libc::close(fd);
-                }
-                Ok(())
-            });
-        }
-        let mut child = cmd.spawn().unwrap();
+        let mut child = testing::spawn_in(&group, "sleep", &["30"]);
         assert_eq!(group.pids(), [child.id() as i32]);
         child.kill().unwrap();
         child.wait().unwrap();

@@ -1,28 +1,30 @@
-//! The janitor: a thread of its own that removes finished runs' cgroups, makes spare cgroups
-//! for the next runs (`take_spare`, `give_back`), and runs other cleanup off the judge's path
-//! (`in_background`); `flush` waits until it has finished, before the judge exits.
+//! The janitor: a thread of its own that removes finished runs' cgroups (on v1, keeping their
+//! cpuacct and pids folders for the next runs when they can be reused exactly: `recycle`),
+//! makes spare cgroups for the next runs (`take_spare`, `give_back`), and runs other cleanup
+//! off the judge's path (`in_background`); `flush` waits until it has finished, before the
+//! judge exits.
 
-use super::group::RunGroup;
-use super::Cgroups;
+use super::group::{Pooled, RunGroup};
+use super::{Cgroups, V1};
 use std::sync::{mpsc, Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 /// Removes the cgroups of finished runs on a thread of its own, and prepares the next run's
 /// cgroups there too: creating or removing a cgroup costs a few tenths of a millisecond, and the
 /// next run need wait for neither. Every folder stays registered with the interrupt handler until
-/// it is removed; [`flush`] empties the queue and removes the spares (the judge calls it before
-/// exiting, so nothing is left behind).
+/// it is removed (a pooled one too); [`flush`] empties the queue and removes the spares and the
+/// pool (the judge calls it before exiting, so nothing is left behind).
 pub(super) struct Janitor {
     queue: mpsc::Sender<Job>,
     pending: Arc<(Mutex<usize>, Condvar)>,
 }
 
 pub(super) enum Job {
-    /// Remove a finished run's cgroups.
+    /// Remove a finished run's cgroups (or pool its cpuacct and pids folders: [`recycle`]).
     Retire(Box<RunGroup>),
     /// Have [`SPARES_PER_KIND`] spare run cgroups with these limits ready.
     Prepare(Cgroups, u64, u32),
-    /// Remove the spares.
+    /// Remove the spares and the pooled folders.
     DropSpares,
     /// Other work off the judge's path (removing what judges that are gone left behind).
     Call(Box<dyn FnOnce() + Send>),
@@ -37,6 +39,42 @@ pub const SPARES_PER_KIND: usize = 2;
 /// Kinds of runs (by limits) that spares are kept for: a solution's tests and its custom
 /// checker take turns.
 pub(super) const SPARE_KINDS: usize = 2;
+
+/// Finished runs' cpuacct and pids folders kept for the next runs' cgroups (cgroup v1; see
+/// [`Pooled`]), most recent last.
+pub(super) static POOL: Mutex<Vec<Pooled>> = Mutex::new(Vec::new());
+/// The most pairs kept: enough for every spare of every kind, twice.
+pub(super) const POOL_SIZE: usize = 2 * SPARES_PER_KIND * SPARE_KINDS;
+
+/// A pooled pair in these hierarchies, if one is kept.
+pub(super) fn take_pooled(v1: &V1) -> Option<Pooled> {
+    let mut pool = POOL.lock().ok()?;
+    let i = pool.iter().rposition(|p| {
+        p.dirs().is_some_and(|(cpuacct, pids)| {
+            cpuacct.parent() == Some(&v1.cpuacct) && pids.parent() == Some(&v1.pids)
+        })
+    })?;
+    Some(pool.remove(i))
+}
+
+/// Removes a finished run's cgroups, or on cgroup v1 keeps its cpuacct and pids folders for the
+/// next runs when they can be reused exactly (see [`RunGroup::recycle`]) and the pool has room.
+pub(super) fn recycle(group: RunGroup) {
+    let room = POOL.lock().is_ok_and(|pool| pool.len() < POOL_SIZE);
+    if !room {
+        return drop(group);
+    }
+    if let Some(pooled) = group.recycle() {
+        // Removed (if the pool filled up meanwhile) after the pool is unlocked.
+        let _unused = match POOL.lock() {
+            Ok(mut pool) if pool.len() < POOL_SIZE => {
+                pool.push(pooled);
+                None
+            }
+            _ => Some(pooled),
+        };
+    }
+}
 
 /// A spare with these limits, if the janitor has one ready.
 pub fn take_spare(memory: u64, processes: u32) -> Option<RunGroup> {
@@ -88,7 +126,9 @@ pub(super) fn prepare_spares(cgroups: &Cgroups, memory: u64, processes: u32) {
         *spares = others;
         (missing, stale)
     };
-    drop(stale);
+    for (_, _, group) in stale {
+        recycle(group);
+    }
     for _ in 0..missing {
         let Ok(group) = cgroups.create_registered(memory, processes) else {
             return;
@@ -110,11 +150,14 @@ pub(super) fn janitor() -> &'static Mutex<Janitor> {
         std::thread::spawn(move || {
             for job in rx {
                 match job {
-                    Job::Retire(group) => drop(group),
+                    Job::Retire(group) => recycle(*group),
                     Job::Prepare(cgroups, memory, processes) => {
                         prepare_spares(&cgroups, memory, processes)
                     }
-                    Job::DropSpares => drop(SPARES.lock().map(|mut s| std::mem::take(&mut *s))),
+                    Job::DropSpares => {
+                        drop(SPARES.lock().map(|mut s| std::mem::take(&mut *s)));
+                        drop(POOL.lock().map(|mut p| std::mem::take(&mut *p)));
+                    }
                     Job::Call(work) => work(),
                 }
                 let (count, changed) = &*done;
@@ -149,7 +192,8 @@ pub fn in_background(work: impl FnOnce() + Send + 'static) {
     submit(Job::Call(Box::new(work)));
 }
 
-/// Hands a finished run's cgroups to the janitor for removal (after killing whatever is left).
+/// Hands a finished run's cgroups to the janitor for removal (after killing whatever is left),
+/// or on v1 for the pool (see [`recycle`]).
 pub fn retire(group: RunGroup) {
     submit(Job::Retire(Box::new(group)));
 }
@@ -183,7 +227,8 @@ pub(super) fn wait_idle(deadline: std::time::Instant) {
     }
 }
 
-/// Waits until every retired cgroup has been removed, then removes the spares.
+/// Waits until every retired cgroup has been removed or pooled, then removes the spares and the
+/// pooled folders.
 pub fn flush() {
     if JANITOR.get().is_none() {
         return;
@@ -192,4 +237,184 @@ pub fn flush() {
     wait_idle(deadline);
     submit(Job::DropSpares);
     wait_idle(deadline);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cgroup::testing::{cgroups_or_skip, spawn_in};
+    use std::path::PathBuf;
+    use std::time::Instant;
+
+    /// cgroup v1's hierarchies and this test's turn, or None (skipped) elsewhere.
+    fn v1_or_skip() -> Option<(std::sync::MutexGuard<'static, ()>, V1)> {
+        match cgroups_or_skip()? {
+            (turn, Cgroups::V1(v1)) => Some((turn, v1)),
+            (_, Cgroups::V2(_)) => {
+                eprintln!("skipped: cgroup v2 reuses no folder");
+                None
+            }
+        }
+    }
+
+    fn dirs(group: &RunGroup) -> Vec<PathBuf> {
+        group.dirs().into_iter().cloned().collect()
+    }
+
+    /// The run cgroup folders this process has open.
+    fn open_run_folders() -> Vec<PathBuf> {
+        std::fs::read_dir("/proc/self/fd")
+            .unwrap()
+            .filter_map(|e| std::fs::read_link(e.ok()?.path()).ok())
+            .filter(|p| {
+                let name = p.file_name().map(|n| n.to_string_lossy().into_owned());
+                p.starts_with("/sys/fs/cgroup")
+                    && name.is_some_and(|n| n.starts_with(crate::cgroup::RUN_PREFIX))
+            })
+            .collect()
+    }
+
+    fn read(dir: &std::path::Path, file: &str) -> String {
+        std::fs::read_to_string(dir.join(file))
+            .unwrap()
+            .trim()
+            .to_string()
+    }
+
+    #[test]
+    fn a_reused_group_counts_only_its_own_runs_cpu_time() {
+        let Some((_turn, v1)) = v1_or_skip() else {
+            return;
+        };
+        let cgroups = Cgroups::V1(v1.clone());
+        let first = cgroups.create_registered(64 << 20, 8).unwrap();
+        let mut burner = spawn_in(&first, "sh", &["-c", "while :; do :; done"]);
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while first.cpu_time() < Duration::from_millis(50) {
+            assert!(Instant::now() < deadline, "no CPU time counted in 20 s");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        burner.kill().unwrap();
+        burner.wait().unwrap();
+        let burnt = first.cpu_time();
+        assert!(burnt >= Duration::from_millis(50), "{burnt:?}");
+        let before = dirs(&first);
+        let pooled = first.recycle().expect("an emptied group is pooled");
+        assert!(!before[0].exists(), "the memory folder is never reused");
+        let second = v1.reuse(pooled, 64 << 20, 8).expect("a reused group");
+        let after = dirs(&second);
+        assert_ne!(after[0], before[0], "a fresh memory folder");
+        assert_eq!(after[1..], before[1..], "the same cpuacct and pids folders");
+        let status = spawn_in(&second, "true", &[]).wait().unwrap();
+        assert!(status.success());
+        let cpu = second.cpu_time();
+        assert!(
+            cpu > Duration::ZERO && cpu < Duration::from_millis(25),
+            "`true` after {burnt:?} of CPU in the same cpuacct folder: {cpu:?}"
+        );
+        drop(second);
+        assert!(after.iter().all(|d| !d.exists()), "{after:?}");
+    }
+
+    /// A process that left cgroup.procs but is still charged to the pids folder (a zombie: its
+    /// parent has not reaped it) keeps the pair from the pool: all three folders go.
+    #[test]
+    fn a_group_with_a_process_left_is_not_pooled() {
+        let Some((_turn, v1)) = v1_or_skip() else {
+            return;
+        };
+        let cgroups = Cgroups::V1(v1);
+        let group = cgroups.create_registered(64 << 20, 8).unwrap();
+        let mut child = spawn_in(&group, "sleep", &["30"]);
+        // SAFETY: SIGKILL to our own child, which is not reaped until the end of the test.
+        unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while !group.pids().is_empty() {
+            assert!(Instant::now() < deadline, "the killed child stays listed");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let made = dirs(&group);
+        assert_eq!(
+            read(&made[2], "pids.current"),
+            "1",
+            "a zombie is still charged"
+        );
+        assert!(group.recycle().is_none(), "pooled with a zombie charged");
+        assert!(made.iter().all(|d| !d.exists()), "{made:?}");
+        let registered = crate::interrupt::registered_cgroups();
+        assert!(made.iter().all(|d| !registered.contains(d)));
+        child.wait().unwrap();
+    }
+
+    #[test]
+    fn a_reused_group_has_the_new_process_limit() {
+        let Some((_turn, v1)) = v1_or_skip() else {
+            return;
+        };
+        let cgroups = Cgroups::V1(v1.clone());
+        let first = cgroups.create_registered(64 << 20, 8).unwrap();
+        let pids = dirs(&first)[2].clone();
+        assert_eq!(read(&pids, "pids.max"), "8");
+        let pooled = first.recycle().expect("an unused group is pooled");
+        let second = v1.reuse(pooled, 32 << 20, 3).expect("a reused group");
+        assert_eq!(dirs(&second)[2], pids);
+        assert_eq!(read(&pids, "pids.max"), "3");
+        assert_eq!(read(&dirs(&second)[0], "memory.limit_in_bytes"), "33554432");
+        // Three processes fit (the shell and two), a fourth is refused.
+        let out = tempfile::NamedTempFile::new().unwrap();
+        let script = r#"sleep 5 & sleep 5 & echo two > "$0"; sleep 5 & echo three >> "$0""#;
+        let out_path = out.path().to_str().unwrap();
+        let status = spawn_in(&second, "sh", &["-c", script, out_path])
+            .wait()
+            .unwrap();
+        assert!(second.kill_all());
+        let said = std::fs::read_to_string(out.path()).unwrap();
+        assert_eq!(said, "two\n", "{status:?}");
+        assert!(!status.success());
+    }
+
+    #[test]
+    fn flush_removes_the_pooled_folders() {
+        let Some((_turn, cgroups)) = cgroups_or_skip() else {
+            return;
+        };
+        if matches!(cgroups, Cgroups::V2(_)) {
+            eprintln!("skipped: cgroup v2 reuses no folder");
+            return;
+        }
+        let groups: Vec<RunGroup> = (0..2)
+            .map(|_| cgroups.create_registered(64 << 20, 8).unwrap())
+            .collect();
+        let pairs: Vec<Vec<PathBuf>> = groups.iter().map(|g| dirs(g)[1..].to_vec()).collect();
+        for g in groups {
+            retire(g);
+        }
+        cgroups.prepare(16 << 20, 4);
+        wait_idle(Instant::now() + FLUSH_LIMIT);
+        let mut ours: Vec<PathBuf> = POOL
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|p| p.dirs().map(|(c, p)| [c.to_path_buf(), p.to_path_buf()]))
+            .flatten()
+            .collect();
+        for pair in &pairs {
+            // Taken from the pool again for the spares, or still in it.
+            assert!(pair.iter().all(|d| d.exists()), "{pair:?}");
+        }
+        ours.extend(SPARES.lock().unwrap().iter().flat_map(|(_, _, g)| dirs(g)));
+        ours.extend(pairs.into_iter().flatten());
+        assert!(ours.iter().all(|d| d.exists()));
+        assert!(!open_run_folders().is_empty());
+        flush();
+        let left: Vec<_> = ours.iter().filter(|d| d.exists()).collect();
+        assert!(left.is_empty(), "flush left {left:?}");
+        let registered = crate::interrupt::registered_cgroups();
+        assert!(ours.iter().all(|d| !registered.contains(d)));
+        assert!(POOL.lock().unwrap().is_empty() && SPARES.lock().unwrap().is_empty());
+        // Nor does this process hold any run cgroup folder open (a pooled or spare folder is
+        // held open until it is removed).
+        let held = open_run_folders();
+        assert!(held.is_empty(), "still open after flush: {held:?}");
+    }
 }

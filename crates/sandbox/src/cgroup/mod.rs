@@ -9,7 +9,8 @@
 //!
 //! Files: this one probes the machine ([`Cgroups`]) and holds what v1 and v2 share (making,
 //! emptying and removing a held folder); `v1.rs` and `v2.rs` the two flavours; `group.rs` one
-//! run's cgroups; `janitor.rs` the background thread that makes and removes them.
+//! run's cgroups; `janitor.rs` the background thread that makes and removes them (and on v1
+//! pools a finished run's cpuacct and pids folders for the next runs).
 
 mod group;
 mod janitor;
@@ -112,6 +113,14 @@ impl Cgroups {
 
     /// Creates a run cgroup and registers it with the interrupt handler in one step.
     fn create_registered(&self, memory: u64, processes: u32) -> Result<RunGroup, String> {
+        // On v1, a finished run's cpuacct and pids folders when the janitor kept some.
+        if let Cgroups::V1(v1) = self {
+            if let Some(group) =
+                janitor::take_pooled(v1).and_then(|p| v1.reuse(p, memory, processes))
+            {
+                return Ok(group);
+            }
+        }
         crate::interrupt::create_cgroups(|| {
             let mut group = self.create_now(memory, processes)?;
             let dirs = group.dirs().into_iter().cloned().collect();
@@ -181,23 +190,24 @@ fn make_held(dir: &Path) -> Result<Held, Made> {
 /// ago stays listed, and one that joined since may be missing.
 fn read_fresh(dir: &OwnedFd, file: &std::ffi::CStr) -> Option<Vec<u8>> {
     use std::io::Read;
+    let mut text = Vec::new();
+    open_at(dir, file, libc::O_RDONLY)?
+        .read_to_end(&mut text)
+        .ok()?;
+    Some(text)
+}
+
+/// Opens `file` of the folder `dir` (relative to its descriptor: no walk down the cgroup tree)
+/// with the access mode `flags`.
+fn open_at(dir: &OwnedFd, file: &std::ffi::CStr, flags: libc::c_int) -> Option<std::fs::File> {
     use std::os::fd::FromRawFd;
     // SAFETY: openat relative to a folder descriptor we own, with a valid C string.
-    let fd = unsafe {
-        libc::openat(
-            dir.as_raw_fd(),
-            file.as_ptr(),
-            libc::O_RDONLY | libc::O_CLOEXEC,
-        )
-    };
+    let fd = unsafe { libc::openat(dir.as_raw_fd(), file.as_ptr(), flags | libc::O_CLOEXEC) };
     if fd < 0 {
         return None;
     }
     // SAFETY: a new descriptor that nobody else owns.
-    let mut f = unsafe { std::fs::File::from_raw_fd(fd) };
-    let mut text = Vec::new();
-    f.read_to_end(&mut text).ok()?;
-    Some(text)
+    Some(unsafe { std::fs::File::from_raw_fd(fd) })
 }
 
 /// The pids listed in the `cgroup.procs` of the cgroup folder `dir`, read afresh.
@@ -234,4 +244,54 @@ fn empty_and_remove(dir: &OwnedFd, path: &Path) -> bool {
 fn write(dir: &Path, file: &str, value: &str) -> Result<(), String> {
     std::fs::write(dir.join(file), value)
         .map_err(|e| format!("cannot write `{value}` to {}/{file}: {e}", dir.display()))
+}
+
+/// What the root-only cgroup tests share: they take turns (the janitor, its spares and its pool
+/// are the process's), and run programs in a run's cgroups.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::{Cgroups, RunGroup};
+    use std::sync::{Mutex, MutexGuard};
+
+    static TURN: Mutex<()> = Mutex::new(());
+
+    /// The machine's cgroups and this test's turn, or None (skipped, said on stderr) when not
+    /// root or when no cgroups can be used.
+    pub(crate) fn cgroups_or_skip() -> Option<(MutexGuard<'static, ()>, Cgroups)> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            eprintln!("skipped: run cgroups need root");
+            return None;
+        }
+        let turn = TURN.lock().unwrap_or_else(|e| e.into_inner());
+        match Cgroups::probe_system() {
+            Ok(cgroups) => Some((turn, cgroups)),
+            Err(why) => {
+                eprintln!("skipped: no usable cgroups: {why}");
+                None
+            }
+        }
+    }
+
+    /// Starts `program` with `args` in `group` (joined between fork and exec).
+    pub(crate) fn spawn_in(group: &RunGroup, program: &str, args: &[&str]) -> std::process::Child {
+        use std::os::unix::process::CommandExt;
+        let procs = group.procs_files();
+        let mut cmd = std::process::Command::new(program);
+        cmd.args(args);
+        // SAFETY: between fork and exec only open/write/close on prepared C strings.
+        unsafe {
+            cmd.pre_exec(move || {
+                for p in &procs {
+                    let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
+                    if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    libc::close(fd);
+                }
+                Ok(())
+            });
+        }
+        cmd.spawn().expect("a program in the run's cgroups")
+    }
 }

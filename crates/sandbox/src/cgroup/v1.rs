@@ -1,7 +1,7 @@
 //! Run cgroups on cgroup v1: the memory, cpuacct and pids hierarchies, where the judge sits in
 //! each, and a run's folder in all three.
 
-use super::group::{Files, Kind, RunGroup};
+use super::group::{remove_folder, Files, Kind, Pooled, RunGroup};
 use super::{held_name, make_held, Made, RUN_PREFIX};
 use std::path::{Path, PathBuf};
 
@@ -86,20 +86,64 @@ impl V1 {
             let held = make_held(d)?;
             g.held.push(held);
         }
-        let set = |dir: &Path, file: &str, value: String| -> Result<(), Made> {
-            std::fs::write(dir.join(file), value)
-                .map_err(|e| Made::Failed(format!("cannot set {}/{file}: {e}", dir.display())))
-        };
         let (mem, pids) = (self.memory.join(&name), self.pids.join(&name));
-        set(&mem, "memory.limit_in_bytes", memory.to_string())?;
-        if mem.join("memory.memsw.limit_in_bytes").exists() {
-            set(&mem, "memory.memsw.limit_in_bytes", memory.to_string())?;
-        }
-        // Swap would hide memory use and slow the machine down.
-        let _ = set(&mem, "memory.swappiness", "0".into());
+        limit_memory(&mem, memory)?;
         set(&pids, "pids.max", processes.to_string())?;
         Ok(g)
     }
+
+    /// A run's cgroups from a pooled cpuacct and pids pair (see `janitor::recycle`) with a
+    /// fresh memory folder, registered with the interrupt handler; None if they could not be
+    /// made (the pair is removed then, and the caller makes three fresh folders).
+    pub(super) fn reuse(&self, pooled: Pooled, memory: u64, processes: u32) -> Option<RunGroup> {
+        if !pooled.set_processes(processes) {
+            return None;
+        }
+        // What is not used is dropped after the registry is unlocked: dropping unregisters.
+        let (mut pair, mut spoiled) = (Some(pooled), None);
+        let made = crate::interrupt::create_cgroups(|| {
+            let dir = self.memory.join(held_name(RUN_PREFIX));
+            let Ok(held) = make_held(&dir) else {
+                return Ok((None, Vec::new()));
+            };
+            let Some(pooled) = pair.take() else {
+                remove_folder(held.path());
+                return Ok((None, Vec::new()));
+            };
+            let mut group = match RunGroup::from_pooled(held, pooled) {
+                Ok(group) => group,
+                Err(held) => {
+                    remove_folder(held.path());
+                    return Ok((None, Vec::new()));
+                }
+            };
+            // The pair is registered already (it stayed so in the pool).
+            group.registered = true;
+            if limit_memory(&dir, memory).is_err() {
+                spoiled = Some(group);
+                return Ok((None, vec![dir]));
+            }
+            Ok((Some(group), vec![dir]))
+        });
+        drop((pair, spoiled));
+        made.ok().flatten()
+    }
+}
+
+fn set(dir: &Path, file: &str, value: String) -> Result<(), Made> {
+    std::fs::write(dir.join(file), value)
+        .map_err(|e| Made::Failed(format!("cannot set {}/{file}: {e}", dir.display())))
+}
+
+/// Sets the memory limits of a run's memory folder.
+fn limit_memory(mem: &Path, memory: u64) -> Result<(), Made> {
+    set(mem, "memory.limit_in_bytes", memory.to_string())?;
+    if mem.join("memory.memsw.limit_in_bytes").exists() {
+        set(mem, "memory.memsw.limit_in_bytes", memory.to_string())?;
+    }
+    // Swap would hide memory use and slow the machine down.
+    let _ = set(mem, "memory.swappiness", "0".into());
+    Ok(())
 }
 
 #[cfg(test)]
