@@ -462,7 +462,7 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
     .expect("a throwaway PostgreSQL (apt-get install postgresql)");
     let url = pg.fresh_db().unwrap();
     let server = Serve::start(&url, "127.0.0.1:0", None);
-    // `sum` with a 5 s limit: ac-slow-sum.c stays AC on a busy machine.
+    // `sum` with a 5 s limit: ac-sleepy-sum.c stays AC on a busy machine.
     server.upload("sum", &fixture_problem("sum-patient"));
     let cache = tempfile::tempdir().unwrap();
     let mut workers = [
@@ -472,10 +472,10 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
     wait_registered(&url, &["w1", "w2"]);
     let mut events = Events::listen(&url);
     let files = [
-        "ac-slow-sum.c",
+        "ac-sleepy-sum.c",
         "wa.c",
         "ac.c",
-        "ac-slow-sum.c",
+        "ac-sleepy-sum.c",
         "re-exit.c",
         "ce.c",
     ];
@@ -512,7 +512,7 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
     assert_eq!(status, 503);
     pg.resume().unwrap();
     // Back: the first requests succeed (the pool's dead connections are replaced).
-    for f in ["ac.c", "wa.c", "ac-slow-sum.c"] {
+    for f in ["ac.c", "wa.c", "ac-sleepy-sum.c"] {
         ids.push((server.submit("sum", &program(f)), key(&program(f))));
     }
     let (status, body) =
@@ -539,7 +539,7 @@ fn postgresql_crashed_and_restarted_mid_run_loses_nothing_and_judges_each_once()
     let calm = undisturbed(|f| server.submit("sum", f), &url, &mut events, &distinct);
     assert_invariants(&url, &ids, &calm);
     assert_eq!(
-        calm[&key(&program("ac-slow-sum.c"))].verdict.as_deref(),
+        calm[&key(&program("ac-sleepy-sum.c"))].verdict.as_deref(),
         Some("AC")
     );
     assert_eq!(calm[&key(&program("wa.c"))].verdict.as_deref(), Some("WA"));
@@ -610,7 +610,7 @@ fn workers_killed_at_twenty_seeded_random_points_leave_one_verdict_each() {
     let mut events = Events::listen(&url);
     let cache = tempfile::tempdir().unwrap();
     let package = fixture_problem("sum-patient");
-    let fast = ["ac.c", "wa.c", "re-exit.c", "ac-slow-sum.c"];
+    let fast = ["ac.c", "wa.c", "re-exit.c", "ac-sleepy-sum.c"];
     let points = [
         "claimed",
         "fetched",
@@ -638,7 +638,7 @@ fn workers_killed_at_twenty_seeded_random_points_leave_one_verdict_each() {
         };
         // A heartbeat comes every lease/3: the slow program is judged for over 1.5 s.
         let file = if point.starts_with("heartbeat") {
-            "ac-slow-sum.c"
+            "ac-sleepy-sum.c"
         } else {
             *rng.pick(&fast)
         };

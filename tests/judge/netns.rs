@@ -215,7 +215,7 @@ fn a_worker_cut_off_mid_job_loses_it_to_another_host_and_its_late_writes_commit_
         site.worker(&net.b, HUB_B, "host-b", "2", cache_b.path()),
     ];
     let mut events = Events::listen(&site.url);
-    let slow = crate::harness::program("ac-slow-sum.c");
+    let slow = crate::harness::program("ac-sleepy-sum.c");
     let id = net.hub.run(|| site.server.submit("sum", &slow));
     let claim = events.claimed();
     assert_eq!(claim.attempt, 1);

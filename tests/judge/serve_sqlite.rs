@@ -198,7 +198,7 @@ fn a_server_killed_mid_judging_restarts_on_its_file_and_judges_each_submission_o
                 "submit",
                 &server.base(),
                 "sum",
-                program("ac-slow-sum.c").to_str().unwrap(),
+                program("ac-sleepy-sum.c").to_str().unwrap(),
             ]);
             assert_eq!(out.status.code(), Some(0), "{out:?}");
             String::from_utf8_lossy(&out.stdout)

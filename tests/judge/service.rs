@@ -76,7 +76,7 @@ impl Events {
 }
 
 /// Queues `file` (under the fixtures' programs) on the `sum-patient` fixture (`sum` with a
-/// 5 s limit, so that ac-slow-sum.c stays AC on a busy machine); returns its id.
+/// 5 s limit, so that ac-sleepy-sum.c stays AC on a busy machine); returns its id.
 fn submit(url: &str, file: &str, max_attempts: u32) -> i64 {
     crate::chaos::submit_db(
         url,
@@ -123,7 +123,7 @@ fn a_worker_killed_holding_a_job_loses_it_to_another_that_judges_it_once() {
     let mut events = Events::listen(&url);
     let a = Worker::start(&url, "a", LEASE);
     // Half a second of CPU per test: the job is held for a while.
-    let id = submit(&url, "ac-slow-sum.c", 3);
+    let id = submit(&url, "ac-sleepy-sum.c", 3);
     let claim = events.claimed();
     assert_eq!((claim.attempt, claim.worker.as_str()), (1, "a"));
     a.signal(libc::SIGKILL);
@@ -135,7 +135,7 @@ fn a_worker_killed_holding_a_job_loses_it_to_another_that_judges_it_once() {
     ));
     let chaos = stored(&url, id);
     // The same program, undisturbed, on the surviving worker.
-    let calm = submit(&url, "ac-slow-sum.c", 3);
+    let calm = submit(&url, "ac-sleepy-sum.c", 3);
     events.done(calm);
     let calm = stored(&url, calm);
     assert_eq!(calm.verdict.as_deref(), Some("AC"), "{calm:#?}");
@@ -151,7 +151,7 @@ fn a_worker_frozen_past_its_lease_commits_nothing_when_it_wakes() {
     let url = database();
     let mut events = Events::listen(&url);
     let a = Worker::start(&url, "frozen", LEASE);
-    let id = submit(&url, "ac-slow-sum.c", 3);
+    let id = submit(&url, "ac-sleepy-sum.c", 3);
     let claim = events.claimed();
     assert_eq!(claim.worker, "frozen");
     a.signal(libc::SIGSTOP);
@@ -168,7 +168,7 @@ fn a_worker_frozen_past_its_lease_commits_nothing_when_it_wakes() {
     assert!(line.contains("another worker holds it"), "{line}");
     let after = stored(&url, id);
     assert_eq!(after, judged, "the frozen worker changed the submission");
-    let calm = submit(&url, "ac-slow-sum.c", 3);
+    let calm = submit(&url, "ac-sleepy-sum.c", 3);
     events.done(calm);
     assert_judged_like(&after, &stored(&url, calm));
     drop(b);
@@ -178,7 +178,7 @@ fn a_worker_frozen_past_its_lease_commits_nothing_when_it_wakes() {
 fn a_job_that_kills_every_worker_ends_as_a_judge_error_after_max_attempts() {
     let url = database();
     let mut events = Events::listen(&url);
-    let id = submit(&url, "ac-slow-sum.c", 3);
+    let id = submit(&url, "ac-sleepy-sum.c", 3);
     // The poison: each worker that takes the job dies with it.
     for attempt in 1..=3 {
         let name = format!("victim{attempt}");
