@@ -11,14 +11,14 @@ fn judge<'a>() -> crate::harness::Judge<'a> {
     crate::harness::judge().shared_build_cache()
 }
 
-/// The sum problem with a 0.7 s limit, a solution that needs 0.5 s on every test (within a
+/// The sum problem with a 0.35 s limit, a solution that needs 0.25 s on every test (within a
 /// factor 1.5 of the limit, so a re-judge applies; far enough below it that a busy machine does
 /// not push it over), and one solution per other verdict.
 fn near_limit_repo() -> tempfile::TempDir {
     let r = repo(&[
         ("accepted", "ac.c"),
         ("accepted", "ac.py"),
-        ("accepted", "ac-slow-sum.c"),
+        ("accepted", "ac-quarter-sum.c"),
         ("wrong_answer", "wa.c"),
         ("time_limit_exceeded", "tle-loop.c"),
         ("runtime_error", "re-segv.c"),
@@ -26,7 +26,7 @@ fn near_limit_repo() -> tempfile::TempDir {
     ]);
     let toml = r.path().join("problems/sum/problem.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    std::fs::write(&toml, text.replace("time_limit = 1.0", "time_limit = 0.7")).unwrap();
+    std::fs::write(&toml, text.replace("time_limit = 1.0", "time_limit = 0.35")).unwrap();
     r
 }
 
@@ -80,7 +80,10 @@ fn verdicts_with_one_job_and_with_two_are_the_same_and_in_the_same_order() {
     // The table lists the solutions in their order, whichever job finished first.
     let out = human.stdout();
     let at = |name: &str| out.find(name).unwrap_or_else(|| panic!("{name}: {out}"));
-    assert!(at("accepted/ac-slow-sum.c") < at("accepted/ac.c"), "{out}");
+    assert!(
+        at("accepted/ac-quarter-sum.c") < at("accepted/ac.c"),
+        "{out}"
+    );
     assert!(
         at("runtime_error/re-segv.c") < at("time_limit_exceeded/tle-loop.c"),
         "{out}"
@@ -96,11 +99,11 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
     let _alone = crate::harness::alone();
     let r = near_limit_repo();
     let problem = r.path().join("problems/sum");
-    // Three tests of 0.5 s each on two jobs: the first two run side by side.
+    // Three tests of 0.25 s each on two jobs: the first two run side by side.
     let f = judge()
         .arg("run")
         .arg(&problem)
-        .arg(program("ac-slow-sum.c"))
+        .arg(program("ac-quarter-sum.c"))
         .args(["--all", "-j", "2", "--format", "jsonl"])
         .output();
     f.expect_code(0);
@@ -134,7 +137,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
     let human = judge()
         .arg("run")
         .arg(&problem)
-        .arg(program("ac-slow-sum.c"))
+        .arg(program("ac-quarter-sum.c"))
         .args(["--all", "-j", "2"])
         .output();
     human.expect_code(0);
@@ -145,7 +148,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
     let one = judge()
         .arg("run")
         .arg(&problem)
-        .arg(program("ac-slow-sum.c"))
+        .arg(program("ac-quarter-sum.c"))
         .args(["--all", "-j", "1", "--format", "jsonl"])
         .output();
     one.expect_code(0);
@@ -157,8 +160,8 @@ fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_sta
     let _alone = crate::harness::alone();
     let r = near_limit_repo();
     let problem = r.path().join("problems/sum");
-    // Three tests of an endless loop on two jobs, 0.7 s limit: beside the other job each run's
-    // CPU cap is 1.05 s, and one killed there is a TLE that needs no run alone. (On a machine
+    // Three tests of an endless loop on two jobs, 0.35 s limit: beside the other job each run's
+    // CPU cap is 0.525 s, and one killed there is a TLE that needs no run alone. (On a machine
     // so busy that the wall clock stops a run before its CPU reaches the cap, that TLE is judged
     // again alone: allowed, so no timing is asserted of it.)
     let f = judge()
@@ -181,8 +184,8 @@ fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_sta
             .any(|r| r["event"] == "rejudged" && r["test"] == e["test"]);
         let cpu = e["result"]["time_ms"].as_f64().unwrap();
         if !rejudged {
-            // Killed at the cap, not at the limit (0.7 s), which the old rule judged again.
-            assert!(cpu >= 1050.0, "{e}");
+            // Killed at the cap, not at the limit (0.35 s), which the old rule judged again.
+            assert!(cpu >= 525.0, "{e}");
         }
     }
 }
