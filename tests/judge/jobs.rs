@@ -18,16 +18,25 @@ fn near_limit_repo() -> tempfile::TempDir {
     let r = repo(&[
         ("accepted", "ac.c"),
         ("accepted", "ac.py"),
-        ("accepted", "ac-quarter-sum.c"),
         ("wrong_answer", "wa.c"),
         ("time_limit_exceeded", "tle-loop.c"),
         ("runtime_error", "re-segv.c"),
         ("compile_error", "ce.c"),
     ]);
+    // ac-slow-sum.c at half its burn: the tests that run alone hold the machine half as long.
+    let slow = std::fs::read_to_string(program("ac-slow-sum.c")).unwrap();
+    let quarter = slow.replace("< 500000000L", "< 250000000L");
+    assert_ne!(quarter, slow, "ac-slow-sum.c no longer burns 0.5 s");
+    std::fs::write(quarter_sum(&r), quarter).unwrap();
     let toml = r.path().join("problems/sum/problem.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
     std::fs::write(&toml, text.replace("time_limit = 1.0", "time_limit = 0.35")).unwrap();
     r
+}
+
+/// The solution of [`near_limit_repo`] that needs 0.25 s a test.
+fn quarter_sum(r: &tempfile::TempDir) -> std::path::PathBuf {
+    r.path().join("solutions/sum/accepted/ac-quarter-sum.c")
 }
 
 /// (solution, expected, verdict, matches) of every solution, in the order reported.
@@ -103,7 +112,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
     let f = judge()
         .arg("run")
         .arg(&problem)
-        .arg(program("ac-quarter-sum.c"))
+        .arg(quarter_sum(&r))
         .args(["--all", "-j", "2", "--format", "jsonl"])
         .output();
     f.expect_code(0);
@@ -137,7 +146,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
     let human = judge()
         .arg("run")
         .arg(&problem)
-        .arg(program("ac-quarter-sum.c"))
+        .arg(quarter_sum(&r))
         .args(["--all", "-j", "2"])
         .output();
     human.expect_code(0);
@@ -148,7 +157,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
     let one = judge()
         .arg("run")
         .arg(&problem)
-        .arg(program("ac-quarter-sum.c"))
+        .arg(quarter_sum(&r))
         .args(["--all", "-j", "1", "--format", "jsonl"])
         .output();
     one.expect_code(0);
