@@ -18,10 +18,12 @@ pub trait ByteSource {
     fn bump(&mut self);
 }
 
-/// A file read through a 64 KiB buffer.
+/// A file read through a 64 KiB buffer, zeroed once (not at every refill: a check of a small
+/// output refills as often as it reads).
 pub struct FileBytes {
     inner: File,
-    buf: Vec<u8>,
+    buf: Box<[u8]>,
+    len: usize,
     pos: usize,
 }
 
@@ -29,7 +31,8 @@ impl FileBytes {
     pub fn open(path: &std::path::Path) -> std::io::Result<Self> {
         Ok(FileBytes {
             inner: File::open(path)?,
-            buf: Vec::with_capacity(64 * 1024),
+            buf: vec![0u8; 64 * 1024].into_boxed_slice(),
+            len: 0,
             pos: 0,
         })
     }
@@ -37,12 +40,10 @@ impl FileBytes {
 
 impl ByteSource for FileBytes {
     fn peek(&mut self) -> std::io::Result<Option<u8>> {
-        if self.pos >= self.buf.len() {
-            self.buf.resize(64 * 1024, 0);
-            let n = self.inner.read(&mut self.buf)?;
-            self.buf.truncate(n);
+        if self.pos >= self.len {
+            self.len = self.inner.read(&mut self.buf)?;
             self.pos = 0;
-            if n == 0 {
+            if self.len == 0 {
                 return Ok(None);
             }
         }
