@@ -2,11 +2,12 @@
 //! restarted mid-run (chaos 4), and a seeded loop of workers killed at chosen points of claim,
 //! heartbeat, finish and the reaper (chaos 6). The helpers here (a worker process, a
 //! `judge serve` process and its HTTP client, the queue's notifications, the invariants) are
-//! shared with `netns.rs`.
+//! shared with `netns.rs` and the other service tests (the worker process with all of them).
 //!
 //! Every wait is for an event with a deadline: a PostgreSQL notification (sent on commit
 //! only), a process's exit, a line a worker prints; the state is read after LISTEN, so no
-//! notification falls between the two.
+//! notification falls between the two. A worker's registration notifies nothing: that one
+//! wait reads the `workers` table every 50 ms (`wait_registered`).
 
 use crate::harness::{fixture_problem, program};
 use judge_service::db::Sql;
@@ -101,6 +102,7 @@ impl Worker {
         }
     }
 
+    /// Sends `signal` to the worker (SIGSTOP to freeze it, SIGKILL to kill it mid-job).
     pub(crate) fn signal(&self, signal: i32) {
         // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
         assert_eq!(unsafe { libc::kill(self.child.id() as i32, signal) }, 0);
