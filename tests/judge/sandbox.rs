@@ -319,6 +319,53 @@ fn runs_served_by_standbys_have_ipc_namespaces_of_their_own() {
     assert_eq!(doc["tests"].as_array().map(Vec::len), Some(4), "{doc}");
 }
 
+/// A run's init serves the next run with the same mounts once it has emptied its namespace: the
+/// next run finds no file the last one left in /tmp or in its working folder, no process, no
+/// System V IPC object (and no POSIX message queue: `mq_open` is refused). The fixture prints its
+/// PID namespace on stderr: from the second run of a kind on, one init serves them all.
+#[test]
+fn a_kept_init_serves_the_next_run_with_nothing_of_the_last_one_left() {
+    crate::attacks::require_full_isolation();
+    let problem = tempfile::tempdir().unwrap();
+    let fixture = fixture_problem("attack-twice");
+    std::fs::copy(
+        fixture.join("problem.toml"),
+        problem.path().join("problem.toml"),
+    )
+    .unwrap();
+    let tests = problem.path().join("tests");
+    std::fs::create_dir(&tests).unwrap();
+    for i in 1..=5 {
+        std::fs::write(tests.join(format!("{i}.in")), "").unwrap();
+        std::fs::write(tests.join(format!("{i}.ans")), "ok\n").unwrap();
+    }
+    let run = harness::judge()
+        .arg("run")
+        .arg(problem.path())
+        .arg(program("leaves-traces.c"))
+        // One job: one worker serves every run.
+        .args(["--all", "-j", "1", "--json"])
+        .output();
+    let doc = run.expect_verdict("AC");
+    let namespaces: Vec<&str> = doc["tests"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["stderr"]["text"].as_str().unwrap_or("").trim())
+        .collect();
+    assert_eq!(namespaces.len(), 5, "{doc}");
+    assert!(
+        namespaces.iter().all(|n| n.starts_with("pid:[")),
+        "{namespaces:?}"
+    );
+    // The first run's init is its own; the second's is kept and serves the rest.
+    assert_ne!(namespaces[0], namespaces[1], "{namespaces:?}");
+    assert!(
+        namespaces[2..].iter().all(|n| *n == namespaces[1]),
+        "runs 3 to 5 were not served by the init of run 2: {namespaces:?}"
+    );
+}
+
 /// As root without cgroups, the run's init watches the tree (memory, CPU, tasks): also in a run
 /// served by a standby init, whose program's process started before the request came (the
 /// third and fourth runs here). A program touching 1 GiB under 64 MiB is stopped near the limit

@@ -73,12 +73,28 @@ pub enum Reply {
         max_rss: u64,
         /// The worker has an init with this run's mounts ready for the next run.
         standby: bool,
+        /// That init is this run's own, kept for the next run (its namespace emptied: every
+        /// process left killed, /tmp and a scratch workdir wiped, System V IPC removed). Its
+        /// pidfd, which came with [`Reply::Started`], must not be used to kill the run's
+        /// leftovers: there are none, and the init serves the next run.
+        #[serde(default)]
+        kept: bool,
         /// What the init's watchdog saw (runs without a cgroup). With it, `cpu_nanos` is the
         /// CPU time of everything the init reaped: the whole tree.
         watched: Option<super::watchdog::Watched>,
     },
     /// The run could not be started (bad path, setup failure): nothing of it ran.
     Failed { why: String },
+}
+
+/// What the worker tells an init it keeps after the init's run (see `worker/`): the next run's
+/// cgroups to join ahead (`cgroup.procs` descriptors), then `spare` detached mounts that the
+/// init only closes (the set the judge sent for a new standby: closing the last copy of a
+/// detached mount waits for the kernel to dissolve it, so the init does it, not the worker).
+#[derive(Debug, Serialize, Deserialize)]
+pub struct NextRun {
+    pub join: usize,
+    pub spare: usize,
 }
 
 pub fn send(sock: RawFd, payload: &[u8], fds: &[RawFd]) -> io::Result<()> {

@@ -254,6 +254,7 @@ impl Running<'_> {
                     cpu_nanos,
                     max_rss,
                     standby,
+                    kept,
                     watched: seen,
                 },
                 _,
@@ -279,10 +280,16 @@ impl Running<'_> {
                     cgroup::give_back(memory, processes, g);
                 }
                 self.finished_at = Instant::now();
-                // Whatever the program left behind dies with its init's namespace.
-                match &self.pidfd {
-                    Some(p) => sys::pidfd_kill(p.as_raw_fd()),
-                    None => self.signal(),
+                if kept {
+                    // The init killed what the program left and serves the next run: its
+                    // pidfd is no longer this run's.
+                    self.pidfd = None;
+                } else {
+                    // Whatever the program left behind dies with its init's namespace.
+                    match &self.pidfd {
+                        Some(p) => sys::pidfd_kill(p.as_raw_fd()),
+                        None => self.signal(),
+                    }
                 }
             }
             Ok(Some((Reply::Failed { why }, _))) => return fail(self, why),

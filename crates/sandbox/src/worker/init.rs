@@ -1,6 +1,7 @@
 //! The run's init (PID 1 of the run's PID namespace): sets up its mounts, locks itself down,
 //! waits for its run, starts the program (see `spawn.rs`), waits for it (under the watchdog
-//! when the run has no cgroup) and reports how it ended.
+//! when the run has no cgroup) and reports how it ended; then it empties its namespace and,
+//! if the worker keeps it, serves the next run with the same mounts.
 
 use super::mounts::setup_mounts;
 use super::spawn::{run, run_ahead, STEPS};
@@ -11,11 +12,11 @@ use crate::watchdog;
 use crate::wire::{self, Request};
 use std::ffi::OsStr;
 use std::io;
-use std::os::fd::{OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-/// What the run init tells the worker through its result pipe.
+/// What the run init tells the worker through its result pipe, one line a run.
 #[derive(serde::Serialize, serde::Deserialize)]
 pub(super) enum InitReport {
     Finished {
@@ -24,15 +25,22 @@ pub(super) enum InitReport {
         cpu_nanos: u64,
         max_rss: u64,
         watched: Option<watchdog::Watched>,
+        /// The init emptied its namespace after the run (see [`wipe`]) and waits for a
+        /// [`wire::NextRun`]: the worker may keep it for the next run with the same mounts.
+        #[serde(default)]
+        kept: bool,
     },
     Failed {
         why: String,
     },
 }
 
-/// The run's init (PID 1 of the run's namespace): sets up the mounts, then waits for the run
-/// on `control`. Returns what to report (nothing when the worker dropped it unused). `join` is
-/// `Some` for a standby: its program's process is forked at once and joins those cgroups.
+/// The run's init (PID 1 of the run's namespace): sets up the mounts, then serves runs, each
+/// reported on `result`: the first comes on `control` (or, for a standby, `join` is `Some`:
+/// its program's process is forked at once and joins those cgroups); after each run the init
+/// empties its namespace and, if that worked, waits for a [`wire::NextRun`] from the worker.
+/// Returns when there is no run to wait for (the worker dropped it, or a run could not be
+/// wiped away).
 pub(super) fn init(
     spec: &MountSpec,
     mounts: &[OwnedFd],
@@ -40,30 +48,159 @@ pub(super) fn init(
     control: OwnedFd,
     filter: &[seccomp::Insn],
     stack: &mut [u8],
-) -> Option<InitReport> {
+    result: RawFd,
+) {
     // SAFETY: plain prctl; if the worker is already gone, leave.
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
     }
     if let Err(e) = setup_mounts(spec, mounts) {
-        return Some(InitReport::Failed { why: e.to_string() });
+        return write_report(result, &InitReport::Failed { why: e.to_string() });
     }
     if let Err(why) = lock_down(filter) {
-        return Some(InitReport::Failed { why });
+        return write_report(result, &InitReport::Failed { why });
     }
-    if let Some(join) = join {
-        return run_ahead(join, control, stack);
+    let mut join = join;
+    loop {
+        let report = match join.take() {
+            Some(join) => run_ahead(join, control.as_raw_fd(), stack),
+            None => match wire::recv_json::<Request>(&control) {
+                Ok(Some((req, fds))) if fds.len() != 3 + req.cgroup_fds => {
+                    Some(InitReport::Failed {
+                        why: format!("the run init got {} descriptors", fds.len()),
+                    })
+                }
+                Ok(Some((req, fds))) => Some(run(&req, fds, stack)),
+                Ok(None) | Err(_) => None,
+            },
+        };
+        let Some(mut report) = report else { return };
+        // What the run left dies before its report: the judge reads the end of its output
+        // then (the last writer of its pipes is gone), as when the whole namespace went.
+        end_leftovers();
+        let again = match &mut report {
+            InitReport::Finished { kept, .. } => {
+                *kept = wipe(spec);
+                *kept
+            }
+            InitReport::Failed { .. } => false,
+        };
+        write_report(result, &report);
+        if !again {
+            return;
+        }
+        match wire::recv_json::<wire::NextRun>(&control) {
+            Ok(Some((next, mut fds))) if fds.len() == next.join + next.spare => {
+                // The spare mounts close here, before the next program's process is forked.
+                fds.truncate(next.join);
+                join = Some(fds);
+            }
+            Ok(_) | Err(_) => return,
+        }
     }
-    let (req, fds) = match wire::recv_json::<Request>(&control) {
-        Ok(Some(m)) => m,
-        Ok(None) | Err(_) => return None,
+}
+
+fn write_report(result: RawFd, report: &InitReport) {
+    let mut bytes = serde_json::to_vec(report).unwrap_or_default();
+    bytes.push(b'\n');
+    // SAFETY: writing a small message to our pipe.
+    unsafe { libc::write(result, bytes.as_ptr().cast(), bytes.len()) };
+}
+
+/// Kills every process of the run's namespace but the init (a program's children that
+/// outlived it) and reaps them all.
+fn end_leftovers() {
+    // SAFETY: kill(-1) from the init of a PID namespace signals every other process in it.
+    unsafe { libc::kill(-1, libc::SIGKILL) };
+    loop {
+        let mut status = 0;
+        // SAFETY: waiting for any child of the init.
+        let r = unsafe { libc::wait4(-1, &mut status, 0, std::ptr::null_mut()) };
+        if r < 0 && sys::errno() != libc::EINTR {
+            return;
+        }
+    }
+}
+
+/// Empties what a run could change in the init's namespaces, so that the next run finds what a
+/// fresh init would give it: the files in /tmp and in a scratch working folder, and the System
+/// V IPC objects (shared memory, queues, semaphores) of the IPC namespace. (POSIX message queues
+/// could not be found again without a mount: `mq_open` is denied, see `seccomp.rs`.) False if
+/// anything stays: the init then ends after its report, as every init used to.
+pub(super) fn wipe(spec: &MountSpec) -> bool {
+    let workdir = PathBuf::from(OsStr::from_bytes(&spec.workdir));
+    empty_dir(std::path::Path::new("/tmp"))
+        && (!spec.scratch_workdir || empty_dir(&workdir))
+        && remove_ipc()
+}
+
+/// Removes everything the run made in `dir`, which is a tmpfs of the init's: files, symbolic
+/// links and folders, but not the mount points the init made there for the run's paths (the
+/// judge's folders under its TMPDIR appear at their own paths, below /tmp), what is mounted on
+/// them, or the folders that hold them. Nothing follows a symbolic link, and nothing else runs
+/// in the namespace now. False if something could not be removed.
+fn empty_dir(dir: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let Ok(top) = std::fs::symlink_metadata(dir) else {
+        return false;
     };
-    if fds.len() != 3 + req.cgroup_fds {
-        return Some(InitReport::Failed {
-            why: format!("the run init got {} descriptors", fds.len()),
-        });
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return false;
+    };
+    for entry in entries {
+        let Ok(entry) = entry else { return false };
+        let path = entry.path();
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            return false;
+        };
+        if meta.dev() != top.dev() {
+            // A mount point: another file system's root (or a file bound there).
+            continue;
+        }
+        if !meta.is_dir() {
+            if std::fs::remove_file(&path).is_err() {
+                return false;
+            }
+            continue;
+        }
+        if !empty_dir(&path) {
+            return false;
+        }
+        match std::fs::remove_dir(&path) {
+            Ok(()) => {}
+            // It holds a mount point, further down.
+            Err(e) if e.raw_os_error() == Some(libc::ENOTEMPTY) => {}
+            Err(_) => return false,
+        }
     }
-    Some(run(&req, fds, stack))
+    true
+}
+
+/// Removes every System V IPC object of the init's IPC namespace (listed in /proc/sysvipc,
+/// which shows the reader's namespace).
+fn remove_ipc() -> bool {
+    let ids = |kind: &str| -> Option<Vec<libc::c_int>> {
+        let text = std::fs::read_to_string(format!("/proc/sysvipc/{kind}")).ok()?;
+        // A header line, then one line per object: key, id, ...
+        text.lines()
+            .skip(1)
+            .map(|l| l.split_whitespace().nth(1)?.parse().ok())
+            .collect()
+    };
+    let (Some(shm), Some(msg), Some(sem)) = (ids("shm"), ids("msg"), ids("sem")) else {
+        return false;
+    };
+    // SAFETY: IPC_RMID on ids of this namespace; no buffer is read or written.
+    unsafe {
+        shm.iter()
+            .all(|&id| libc::shmctl(id, libc::IPC_RMID, std::ptr::null_mut()) == 0)
+            && msg
+                .iter()
+                .all(|&id| libc::msgctl(id, libc::IPC_RMID, std::ptr::null_mut()) == 0)
+            && sem
+                .iter()
+                .all(|&id| libc::semctl(id, 0, libc::IPC_RMID) == 0)
+    }
 }
 
 /// Moves the calling process into the cgroup whose `cgroup.procs` is open as `fd`.
@@ -191,6 +328,7 @@ pub(super) fn finished(
             },
             max_rss: usage.ru_maxrss as u64 * 1024,
             watched,
+            kept: false,
         },
         None => InitReport::Failed {
             why: "lost track of the program".into(),

@@ -7,14 +7,23 @@
 //! /proc and /tmp; `pivot_root` into it. This is the expensive part (~15 ms) and is done once per
 //! worker, not per run.
 //!
-//! Per run (cheap): a run init, cloned with a new PID, mount and IPC namespace, mounts a private
-//! /proc and /tmp, attaches the run's working directory and readable paths (detached mounts
-//! prepared by the judge), makes its root read-only, and locks itself down (default signals, an
-//! empty capability bounding set, `no_new_privs`, the seccomp filter). Then it waits for its
-//! run: it forks the program and reaps everything until the program ends. The program joins
-//! the run's cgroup, gets its stdio and rlimits, drops to an unprivileged uid/gid and execs;
-//! it inherits the rest from the init. When the init exits, the kernel kills whatever is left
-//! in its PID namespace, and the mount namespace with its tmpfs mounts disappears.
+//! Per kind of run (cheap): a run init, cloned with a new PID, mount and IPC namespace, mounts a
+//! private /proc and /tmp, attaches the run's working directory and readable paths (detached
+//! mounts prepared by the judge), makes its root read-only, and locks itself down (default
+//! signals, an empty capability bounding set, `no_new_privs`, the seccomp filter). Then it
+//! waits for its run: it forks the program and reaps everything until the program ends. The
+//! program joins the run's cgroup, gets its stdio and rlimits, drops to an unprivileged uid/gid
+//! and execs; it inherits the rest from the init. When the init exits, the kernel kills whatever
+//! is left in its PID namespace, and the mount namespace with its tmpfs mounts disappears.
+//!
+//! An init serves more runs with the same mounts ("kept"): after a run it kills every process
+//! left in its PID namespace, empties /tmp and a scratch working folder (not the mount points of
+//! the run's paths there), removes the System V IPC objects of its namespace (POSIX message
+//! queues cannot be made: `mq_open` is denied), and only then reports; the worker then gives it
+//! the next run's cgroups and keeps it as that kind's standby. A run whose init was killed (at a
+//! limit) or could not be emptied gets a new standby instead. Tearing namespaces down and making
+//! them again cost more machine CPU than the run of a small program (`bench/fresh_init.c`), and
+//! a PID or mount namespace's end waits for RCU grace periods, serialized across the machine.
 //!
 //! A standby goes further: it starts the program's process ahead of time too (sharing the
 //! init's memory, posix_spawn-style), which joins the cgroup of the run it is meant for (the judge
@@ -27,9 +36,10 @@
 //! run), and the init itself stays outside the run's cgroup, so its exit, which tears its
 //! namespaces down, is never the run's.
 //!
-//! Inits are made ahead of time (as root): while a run goes on, the worker clones the init of
-//! the next run with the same mounts (a "standby"); a request with the same mounts only hands
-//! it the program, so namespaces, mounts and the seccomp filter cost nothing on the run's path.
+//! Inits are ready ahead of time (as root): a kept init, or, while a run goes on whose init
+//! cannot be kept, a clone of the init of the next run with the same mounts (a "standby"); a
+//! request with the same mounts only hands it the program, so namespaces, mounts and the
+//! seccomp filter cost nothing on the run's path.
 //! The judge sends the detached mounts of each run for the next standby; the worker uses a
 //! standby only if the mounts are the very same folders (same device and inode, which cannot be
 //! reused while the standby holds the old ones), and otherwise starts an init for the run. It
@@ -157,9 +167,9 @@ pub fn main(args: &[String]) -> i32 {
 
 /// Serves requests until the judge closes the socket.
 ///
-/// Every run gets a fresh init, but inits are made ahead of time: while a run goes on, the
-/// worker starts a standby init with the same mounts, which sets them up and installs the
-/// seccomp filter; the next request with the same mounts only has to hand it the program. A
+/// Inits are ready ahead of time: a run's init, emptied after it, stays for the next run with
+/// the same mounts (or, when it cannot, a standby init with the same mounts starts while the
+/// run goes on); the next request with the same mounts only has to hand it the program. A
 /// request with other mounts starts an init of its own. The worker keeps the standbys of the
 /// last [`STANDBYS`] kinds of runs: a solution's tests and a custom checker take turns.
 fn serve(sock: &OwnedFd, filter: &[seccomp::Insn], stack: &mut [u8]) {
@@ -275,26 +285,36 @@ fn start(
         let why = format!("report the start of a run: {e}");
         return Reply::Failed { why };
     }
-    // While the program runs, the next run's init gets ready.
+    // The next run like this one gets this init, kept after its run (it empties its
+    // namespace), or, when it cannot be kept, a new standby made while the program runs.
+    let keep = repeats && !userns() && init.runs < MAX_RUNS;
+    let mut spare = sets.pop().filter(|_| repeats);
+    let mut next_cgroups = Some(next_cgroups);
     let mut ready = false;
-    if let Some(set) = sets.pop().filter(|_| repeats) {
-        let spec = MountSpec::of(req, &set);
-        if let Ok(s) = RunInit::spawn(spec, set, Some(next_cgroups), filter, stack) {
-            // One standby per kind of run (one left with other folders behind its mounts
-            // would never serve), the judge keeps the same list.
-            standbys.retain(|old| !old.spec.same_kind(&s.spec));
-            standbys.push(s);
-            ready = true;
-            if standbys.len() > STANDBYS {
-                // The least recently made goes (the judge keeps the same list).
-                standbys.remove(0);
-            }
+    if !keep {
+        if let Some(set) = spare.take() {
+            ready = new_standby(req, set, next_cgroups.take(), filter, stack, standbys);
         }
     }
     // Sets left unused close here; the new standby holds copies, so closing them does not
     // wait for the kernel to dissolve a detached mount.
     drop(sets);
-    let reply = init.report();
+    let (reply, clean) = init.report();
+    let mut kept = false;
+    if keep && clean {
+        // The spare set goes to the init, which closes it (see `wire::NextRun`).
+        let join = next_cgroups.take().unwrap_or_default();
+        let spare = spare.take().unwrap_or_default();
+        if init.next(&join, &spare) {
+            push_standby(init, standbys);
+            (ready, kept) = (true, true);
+        }
+    } else if keep {
+        // Killed at a limit, or something of the run could not be removed: a new standby.
+        if let Some(set) = spare.take() {
+            ready = new_standby(req, set, next_cgroups.take(), filter, stack, standbys);
+        }
+    }
     match reply {
         Reply::Finished {
             status,
@@ -309,8 +329,42 @@ fn start(
             cpu_nanos,
             max_rss,
             standby: ready,
+            kept,
             watched,
         },
         other => other,
+    }
+}
+
+/// How many runs one init serves at most (each after the last one's namespace was emptied).
+const MAX_RUNS: u32 = 256;
+
+/// Starts a standby init for runs like `req` on the detached mounts `set`; its program's
+/// process joins `join`. Whether it started.
+fn new_standby(
+    req: &Request,
+    set: Vec<OwnedFd>,
+    join: Option<Vec<OwnedFd>>,
+    filter: &[seccomp::Insn],
+    stack: &mut [u8],
+    standbys: &mut Vec<RunInit>,
+) -> bool {
+    let spec = MountSpec::of(req, &set);
+    match RunInit::spawn(spec, set, join, filter, stack) {
+        Ok(s) => {
+            push_standby(s, standbys);
+            true
+        }
+        Err(_) => false,
+    }
+}
+
+/// One standby per kind of run (one left with other folders behind its mounts would never
+/// serve); the least recently made goes beyond [`STANDBYS`] (the judge keeps the same list).
+fn push_standby(s: RunInit, standbys: &mut Vec<RunInit>) {
+    standbys.retain(|old| !old.spec.same_kind(&s.spec));
+    standbys.push(s);
+    if standbys.len() > STANDBYS {
+        standbys.remove(0);
     }
 }

@@ -126,7 +126,7 @@ unsafe fn vfork_on(
 /// `control` itself (see [`Ahead::start`]). Then the init reaps everything until it ends.
 pub(super) fn run_ahead(
     join: Vec<OwnedFd>,
-    control: OwnedFd,
+    control: RawFd,
     stack: &mut [u8],
 ) -> Option<InitReport> {
     let (err_r, err_w) = match sys::pipe() {
@@ -167,7 +167,8 @@ pub(super) fn run_ahead(
 pub(super) struct Ahead {
     /// `cgroup.procs` files to join ahead of the run.
     join: Vec<OwnedFd>,
-    control: OwnedFd,
+    /// The init's control socket, on which the request comes.
+    control: RawFd,
     /// Where a failed start is reported (step, errno).
     err_w: RawFd,
     /// Set once the request came: its program's path, when it started and what the init

@@ -102,6 +102,8 @@ pub(super) struct RunInit {
     pub(super) spec: MountSpec,
     /// The detached mounts the init attached, held so that `spec.sources` stay unique.
     pub(super) _mounts: Vec<OwnedFd>,
+    /// How many runs it served before the one it waits for.
+    pub(super) runs: u32,
 }
 
 /// (device, inode) of the file behind each descriptor (cgroup.procs files tell cgroups apart
@@ -154,13 +156,15 @@ impl RunInit {
             std::mem::forget(result_r);
             std::mem::forget(control);
             sys::close_all_but(&keep);
-            let report = init(&spec, &mounts, join, control_init, filter, stack);
-            if let Some(report) = report {
-                let mut bytes = serde_json::to_vec(&report).unwrap_or_default();
-                bytes.push(b'\n');
-                // SAFETY: writing a small message to our pipe.
-                unsafe { libc::write(result_w.as_raw_fd(), bytes.as_ptr().cast(), bytes.len()) };
-            }
+            init(
+                &spec,
+                &mounts,
+                join,
+                control_init,
+                filter,
+                stack,
+                result_w.as_raw_fd(),
+            );
             // SAFETY: leaving without running destructors.
             unsafe { libc::_exit(0) };
         }
@@ -182,7 +186,21 @@ impl RunInit {
             result: result_r,
             spec,
             _mounts: mounts,
+            runs: 0,
         })
+    }
+
+    /// Keeps an init whose run ended with its namespace emptied (its report said `kept`) for
+    /// the next run: its program's process is forked now and joins `join` (the next run's
+    /// cgroups), and the init closes `spare`. False if the init is gone.
+    pub(super) fn next(&mut self, join: &[OwnedFd], spare: &[OwnedFd]) -> bool {
+        let next = wire::NextRun {
+            join: join.len(),
+            spare: spare.len(),
+        };
+        let fds: Vec<RawFd> = join.iter().chain(spare).map(|f| f.as_raw_fd()).collect();
+        self.runs += 1;
+        wire::send_json(&self.control, &next, &fds).is_ok()
     }
 
     /// Hands the run to the init. False if the init is gone (its report, if any, is still in
@@ -194,15 +212,17 @@ impl RunInit {
 
     /// Why an init that would not take its run ended.
     pub(super) fn ended_early(&self) -> EndedEarly {
-        match self.report() {
+        match self.report().0 {
             Reply::Failed { why } => EndedEarly::SetUpFailed(why),
             _ => EndedEarly::Killed,
         }
     }
 
-    /// Reads the init's report until it exits.
-    pub(super) fn report(&self) -> Reply {
-        // One line; the init may still be tearing down its namespaces after writing it.
+    /// Reads the init's report of its run, and whether it emptied its namespace after it and
+    /// waits for a next run (see [`RunInit::next`]).
+    pub(super) fn report(&self) -> (Reply, bool) {
+        // One line; an init that does not serve again may still be tearing down its
+        // namespaces after writing it.
         let mut buf = Vec::new();
         let mut chunk = [0u8; 4096];
         while !buf.ends_with(b"\n") {
@@ -228,24 +248,33 @@ impl RunInit {
                 cpu_nanos,
                 max_rss,
                 watched,
-            }) => Reply::Finished {
-                status,
-                wall_nanos,
-                cpu_nanos,
-                max_rss,
-                standby: false,
-                watched,
-            },
-            Ok(InitReport::Failed { why }) => Reply::Failed { why },
+                kept,
+            }) => (
+                Reply::Finished {
+                    status,
+                    wall_nanos,
+                    cpu_nanos,
+                    max_rss,
+                    standby: false,
+                    kept: false,
+                    watched,
+                },
+                kept,
+            ),
+            Ok(InitReport::Failed { why }) => (Reply::Failed { why }, false),
             // The init was killed (by the judge, for a limit): so was everything in its namespace.
-            Err(_) => Reply::Finished {
-                status: libc::SIGKILL,
-                wall_nanos: 0,
-                cpu_nanos: 0,
-                max_rss: 0,
-                standby: false,
-                watched: None,
-            },
+            Err(_) => (
+                Reply::Finished {
+                    status: libc::SIGKILL,
+                    wall_nanos: 0,
+                    cpu_nanos: 0,
+                    max_rss: 0,
+                    standby: false,
+                    kept: false,
+                    watched: None,
+                },
+                false,
+            ),
         }
     }
 }
