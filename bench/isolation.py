@@ -15,7 +15,8 @@ Two modes of the kernel's cgroup `favordynmods` setting (see README.md):
                   mode on (the judge's marker for this boot, or the kernel's own signs).
 
 Usage: python3 bench/isolation.py [ROUNDS] [--favordynmods]   (default 7 rounds; run as root
-for the full sandbox). Needs only cargo, gcc and Python 3.
+for the full sandbox). Needs only cargo, gcc and Python 3. JUDGE=path measures that judge binary
+instead of building this tree's.
 """
 import json
 import os
@@ -106,8 +107,11 @@ def main():
     with_mode = "--favordynmods" in args
     args = [a for a in args if a != "--favordynmods"]
     rounds = int(args[0]) if args else 7
-    subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
-    judge = os.path.join(ROOT, "target", "release", "judge")
+    # JUDGE=path: measure that build instead (e.g. a copy of an older one, to compare).
+    judge = os.environ.get("JUDGE")
+    if not judge:
+        subprocess.run(["cargo", "build", "--release", "--quiet"], cwd=ROOT, check=True)
+        judge = os.path.join(ROOT, "target", "release", "judge")
     default_env = {k: v for k, v in os.environ.items() if k != ENV}
     with tempfile.TemporaryDirectory() as work:
         make_problem(os.path.join(work, "many"), TESTS)
