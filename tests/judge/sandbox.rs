@@ -321,8 +321,9 @@ fn runs_served_by_standbys_have_ipc_namespaces_of_their_own() {
 
 /// A run's init serves the next run with the same mounts once it has emptied its namespace: the
 /// next run finds no file the last one left in /tmp or in its working folder, no process, no
-/// System V IPC object (and no POSIX message queue: `mq_open` is refused). The fixture prints its
-/// PID namespace on stderr: from the second run of a kind on, one init serves them all.
+/// System V IPC object (and no POSIX message queue: `mq_open` is refused), and is PID 2 as in a
+/// fresh namespace. The fixture prints its PID namespace and PID on stderr: from the second run
+/// of a kind on, one init serves them all.
 #[test]
 fn a_kept_init_serves_the_next_run_with_nothing_of_the_last_one_left() {
     crate::attacks::require_full_isolation();
@@ -354,8 +355,11 @@ fn a_kept_init_serves_the_next_run_with_nothing_of_the_last_one_left() {
         .map(|t| t["stderr"]["text"].as_str().unwrap_or("").trim())
         .collect();
     assert_eq!(namespaces.len(), 5, "{doc}");
+    // Every program is PID 2 of its namespace, as in a fresh one.
     assert!(
-        namespaces.iter().all(|n| n.starts_with("pid:[")),
+        namespaces
+            .iter()
+            .all(|n| n.starts_with("pid:[") && n.ends_with(" pid 2")),
         "{namespaces:?}"
     );
     // The first run's init is its own; the second's is kept and serves the rest.

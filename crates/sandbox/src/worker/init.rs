@@ -110,28 +110,42 @@ fn write_report(result: RawFd, report: &InitReport) {
 /// Kills every process of the run's namespace but the init (a program's children that
 /// outlived it) and reaps them all.
 fn end_leftovers() {
-    // SAFETY: kill(-1) from the init of a PID namespace signals every other process in it.
-    unsafe { libc::kill(-1, libc::SIGKILL) };
-    loop {
+    // kill(-1) from the init of a PID namespace signals every other process in it, zombies
+    // included, and fails with ESRCH once there is none; a fork under way either finishes
+    // before it (its child is signalled too) or fails. Each round reaps one.
+    // SAFETY: kill(-1) and waiting for the init's own children.
+    while unsafe { libc::kill(-1, libc::SIGKILL) } == 0 {
         let mut status = 0;
-        // SAFETY: waiting for any child of the init.
+        // SAFETY: as above.
         let r = unsafe { libc::wait4(-1, &mut status, 0, std::ptr::null_mut()) };
-        if r < 0 && sys::errno() != libc::EINTR {
-            return;
+        if r < 0 && sys::errno() == libc::ECHILD {
+            // Left processes not the init's children yet (their parent is still dying).
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 }
 
 /// Empties what a run could change in the init's namespaces, so that the next run finds what a
-/// fresh init would give it: the files in /tmp and in a scratch working folder, and the System
-/// V IPC objects (shared memory, queues, semaphores) of the IPC namespace. (POSIX message queues
-/// could not be found again without a mount: `mq_open` is denied, see `seccomp.rs`.) False if
-/// anything stays: the init then ends after its report, as every init used to.
+/// fresh init would give it: the files in /tmp and in a scratch working folder, the System V
+/// IPC objects (shared memory, queues, semaphores) of the IPC namespace, and the namespace's
+/// last PID. (POSIX message queues could not be found again without a mount: `mq_open` is
+/// denied, see `seccomp.rs`.) False if anything stays: the init then ends after its report, as
+/// every init used to. Counters a fresh namespace would restart stay (the inode numbers of the
+/// tmpfs, System V IPC ids after the first): a run that looks can tell how many it follows, as
+/// it could before from the worker's network namespace's counters.
 pub(super) fn wipe(spec: &MountSpec) -> bool {
     let workdir = PathBuf::from(OsStr::from_bytes(&spec.workdir));
     empty_dir(std::path::Path::new("/tmp"))
         && (!spec.scratch_workdir || empty_dir(&workdir))
         && remove_ipc()
+        && restart_pids()
+}
+
+/// Makes the next process of the namespace PID 2 again, as in a fresh namespace: a program
+/// sees the same PIDs in every run (one seeding a generator with its PID behaves alike), and no
+/// run learns from its PID how many processes the runs before it made.
+fn restart_pids() -> bool {
+    std::fs::write("/proc/sys/kernel/ns_last_pid", "1").is_ok()
 }
 
 /// Removes everything the run made in `dir`, which is a tmpfs of the init's: files, symbolic
