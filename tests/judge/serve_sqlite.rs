@@ -19,9 +19,15 @@ struct Alone {
 
 impl Alone {
     fn start(dir: &Path, problems: &Path) -> Alone {
+        Alone::start_with(dir, problems, &[])
+    }
+
+    /// [`Alone::start`] with more arguments to `judge serve`.
+    fn start_with(dir: &Path, problems: &Path, more: &[&str]) -> Alone {
         let mut child = Command::new(env!("CARGO_BIN_EXE_judge"))
             .args(["serve", "--listen", "127.0.0.1:0", "--problems"])
             .arg(problems)
+            .args(more)
             .current_dir(dir)
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -170,6 +176,30 @@ fn without_db_judge_serve_keeps_a_sqlite_file_and_judges_in_its_own_process() {
     assert_eq!(next["verdict"], "AC");
     assert_eq!(next["id"].as_i64(), Some(ids.last().unwrap() + 1));
     assert_eq!(again.stop(), Some(0));
+}
+
+/// A slot builds every submission in one folder, emptied first (so that the sandbox's kept run
+/// init serves the next submission too): a submission's program finds only its own build there,
+/// never what the one before left (a Python submission's source, a C program's binary).
+#[test]
+fn a_submission_finds_nothing_of_the_one_before_in_its_build_folder() {
+    let problems = tempfile::tempdir().unwrap();
+    copy_dir(&fixture_problem("sum"), &problems.path().join("sum"));
+    let here = tempfile::tempdir().unwrap();
+    // One slot: every submission is built in the same folder.
+    let server = Alone::start_with(here.path(), problems.path(), &["--workers", "1"]);
+    for file in [
+        "wa.py",
+        "ac.c",
+        "ac-alone-in-build.c",
+        "ac.cpp",
+        "ac-alone-in-build.c",
+    ] {
+        let served = server.submit_wait(file);
+        let expected = if file.starts_with("wa") { "WA" } else { "AC" };
+        assert_eq!(served["verdict"], expected, "{file}: {served:#}");
+    }
+    assert_eq!(server.stop(), Some(0));
 }
 
 #[test]

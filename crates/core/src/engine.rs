@@ -194,6 +194,11 @@ pub struct Engine {
     /// keeps: [`Captured::CAP`] unless a caller that returns the whole output raises it (the
     /// service's Judge0 API, up to the run's output limit).
     pub capture: usize,
+    /// Builds each submission in one folder, emptied first, instead of a new one: for a caller
+    /// that judges one submission at a time and drops its artifact before the next build (a
+    /// service's slot). The sandbox then sees the same folder behind every submission's runs,
+    /// and a run's init, kept after its run, serves the next submission's runs too.
+    pub reuse_build_folder: bool,
 }
 
 impl Engine {
@@ -214,6 +219,7 @@ impl Engine {
             grader: None,
             build_files: build::BUILD_FILES,
             capture: Captured::CAP,
+            reuse_build_folder: false,
         }
     }
 
@@ -252,10 +258,42 @@ impl Engine {
         Ok(path)
     }
 
+    /// The folder a submission is built in: a new one, or with [`Engine::reuse_build_folder`]
+    /// the one folder of every submission, emptied (a new one if it cannot be).
+    pub(crate) fn build_dir(&mut self) -> Result<PathBuf, EngineError> {
+        if !self.reuse_build_folder {
+            return self.fresh_dir("build");
+        }
+        let dir = self.work.join("build-submission");
+        let ready = match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.is_dir() => empty_folder(&dir).is_ok(),
+            Ok(_) => false,
+            Err(_) => std::fs::create_dir(&dir).is_ok(),
+        };
+        if ready {
+            Ok(dir)
+        } else {
+            self.fresh_dir("build")
+        }
+    }
+
     /// The sandbox failed a run since this engine started.
     pub fn sandbox_failed(&self) -> bool {
         self.sandbox_failed
     }
+}
+
+/// Removes everything in `dir` (not following symbolic links).
+fn empty_folder(dir: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type()?.is_dir() {
+            std::fs::remove_dir_all(entry.path())?;
+        } else {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    Ok(())
 }
 
 fn absolute(p: &Path) -> PathBuf {

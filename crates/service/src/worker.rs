@@ -98,6 +98,9 @@ pub fn run_slot(
     log: &dyn Log,
     stop: &AtomicBool,
 ) {
+    // One submission at a time, its artifact dropped before the next build: every submission is
+    // built in the same folder, so the sandbox's kept run inits serve the next one too.
+    engine.reuse_build_folder = true;
     let poll = (options.lease / 3).min(Duration::from_secs(1));
     let mut failures = 0;
     // The pin last seen while idle, to say once why this worker claims nothing.

@@ -34,7 +34,7 @@ impl Engine {
                 Err(report) => Ok((None, report)),
             };
         }
-        let dir = self.fresh_dir("build")?;
+        let dir = self.build_dir()?;
         let gate = self.gate.clone();
         let _ticket = gate.as_deref().map(|g| g.enter(self.exclusive));
         let built = build::build_with(
