@@ -289,13 +289,8 @@ fn runs_at_the_same_time_cannot_see_each_other_and_have_their_own_uid() {
     );
 }
 
-/// A run served by a standby init (whose program's process started before the run) is in that
-/// init's IPC namespace too: what one run leaves of System V IPC is gone for the next, also when
-/// both were standbys. (The worker makes a standby from the second run of a kind on, so the
-/// third and fourth runs here are served by standbys.)
-#[test]
-fn runs_served_by_standbys_have_ipc_namespaces_of_their_own() {
-    crate::attacks::require_full_isolation();
+/// The attack-twice problem's limits with `tests` empty tests, each answered by `ok`.
+fn answering_ok(tests: usize) -> tempfile::TempDir {
     let problem = tempfile::tempdir().unwrap();
     let fixture = fixture_problem("attack-twice");
     std::fs::copy(
@@ -303,12 +298,23 @@ fn runs_served_by_standbys_have_ipc_namespaces_of_their_own() {
         problem.path().join("problem.toml"),
     )
     .unwrap();
-    let tests = problem.path().join("tests");
-    std::fs::create_dir(&tests).unwrap();
-    for i in 1..=4 {
-        std::fs::write(tests.join(format!("{i}.in")), "").unwrap();
-        std::fs::write(tests.join(format!("{i}.ans")), "ok\n").unwrap();
+    let dir = problem.path().join("tests");
+    std::fs::create_dir(&dir).unwrap();
+    for i in 1..=tests {
+        std::fs::write(dir.join(format!("{i}.in")), "").unwrap();
+        std::fs::write(dir.join(format!("{i}.ans")), "ok\n").unwrap();
     }
+    problem
+}
+
+/// A run served by a standby or kept init (whose program's process started before the run) is
+/// in that init's IPC namespace too: what one run leaves of System V IPC is gone for the next,
+/// also when both were served so. (From the second run of a kind on, the worker keeps the run's
+/// init for the next run, or makes a standby, so the third and fourth runs here are served so.)
+#[test]
+fn runs_served_by_standbys_have_ipc_namespaces_of_their_own() {
+    crate::attacks::require_full_isolation();
+    let problem = answering_ok(4);
     let run = harness::judge()
         .arg("run")
         .arg(problem.path())
@@ -327,19 +333,7 @@ fn runs_served_by_standbys_have_ipc_namespaces_of_their_own() {
 #[test]
 fn a_kept_init_serves_the_next_run_with_nothing_of_the_last_one_left() {
     crate::attacks::require_full_isolation();
-    let problem = tempfile::tempdir().unwrap();
-    let fixture = fixture_problem("attack-twice");
-    std::fs::copy(
-        fixture.join("problem.toml"),
-        problem.path().join("problem.toml"),
-    )
-    .unwrap();
-    let tests = problem.path().join("tests");
-    std::fs::create_dir(&tests).unwrap();
-    for i in 1..=5 {
-        std::fs::write(tests.join(format!("{i}.in")), "").unwrap();
-        std::fs::write(tests.join(format!("{i}.ans")), "ok\n").unwrap();
-    }
+    let problem = answering_ok(5);
     let run = harness::judge()
         .arg("run")
         .arg(problem.path())
