@@ -194,7 +194,10 @@ fn judging_rate(pg: &Backend, judge: &Path, slots: usize, n: usize) -> f64 {
             0.0,
         ))
     });
-    let _ = worker.kill();
+    // SIGTERM: the worker (or server) stops as an operator stops it, removing its work folders
+    // and cgroups (SIGKILL would leave them to the next judge).
+    // SAFETY: kill has no memory preconditions; the pid is our unreaped child's.
+    unsafe { libc::kill(worker.id() as libc::pid_t, libc::SIGTERM) };
     let _ = worker.wait();
     let verdicts: i64 = client
         .query_one("SELECT count(*) FROM submissions WHERE verdict = 'AC'", &[])
