@@ -88,6 +88,23 @@ pub fn build(
 /// The largest file a compiler may write, unless the problem's memory limit is larger.
 pub const BUILD_FILES: u64 = 256 << 20;
 
+/// Removes everything in a build folder (not following symbolic links): after a failed restore
+/// from the cache, or before a service slot builds its next submission there. Tries every
+/// entry; the first failure, if any, is the error.
+pub(crate) fn empty_folder(dir: &Path) -> std::io::Result<()> {
+    let mut result = Ok(());
+    for entry in std::fs::read_dir(dir)? {
+        let removed = entry.and_then(|e| match e.file_type()?.is_dir() {
+            true => std::fs::remove_dir_all(e.path()),
+            false => std::fs::remove_file(e.path()),
+        });
+        if result.is_ok() {
+            result = removed;
+        }
+    }
+    result
+}
+
 /// [`build`], the compiler allowed files of up to `files` bytes (the problem's memory limit
 /// where it is over [`BUILD_FILES`]: an initialised static array of that size makes an
 /// executable as large).

@@ -266,7 +266,7 @@ impl Engine {
         }
         let dir = self.work.join("build-submission");
         let ready = match std::fs::symlink_metadata(&dir) {
-            Ok(meta) if meta.is_dir() => empty_folder(&dir).is_ok(),
+            Ok(meta) if meta.is_dir() => build::empty_folder(&dir).is_ok(),
             Ok(_) => false,
             Err(_) => std::fs::create_dir(&dir).is_ok(),
         };
@@ -281,19 +281,6 @@ impl Engine {
     pub fn sandbox_failed(&self) -> bool {
         self.sandbox_failed
     }
-}
-
-/// Removes everything in `dir` (not following symbolic links).
-fn empty_folder(dir: &Path) -> std::io::Result<()> {
-    for entry in std::fs::read_dir(dir)? {
-        let entry = entry?;
-        if entry.file_type()?.is_dir() {
-            std::fs::remove_dir_all(entry.path())?;
-        } else {
-            std::fs::remove_file(entry.path())?;
-        }
-    }
-    Ok(())
 }
 
 fn absolute(p: &Path) -> PathBuf {

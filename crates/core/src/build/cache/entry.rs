@@ -46,7 +46,8 @@ impl Cache {
         };
         if meta.format != FORMAT || meta.key != key || restore(&entry, &meta, dir).is_err() {
             self.remove(&entry);
-            empty_folder(dir);
+            // The compiler starts from nothing after a failed restore.
+            let _ = crate::build::empty_folder(dir);
             return None;
         }
         // Recently used: eviction goes by this time.
@@ -248,18 +249,4 @@ fn write_entry(
         .mode(0o600)
         .open(staging.join("meta.json"))?
         .write_all(serde_json::to_string(&meta)?.as_bytes())
-}
-
-/// Empties a build folder after a failed restore, so the compiler starts from nothing.
-fn empty_folder(dir: &Path) {
-    if let Ok(rd) = std::fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let p = e.path();
-            let _ = if e.file_type().is_ok_and(|t| t.is_dir()) {
-                std::fs::remove_dir_all(&p)
-            } else {
-                std::fs::remove_file(&p)
-            };
-        }
-    }
 }
