@@ -77,10 +77,10 @@ pub(super) fn init(
         let Some(mut report) = report else { return };
         // What the run left dies before its report: the judge reads the end of its output
         // then (the last writer of its pipes is gone), as when the whole namespace went.
-        end_leftovers();
+        let none_left = end_leftovers();
         let again = match &mut report {
             InitReport::Finished { kept, .. } => {
-                *kept = wipe(spec);
+                *kept = none_left && wipe(spec);
                 *kept
             }
             InitReport::Failed { .. } => false,
@@ -108,8 +108,9 @@ fn write_report(result: RawFd, report: &InitReport) {
 }
 
 /// Kills every process of the run's namespace but the init (a program's children that
-/// outlived it) and reaps them all.
-fn end_leftovers() {
+/// outlived it) and reaps them all. False if one could not be signalled (the init then ends,
+/// and its namespace with it).
+fn end_leftovers() -> bool {
     // kill(-1) from the init of a PID namespace signals every other process in it, zombies
     // included, and fails with ESRCH once there is none; a fork under way either finishes
     // before it (its child is signalled too) or fails. Each round reaps one.
@@ -123,6 +124,7 @@ fn end_leftovers() {
             std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
+    sys::errno() == libc::ESRCH
 }
 
 /// Empties what a run could change in the init's namespaces, so that the next run finds what a
