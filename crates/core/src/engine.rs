@@ -43,10 +43,15 @@ pub use rules::{expectation_failures, rule_failures};
 /// The re-judge rule: a verdict that another job's load could have changed. A time within a
 /// factor 1.5 of the limit, either side; a TLE unless it ran to the CPU cap a run beside other
 /// jobs gets ([`beside_cap`]): CPU time is the program's own, so a run that needed 1.5 × the
-/// limit would not have fitted in the limit alone.
+/// limit would not have fitted in the limit alone. Nor a TLE of the wall clock by a program
+/// that was blocked: on a CPU less than a quarter of its wall time and for less than limit / 1.5
+/// (asleep, or waiting for input that never came). Another job takes a share of the CPUs, not
+/// three quarters of this run's (there are at most as many jobs as CPUs by default), so alone
+/// it would have been killed the same.
 pub fn near_limit(result: &TestResult, limit: Duration) -> bool {
     if result.verdict == Verdict::TLE {
-        return result.time < beside_cap(limit);
+        let blocked = result.time * 4 < result.wall && result.time * 3 < limit * 2;
+        return !blocked && result.time < beside_cap(limit);
     }
     let t = result.time.as_secs_f64();
     let l = limit.as_secs_f64();

@@ -152,7 +152,7 @@ mod tests {
     }
 
     #[test]
-    fn near_the_limit_is_within_a_factor_one_and_a_half_either_side_or_a_tle_under_the_cap() {
+    fn near_the_limit_is_within_a_factor_1_5_or_a_tle_under_the_cap_not_blocked() {
         let tl = Duration::from_millis(900);
         assert!(!near_limit(&result(Verdict::AC, 599), tl));
         assert!(near_limit(&result(Verdict::AC, 600), tl));
@@ -165,6 +165,17 @@ mod tests {
         assert!(near_limit(&result(Verdict::TLE, 1349), tl));
         assert!(!near_limit(&result(Verdict::TLE, 1350), tl));
         assert!(!near_limit(&result(Verdict::TLE, 5000), tl));
+        // A TLE of the wall clock by a program that was blocked is not, unless its CPU time
+        // came near the limit or it was on a CPU a quarter of the time or more.
+        let wall = |ms: u64, wall: u64| TestResult {
+            wall: Duration::from_millis(wall),
+            ..result(Verdict::TLE, ms)
+        };
+        assert!(!near_limit(&wall(30, 8000), tl));
+        assert!(!near_limit(&wall(599, 2401), tl));
+        assert!(near_limit(&wall(599, 2396), tl));
+        assert!(near_limit(&wall(600, 8000), tl));
+        assert!(near_limit(&wall(899, 8000), tl));
     }
 
     #[test]

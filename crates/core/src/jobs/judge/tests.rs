@@ -242,6 +242,24 @@ fn beside_other_jobs_a_run_may_go_on_to_one_and_a_half_times_the_limit_and_over_
 }
 
 #[test]
+fn a_sleepers_wall_clock_tle_beside_other_jobs_stands_without_a_run_alone() {
+    // 20 ms of CPU, then asleep past any wall limit: killed by the wall clock beside another job
+    // or alone alike. One that computed near the limit before the wall clock stopped it is
+    // judged again alone.
+    let fake = programs()
+        .program("sleeper", |_| Act::ok().cpu_ms(20).wall_ms(600_000))
+        .program("starved", |_| Act::ok().cpu_ms(800).wall_ms(600_000));
+    for (name, rejudged) in [("sleeper", 0), ("starved", 1)] {
+        let entries = [(name, JudgeOptions::default())];
+        let one = judge_entries(1, &fake, &entries);
+        assert_eq!(one.verdicts[0].0, Verdict::TLE, "{name}");
+        let many = judge_entries(2, &fake, &entries);
+        assert_eq!(decided(&many), decided(&one), "{name}");
+        assert_eq!(many.rejudged, rejudged, "{name}");
+    }
+}
+
+#[test]
 fn a_solution_expected_to_run_out_of_time_starts_first_beside_the_others_and_its_clear_tle_stands()
 {
     let expect = |name: &str| JudgeOptions {
