@@ -1,4 +1,4 @@
-//! `judge serve [--db URL] [--workers N] [--listen ADDR] [--tokens FILE] [--problems DIR]`:
+//! `judge serve [--db URL] [--workers N] [--lease SECS] [--listen ADDR] [--tokens FILE] [--problems DIR]`:
 //! the service's HTTP API (`judge_service::http`) until stopped, with `--workers` slots judging
 //! in this process (`super::worker::Slots`); without `--db`, everything is kept in a SQLite
 //! file (`judge.sqlite` here) and one slot per CPU judges. With `--problems`, the packages of
@@ -32,6 +32,11 @@ pub struct Args {
     /// and again when its files change. One that does not load is reported and skipped.
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     problems: Option<PathBuf>,
+    /// Seconds a submission claimed by a --workers slot stays this process's without a
+    /// heartbeat (renewed every third of it): how long a submission waits to be judged again
+    /// after this process is killed mid-judging and started again.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = super::worker::parse_secs)]
+    lease: f64,
     /// Seconds between two looks at the --problems folder.
     #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = super::worker::parse_secs, hide = true)]
     problems_poll: f64,
@@ -140,7 +145,7 @@ pub fn run(args: Args, languages_file: Option<&std::path::Path>) -> anyhow::Resu
             true,
             log.0.clone(),
             n,
-            Duration::from_secs(10),
+            Duration::from_secs_f64(args.lease),
             languages_file,
             &log,
         )?),

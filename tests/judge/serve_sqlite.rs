@@ -221,7 +221,9 @@ fn a_server_killed_mid_judging_restarts_on_its_file_and_judges_each_submission_o
     let problems = tempfile::tempdir().unwrap();
     copy_dir(&fixture_problem("sum"), &problems.path().join("sum"));
     let here = tempfile::tempdir().unwrap();
-    let server = Alone::start(here.path(), problems.path());
+    // A 2 s lease: the restarted server judges again what the killed one held 2 s on.
+    let lease = ["--lease", "2"];
+    let server = Alone::start_with(here.path(), problems.path(), &lease);
     let ids: Vec<i64> = (0..4)
         .map(|_| {
             let out = server.client(&[
@@ -246,7 +248,7 @@ fn a_server_killed_mid_judging_restarts_on_its_file_and_judges_each_submission_o
 
     // Started again on the same file: the dead slots' leases run out, and each submission is
     // judged to exactly one verdict.
-    let again = Alone::start(here.path(), problems.path());
+    let again = Alone::start_with(here.path(), problems.path(), &lease);
     let url = format!("sqlite:{}", here.path().join("judge.sqlite").display());
     let deadline = std::time::Instant::now() + DEADLINE;
     let mut db = judge_service::connect(&url).unwrap();
