@@ -440,11 +440,11 @@ fn a_judgement_under_way_has_no_type_and_no_end_until_its_verdict_commits() {
     let server = Server::start(&url);
     assert_eq!(upload(&server, "sum", ORGANISER, &sum_package()).0, 201);
     let _worker = Worker::start(&url, "clics-live", "10");
-    let id = submit(&server, ALICE, "tle-sleep.c");
+    let id = submit(&server, ALICE, "ac-sleepy-sum.c");
     let jid = format!("{id}-1");
     let path = format!("{BASE}/judgements/{jid}");
     // Before a worker claims it there is no judgement yet; while it judges (each test sleeps
-    // past the 1 s limit), one without a type or an end; at the end, both.
+    // 0.5 s first), one without a type or an end; at the end, both.
     let deadline = std::time::Instant::now() + crate::serve::DEADLINE;
     let mut seen_under_way = false;
     let last = loop {
@@ -465,7 +465,7 @@ fn a_judgement_under_way_has_no_type_and_no_end_until_its_verdict_commits() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     };
     assert!(seen_under_way, "never saw {jid} under way");
-    assert_eq!(last["judgement_type_id"], "TLE", "{last}");
+    assert_eq!(last["judgement_type_id"], "AC", "{last}");
     assert!(is_time(&last["end_time"]), "{last}");
     assert!(reltime_ms(&last["end_contest_time"]).is_some(), "{last}");
 }

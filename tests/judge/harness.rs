@@ -483,8 +483,8 @@ fn alone_state() -> std::sync::MutexGuard<'static, AloneState> {
 
 /// Waits until no other test's judge runs, then keeps every other test's judges from starting
 /// until it is dropped: for a test whose assertions depend on time or on the CPUs being free.
-/// Take it first thing in the test; a judge the test starts from another thread needs
-/// [`Alone::enter`] there.
+/// Take it first thing in the test, and put the test in `alone.rs` (whose tests run first, one
+/// after another); a judge the test starts from another thread needs [`Alone::enter`] there.
 pub fn alone() -> Alone {
     let mut state = alone_state();
     state.waiting += 1;

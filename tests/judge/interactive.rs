@@ -56,6 +56,7 @@ fn first_failure(doc: &Value) -> &Value {
 #[test]
 fn kattis_2025_guessing_game_gets_every_verdict() {
     let dir = package("kattis-guess");
+    let mut docs = std::collections::HashMap::new();
     for (source, want) in [
         ("accepted/bisect.py", "AC"),
         ("accepted/bisect.cpp", "AC"),
@@ -66,16 +67,15 @@ fn kattis_2025_guessing_game_gets_every_verdict() {
     ] {
         let (doc, _) = run(&dir, &submission(source), &[]);
         assert_eq!(verdict(&doc), want, "{source}: {doc}");
+        docs.insert(source, doc);
     }
-    let (doc, _) = run(&dir, &submission("wrong_answer/linear.py"), &[]);
-    let failed = first_failure(&doc);
+    let failed = first_failure(&docs["wrong_answer/linear.py"]);
     assert_eq!(
         failed["message"], "interactor: 10 guesses and the last one, 10, is wrong",
         "the interactor's judgemessage.txt: {failed}"
     );
     // The solution's time is its own: waiting for the interactor costs no CPU time.
-    let (doc, _) = run(&dir, &submission("time_limit_exceeded/silent.py"), &[]);
-    let failed = first_failure(&doc);
+    let failed = first_failure(&docs["time_limit_exceeded/silent.py"]);
     assert!(
         failed["message"]
             .as_str()
@@ -296,17 +296,22 @@ fn interactive_multi_pass_runs_a_pass_for_each_nextpass_in() {
 
 #[test]
 fn verify_checks_the_interactive_packages_submissions() {
-    for name in ["kattis-guess", "kattis-legacy-guess"] {
-        let out = judge()
-            .args(["verify", "--json"])
-            .arg(package(name))
-            .output();
-        let text = out.stdout();
-        assert!(out.code() == Some(0), "{name}: {}", out.describe());
-        for source in ["bisect.py", "linear.py", "silent.py"] {
-            assert!(text.contains(source), "{name}: {source} missing: {text}");
+    // At once: each waits out its silent solution's 8 s of wall clock.
+    std::thread::scope(|s| {
+        for name in ["kattis-guess", "kattis-legacy-guess"] {
+            s.spawn(move || {
+                let out = judge()
+                    .args(["verify", "--json"])
+                    .arg(package(name))
+                    .output();
+                let text = out.stdout();
+                assert!(out.code() == Some(0), "{name}: {}", out.describe());
+                for source in ["bisect.py", "linear.py", "silent.py"] {
+                    assert!(text.contains(source), "{name}: {source} missing: {text}");
+                }
+            });
         }
-    }
+    });
 }
 
 /// A copy of the Kattis guessing game whose interactor is `interactor` (Python, Kattis
@@ -571,40 +576,31 @@ fn what_either_side_writes_after_its_partner_ended_is_dropped_with_or_without_th
 
 #[test]
 fn broken_interactors_are_judge_errors_never_accepted() {
-    // Crashes at the start.
-    let (t, _) = expect(&interactor("sys.exit(1)", "", ""), BISECT, "JE");
-    assert!(
-        t["message"]
-            .as_str()
-            .unwrap()
-            .contains("exited with code 1"),
-        "{t}"
-    );
-    // Killed by a signal in the middle of the exchange.
-    let (t, _) = expect(
-        &interactor("", "os.kill(os.getpid(), 11) if n == 3 else None", ""),
-        BISECT,
-        "JE",
-    );
-    assert!(t["message"].as_str().unwrap().contains("SIGSEGV"), "{t}");
-    // Exits 0, which is no Kattis verdict.
-    let (t, _) = expect(&interactor("", "", "sys.exit(0)"), BISECT, "JE");
-    assert!(
-        t["message"].as_str().unwrap().contains("exited with 0"),
-        "{t}"
-    );
-    // Says "correct", then never ends: stopped at its wall-clock cap.
-    let (t, _) = expect(&interactor("", "", "time.sleep(1000)"), BISECT, "JE");
-    assert!(
-        t["message"].as_str().unwrap().contains("wall-clock cap"),
-        "{t}"
-    );
-    // Computes forever instead of answering while the solution waits.
-    let (t, _) = expect(&interactor("", "while n == 2: pass", ""), BISECT, "JE");
-    assert!(
-        t["message"].as_str().unwrap().contains("without answering"),
-        "{t}"
-    );
+    // (the interactor's code before, on each guess and after "correct"; what the message says)
+    let cases = [
+        // Crashes at the start.
+        (("sys.exit(1)", "", ""), "exited with code 1"),
+        // Killed by a signal in the middle of the exchange.
+        (
+            ("", "os.kill(os.getpid(), 11) if n == 3 else None", ""),
+            "SIGSEGV",
+        ),
+        // Exits 0, which is no Kattis verdict.
+        (("", "", "sys.exit(0)"), "exited with 0"),
+        // Says "correct", then never ends: stopped at its wall-clock cap.
+        (("", "", "time.sleep(1000)"), "wall-clock cap"),
+        // Computes forever instead of answering while the solution waits.
+        (("", "while n == 2: pass", ""), "without answering"),
+    ];
+    // At once: two of them wait out a cap.
+    std::thread::scope(|s| {
+        for ((before, on_guess, after), said) in cases {
+            s.spawn(move || {
+                let (t, _) = expect(&interactor(before, on_guess, after), BISECT, "JE");
+                assert!(t["message"].as_str().unwrap().contains(said), "{t}");
+            });
+        }
+    });
 }
 
 #[test]

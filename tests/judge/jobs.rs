@@ -7,14 +7,14 @@ use serde_json::Value;
 
 /// None of these tests is about compiling: their judges build through the run's shared cache,
 /// so a program built by several of them is compiled once a run.
-fn judge<'a>() -> crate::harness::Judge<'a> {
+pub(crate) fn judge<'a>() -> crate::harness::Judge<'a> {
     crate::harness::judge().shared_build_cache()
 }
 
 /// The sum problem with a 0.35 s limit, a solution that needs 0.25 s on every test (within a
 /// factor 1.5 of the limit, so a re-judge applies; far enough below it that a busy machine does
 /// not push it over), and one solution per other verdict.
-fn near_limit_repo() -> tempfile::TempDir {
+pub(crate) fn near_limit_repo() -> tempfile::TempDir {
     let r = repo(&[
         ("accepted", "ac.c"),
         ("accepted", "ac.py"),
@@ -35,12 +35,12 @@ fn near_limit_repo() -> tempfile::TempDir {
 }
 
 /// The solution of [`near_limit_repo`] that needs 0.25 s a test.
-fn quarter_sum(r: &tempfile::TempDir) -> std::path::PathBuf {
+pub(crate) fn quarter_sum(r: &tempfile::TempDir) -> std::path::PathBuf {
     r.path().join("solutions/sum/accepted/ac-quarter-sum.c")
 }
 
 /// (solution, expected, verdict, matches) of every solution, in the order reported.
-fn verdicts(doc: &Value) -> Vec<(String, String, String, bool)> {
+pub(crate) fn verdicts(doc: &Value) -> Vec<(String, String, String, bool)> {
     doc["problems"][0]["solutions"]
         .as_array()
         .unwrap_or_else(|| panic!("no solutions in {doc}"))
@@ -56,147 +56,11 @@ fn verdicts(doc: &Value) -> Vec<(String, String, String, bool)> {
         .collect()
 }
 
-fn events(stdout: &str) -> Vec<Value> {
+pub(crate) fn events(stdout: &str) -> Vec<Value> {
     stdout
         .lines()
         .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
         .collect()
-}
-
-#[test]
-fn verdicts_with_one_job_and_with_two_are_the_same_and_in_the_same_order() {
-    let _alone = crate::harness::alone();
-    let r = near_limit_repo();
-    let one = judge()
-        .args(["verify", "--format", "json", "-j", "1"])
-        .current_dir(r.path())
-        .output();
-    one.expect_code(0);
-    let two = judge()
-        .args(["verify", "--format", "json", "--jobs", "2"])
-        .current_dir(r.path())
-        .output();
-    two.expect_code(0);
-    let (one, two) = (verdicts(&one.json()), verdicts(&two.json()));
-    assert_eq!(one.len(), 7, "{one:?}");
-    assert_eq!(one, two);
-    assert!(one.iter().all(|s| s.3), "{one:?}");
-    let human = judge()
-        .args(["verify", "-j", "2"])
-        .current_dir(r.path())
-        .output();
-    human.expect_code(0);
-    // The table lists the solutions in their order, whichever job finished first.
-    let out = human.stdout();
-    let at = |name: &str| out.find(name).unwrap_or_else(|| panic!("{name}: {out}"));
-    assert!(
-        at("accepted/ac-quarter-sum.c") < at("accepted/ac.c"),
-        "{out}"
-    );
-    assert!(
-        at("runtime_error/re-segv.c") < at("time_limit_exceeded/tle-loop.c"),
-        "{out}"
-    );
-    assert!(
-        at("time_limit_exceeded/tle-loop.c") < at("wrong_answer/wa.c"),
-        "{out}"
-    );
-}
-
-#[test]
-fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
-    let _alone = crate::harness::alone();
-    let r = near_limit_repo();
-    let problem = r.path().join("problems/sum");
-    // Three tests of 0.25 s each on two jobs: the first two run side by side.
-    let f = judge()
-        .arg("run")
-        .arg(&problem)
-        .arg(quarter_sum(&r))
-        .args(["--all", "-j", "2", "--format", "jsonl"])
-        .output();
-    f.expect_code(0);
-    let events = events(&f.stdout());
-    let rejudged: Vec<&Value> = events.iter().filter(|e| e["event"] == "rejudged").collect();
-    assert!(
-        !rejudged.is_empty(),
-        "no test was re-judged: {}",
-        f.stdout()
-    );
-    for e in &rejudged {
-        for id in ["problem", "solution", "run", "test"] {
-            assert!(!e[id].is_null(), "{id} missing in {e}");
-        }
-        assert_eq!(e["alone"]["verdict"], "AC", "{e}");
-        // The result that counts is the one judged alone.
-        let finished = events
-            .iter()
-            .find(|f| f["event"] == "test_finished" && f["test"] == e["test"])
-            .unwrap();
-        assert_eq!(finished["result"], e["alone"], "{}", f.stdout());
-    }
-    // Test results come in test order, as with one job.
-    let names: Vec<&str> = events
-        .iter()
-        .filter(|e| e["event"] == "test_finished")
-        .map(|e| e["test"]["name"].as_str().unwrap())
-        .collect();
-    assert_eq!(names, ["sample-1", "2", "10"]);
-    // The human table says so too.
-    let human = judge()
-        .arg("run")
-        .arg(&problem)
-        .arg(quarter_sum(&r))
-        .args(["--all", "-j", "2"])
-        .output();
-    human.expect_code(0);
-    if human.stderr().contains("re-judged alone") {
-        human.expect_stderr_contains("beside other jobs");
-    }
-    // One job is always alone: nothing is judged twice.
-    let one = judge()
-        .arg("run")
-        .arg(&problem)
-        .arg(quarter_sum(&r))
-        .args(["--all", "-j", "1", "--format", "jsonl"])
-        .output();
-    one.expect_code(0);
-    assert!(!one.stdout().contains("\"rejudged\""), "{}", one.stdout());
-}
-
-#[test]
-fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_stands() {
-    let _alone = crate::harness::alone();
-    let r = near_limit_repo();
-    let problem = r.path().join("problems/sum");
-    // Three tests of an endless loop on two jobs, 0.35 s limit: beside the other job each run's
-    // CPU cap is 0.525 s, and one killed there is a TLE that needs no run alone. (On a machine
-    // so busy that the wall clock stops a run before its CPU reaches the cap, that TLE is judged
-    // again alone: allowed, so no timing is asserted of it.)
-    let f = judge()
-        .arg("run")
-        .arg(&problem)
-        .arg(program("tle-loop.c"))
-        .args(["--all", "-j", "2", "--format", "jsonl"])
-        .output();
-    f.expect_code(1);
-    let events = events(&f.stdout());
-    let finished: Vec<&Value> = events
-        .iter()
-        .filter(|e| e["event"] == "test_finished")
-        .collect();
-    assert_eq!(finished.len(), 3, "{}", f.stdout());
-    for e in finished {
-        assert_eq!(e["result"]["verdict"], "TLE", "{e}");
-        let rejudged = events
-            .iter()
-            .any(|r| r["event"] == "rejudged" && r["test"] == e["test"]);
-        let cpu = e["result"]["time_ms"].as_f64().unwrap();
-        if !rejudged {
-            // Killed at the cap, not at the limit (0.35 s), which the old rule judged again.
-            assert!(cpu >= 525.0, "{e}");
-        }
-    }
 }
 
 #[test]

@@ -1,5 +1,6 @@
 //! Integration tests: the `judge` binary driven as a user would, every hostile run contained.
 
+mod alone;
 mod api_fuzz;
 mod attacks;
 mod browser;

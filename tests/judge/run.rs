@@ -92,61 +92,28 @@ fn busy_loops_are_time_limit_exceeded() {
     }
 }
 
+/// The four judges run at once: each waits on the wall clock, not on a CPU.
 #[test]
 fn sleepers_are_killed_by_the_wall_clock_in_seconds() {
-    for prog in [
-        "tle-sleep.cpp",
-        "tle-sleep.c",
-        "tle-sleep.rs",
-        "tle-sleep.py",
-    ] {
-        let start = std::time::Instant::now();
-        let doc = expect(prog, "TLE");
-        let wall = doc["tests"][0]["wall_ms"].as_f64().unwrap();
-        assert!((1000.0..20_000.0).contains(&wall), "{prog}: wall {wall} ms");
-        assert!(
-            start.elapsed().as_secs() < 50,
-            "{prog}: sleep(60) was not cut short"
-        );
-    }
-}
-
-/// A run killed at a limit ends at the limit, and the judge moves on and exits at once. (Each
-/// kill used to wait for a re-read of a kept-open cgroup v1 `cgroup.procs`, which kept returning
-/// the killed program's pid: a 1 s busy loop took 3.2 s of wall time, `sleep(60)` under a 4 s
-/// wall limit 6.2 s, and the judge lingered another second at exit.)
-#[test]
-fn a_run_killed_at_a_limit_ends_at_the_limit() {
-    let _alone = crate::harness::alone();
-    // (program, the limit it hits in ms: sum's 1 s of CPU or its 3 x 1 + 1 s of wall time)
-    for (prog, limit) in [("tle-loop.c", 1000.0), ("tle-sleep.c", 4000.0)] {
-        let start = std::time::Instant::now();
-        let run = judge().run_fixture("sum", prog);
-        let elapsed = start.elapsed().as_secs_f64() * 1000.0;
-        let doc = run.expect_verdict("TLE");
-        let test = &doc["tests"][0];
-        let (time, wall) = (
-            test["time_ms"].as_f64().unwrap(),
-            test["wall_ms"].as_f64().unwrap(),
-        );
-        let compile = doc["compile"]["time_ms"].as_f64().unwrap();
-        // Killed within 0.3 s of the limit: CPU time for the loop, wall time for the sleeper.
-        // (The loop's wall time is not bounded here: on a machine busy with other tests its
-        // share of a CPU, not the judge, decides it. Measured alone: about 1.04 s.)
-        let used = if prog == "tle-loop.c" { time } else { wall };
-        assert!(
-            (limit..limit + 300.0).contains(&used),
-            "{prog}: killed late: {time} ms of CPU, {wall} ms of wall time ({limit} ms limit)"
-        );
-        // Everything but compiling and the run itself (start-up, the worker, the kill, cleaning
-        // up, exiting; and the harness's own start) takes well under a second: the old kill
-        // waited a second after the run, and the judge another one before exiting.
-        let rest = elapsed - compile - wall;
-        assert!(
-            rest < 800.0,
-            "{prog}: the judge took {rest:.0} ms beyond compiling ({compile} ms) and the run ({wall} ms)"
-        );
-    }
+    std::thread::scope(|s| {
+        for prog in [
+            "tle-sleep.cpp",
+            "tle-sleep.c",
+            "tle-sleep.rs",
+            "tle-sleep.py",
+        ] {
+            s.spawn(move || {
+                let start = std::time::Instant::now();
+                let doc = expect(prog, "TLE");
+                let wall = doc["tests"][0]["wall_ms"].as_f64().unwrap();
+                assert!((1000.0..20_000.0).contains(&wall), "{prog}: wall {wall} ms");
+                assert!(
+                    start.elapsed().as_secs() < 50,
+                    "{prog}: sleep(60) was not cut short"
+                );
+            });
+        }
+    });
 }
 
 #[test]
@@ -295,11 +262,17 @@ fn a_40_mb_output_is_checked_in_small_memory() {
     )
     .unwrap();
     std::fs::write(pkg.join("tests/1.in"), "5000000\n").unwrap();
-    let answer: String = (0..5_000_000u32)
-        .map(|i| format!("{}\n", i % 10_000_000))
-        .collect();
-    assert!(answer.len() > 38_000_000);
-    std::fs::write(pkg.join("tests/1.ans"), answer).unwrap();
+    // 0 to 4999999, a line each (coreutils' seq: formatting 5 million lines in a debug build
+    // of this test took seconds).
+    let answer = std::fs::File::create(pkg.join("tests/1.ans")).unwrap();
+    let seq = std::process::Command::new("seq")
+        .args(["0", "4999999"])
+        .stdout(answer)
+        .status()
+        .unwrap();
+    assert!(seq.success());
+    let len = std::fs::metadata(pkg.join("tests/1.ans")).unwrap().len();
+    assert!(len > 38_000_000, "{len}");
     let doc = judge()
         .arg("run")
         .arg(&pkg)
