@@ -812,6 +812,40 @@ fn practice_page_shows_a_wrong_answers_output_beside_the_expected_and_its_stderr
     server.stop();
 }
 
+/// A slow answer about the submission shown before never replaces the one just submitted: the
+/// page asks for submission 1 (a click on its row, its answer held back 2 s), then submission 2
+/// is submitted and shown; when 1's answer comes, 2 stays. (Under load a late refresh of the
+/// previous submission left the page on it, its new submission never shown.)
+#[test]
+fn practice_page_keeps_the_newest_submission_shown_when_an_older_answer_comes_late() {
+    let server = Server::start();
+    server.receive(&sum_problem());
+    let mut browser = Browser::launch();
+    browser.goto(&server.url(&format!("/?token={}", server.token)));
+    open_sum_problem(&mut browser);
+    let first = paste_and_submit(&mut browser, CORRECT, &Value::Null);
+    assert_eq!(first, json!("1"));
+    assert_eq!(verdict_of_shown(&mut browser), "AC");
+    browser.eval(
+        "(() => { const real = window.fetch;
+            window.fetch = (url, options) => String(url).endsWith('/api/submissions/1')
+                ? new Promise((r) => setTimeout(r, 2000)).then(() => real(url, options))
+                    .then((res) => { setTimeout(() => { window.lateAnswered = true; }, 500); return res; })
+                : real(url, options); })()",
+    );
+    browser.eval("document.querySelector('#history tr[data-id=\"1\"]').click()");
+    let second = paste_and_submit(&mut browser, WRONG, &first);
+    assert_eq!(second, json!("2"));
+    browser.wait_for("window.lateAnswered === true", Duration::from_secs(30));
+    assert_eq!(verdict_of_shown(&mut browser), "WA");
+    assert_eq!(
+        browser.eval("document.getElementById('submission').dataset.id"),
+        json!("2")
+    );
+    assert_page_was_clean(&browser);
+    server.stop();
+}
+
 /// An interactive problem from competitive-companion is refused by the judge (JE with its
 /// reason): that is no attempt, so the problem gets no red mark and no rejected try.
 #[test]

@@ -496,12 +496,21 @@ async function loadWatches() {
   }
 }
 
+// Every call says "show this submission now": the last call wins. An answer that comes back
+// after a later call's (a refresh of the submission shown before one just submitted, slow on a
+// busy machine) must not bring the older submission back.
+let shownRequests = 0;
+
 async function showSubmission(id) {
+  const request = ++shownRequests;
+  let shown;
   try {
-    state.submission = await api("GET", `/api/submissions/${encodeURIComponent(id)}`);
+    shown = await api("GET", `/api/submissions/${encodeURIComponent(id)}`);
   } catch (e) {
-    state.submission = { id, error: e.message, tests: [] };
+    shown = { id, error: e.message, tests: [] };
   }
+  if (request !== shownRequests) return;
+  state.submission = shown;
   refreshResult();
 }
 
