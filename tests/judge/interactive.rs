@@ -222,6 +222,7 @@ fn interactive_multi_pass_runs_a_pass_for_each_nextpass_in() {
     let multi = package("kattis-interactive-multipass");
     let out = judge().args(["verify", "--json"]).arg(&multi).output();
     assert_eq!(out.code(), Some(0), "{}", out.describe());
+    let verified = out.json();
     let submissions = multi.join("submissions");
     // The second pass fails: its number and the exchange of both passes, split by `---`.
     let (doc, _) = run(
@@ -245,22 +246,25 @@ fn interactive_multi_pass_runs_a_pass_for_each_nextpass_in() {
         "exchange (< judge to solution, > solution to judge):\n    <sample\n    >xelpmas\n    ---\n    <xelpmas\n    >xelpmas\n",
     );
     // Limits hold per pass: computing forever in the second pass is a TLE of that pass.
-    let (doc, _) = run(
-        &multi,
-        &submissions.join("time_limit_exceeded/thinks.py"),
-        &[],
-    );
-    assert_eq!(verdict(&doc), "TLE", "{doc}");
+    let thinks = verified["problems"][0]["solutions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["file"] == "submissions/time_limit_exceeded/thinks.py")
+        .unwrap_or_else(|| panic!("no thinks.py in {verified}"));
+    assert_eq!(thinks["verdict"], "TLE", "{thinks}");
     assert!(
-        first_failure(&doc)["message"]
+        thinks["first_failure"]["message"]
             .as_str()
             .unwrap()
             .starts_with("pass 2: CPU time"),
-        "{doc}"
+        "{thinks}"
     );
-    // A sample whose second pass the interactor does not say: verify names its line.
+    // A sample whose second pass the interactor does not say: verify names its line (the
+    // solution that computes until its limit is not needed for it).
     let dir = tempfile::tempdir().unwrap();
     crate::harness::copy_dir(&multi, dir.path());
+    std::fs::remove_dir_all(dir.path().join("submissions/time_limit_exceeded")).unwrap();
     std::fs::write(
         dir.path().join("data/sample/1.interaction"),
         "<sample\n>xelpmas\n---\n<xelpmaz\n>sample\n",
