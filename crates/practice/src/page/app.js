@@ -318,10 +318,17 @@ async function openProblem(id, submissionId) {
   if (state.route.view === "problem" && String(state.route.id) === String(id)) renderProblem();
 }
 
+// As with showSubmission, the last call wins: a late list (of a problem left meanwhile, or an
+// older one of this problem) is dropped, never marked on the problem open now.
+let historyRequests = 0;
+
 async function loadHistory() {
   if (!state.problem) return;
+  const request = ++historyRequests;
+  const problem = state.problem.id;
   try {
-    const list = await api("GET", `/api/submissions?problem=${encodeURIComponent(state.problem.id)}`);
+    const list = await api("GET", `/api/submissions?problem=${encodeURIComponent(problem)}`);
+    if (request !== historyRequests || !state.problem || String(state.problem.id) !== String(problem)) return;
     state.history = Array.isArray(list) ? list : [];
     // A submission the judge refused (a JE with its reason) is no attempt: no ✗ for it.
     const attempted = state.history.filter((s) => s.verdict && !(s.verdict === "JE" && s.error));
@@ -329,7 +336,7 @@ async function loadHistory() {
     if (best) state.results[state.problem.id] = best;
     renderSidebar();
   } catch (_) {
-    state.history = [];
+    if (request === historyRequests) state.history = [];
   }
 }
 
