@@ -260,12 +260,14 @@ fn the_next_judge_removes_what_a_killed_one_left_and_spares_a_live_one() {
         "a killed judge leaves its work folders and its run's cgroups: {left:?}"
     );
     std::thread::scope(|scope| {
-        // A judge in the middle of a run (sleeping until it is interrupted) beside the next one.
+        // A judge in the middle of a run (sleeping until it is interrupted) beside the next one,
+        // interrupted once the checks are done (or, should one fail, as `done` goes with it).
+        let (done, interrupt) = std::sync::mpsc::channel::<()>();
         let live = scope.spawn(|| {
             let _in = alone.enter();
             harness::judge()
                 .shared(&shared)
-                .interrupt_after(8.0)
+                .interrupt_when(interrupt)
                 .run_fixture("measure", "tle-sleep.c")
         });
         let start = std::time::Instant::now();
@@ -311,6 +313,7 @@ fn the_next_judge_removes_what_a_killed_one_left_and_spares_a_live_one() {
         );
         let missing: Vec<_> = mid_run.iter().filter(|p| !after.contains(p)).collect();
         assert!(missing.is_empty(), "the live judge lost {missing:?}");
+        drop(done);
         let live = live.join().unwrap();
         assert_eq!(live.code(), Some(128 + libc::SIGINT), "{}", live.describe());
     });

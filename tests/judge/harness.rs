@@ -68,6 +68,7 @@ pub fn judge<'a>() -> Judge<'a> {
         hide_cgroups: false,
         env: Vec::new(),
         stdin: None,
+        interrupt_when: None,
     }
 }
 
@@ -86,6 +87,8 @@ pub struct Judge<'a> {
     env: Vec<(OsString, OsString)>,
     /// What the judge reads on stdin (`None`: nothing, /dev/null).
     stdin: Option<Vec<u8>>,
+    /// SIGINT once this gets a message or its sender is gone ([`Judge::interrupt_when`]).
+    interrupt_when: Option<std::sync::mpsc::Receiver<()>>,
 }
 
 impl<'a> Judge<'a> {
@@ -126,6 +129,13 @@ impl<'a> Judge<'a> {
     /// Sends SIGINT to the judge after this many seconds.
     pub fn interrupt_after(mut self, seconds: f64) -> Self {
         self.signal_after = Some((libc::SIGINT, seconds));
+        self
+    }
+
+    /// Sends SIGINT to the judge when `told` gets a message or its sender is dropped: when the
+    /// test is done with it, rather than after a guess at how long that takes.
+    pub fn interrupt_when(mut self, told: std::sync::mpsc::Receiver<()>) -> Self {
+        self.interrupt_when = Some(told);
         self
     }
 
@@ -229,11 +239,15 @@ impl<'a> Judge<'a> {
                 stamp_stdout: self.stamp_stdout,
                 hide_cgroups: self.hide_cgroups,
                 host_net: false,
-                interrupt_on_eof: false,
+                interrupt_on_eof: self.interrupt_when.is_some(),
             },
             &self.env,
             self.shared,
-            self.stdin.as_deref(),
+            match (&self.stdin, self.interrupt_when) {
+                (Some(bytes), _) => Stdin::Bytes(bytes),
+                (None, Some(told)) => Stdin::CloseWhen(told),
+                (None, None) => Stdin::Null,
+            },
         );
         Finished {
             output,
@@ -720,6 +734,17 @@ pub struct Containment {
     pub interrupt_on_eof: bool,
 }
 
+/// What a contained judge reads on stdin.
+pub enum Stdin<'b> {
+    /// /dev/null.
+    Null,
+    /// These bytes, then the end.
+    Bytes(&'b [u8]),
+    /// Nothing until this gets a message or its sender is gone, then the end (with
+    /// [`Containment::interrupt_on_eof`], the wrapper's cue to interrupt the judge).
+    CloseWhen(std::sync::mpsc::Receiver<()>),
+}
+
 /// Runs `program args` in its own namespaces and capped cgroup (or `shared`'s); cleans up
 /// whatever is left (unless shared) and fails the test if anything was. Returns the output and
 /// the peak memory of the containing cgroup.
@@ -730,7 +755,7 @@ pub fn contained(
     how: Containment,
     env: &[(OsString, OsString)],
     shared: Option<&Shared>,
-    stdin: Option<&[u8]>,
+    stdin: Stdin,
 ) -> (Output, Option<u64>) {
     let _beside = Beside::others();
     let own = match shared {
@@ -747,8 +772,8 @@ pub fn contained(
     let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
     let mut cmd = contained_command(program, args, dir, how, env, cgroups, tmp, cache.path());
     let output = match stdin {
-        None => cmd.output().expect("cannot start the judge"),
-        Some(bytes) => {
+        Stdin::Null => cmd.output().expect("cannot start the judge"),
+        Stdin::Bytes(bytes) => {
             use std::io::Write;
             cmd.stdin(std::process::Stdio::piped())
                 .stdout(std::process::Stdio::piped())
@@ -762,6 +787,19 @@ pub fn contained(
             let output = child.wait_with_output().expect("cannot wait for the judge");
             let _ = writer.join();
             output
+        }
+        Stdin::CloseWhen(told) => {
+            cmd.stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped())
+                .stderr(std::process::Stdio::piped());
+            let mut child = cmd.spawn().expect("cannot start the judge");
+            let pipe = child.stdin.take().expect("a piped stdin");
+            // Not joined: a judge that ended by itself leaves it waiting for the test's word.
+            std::thread::spawn(move || {
+                let _ = told.recv();
+                drop(pipe);
+            });
+            child.wait_with_output().expect("cannot wait for the judge")
         }
     };
     check_contained(output, cgroups, tmp, shared.is_none())
