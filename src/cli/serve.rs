@@ -35,7 +35,7 @@ pub struct Args {
     /// Seconds a submission claimed by a --workers slot stays this process's without a
     /// heartbeat (renewed every third of it): how long a submission waits to be judged again
     /// after this process is killed mid-judging and started again.
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = super::worker::parse_secs)]
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = super::worker::parse_lease)]
     lease: f64,
     /// Seconds between two looks at the --problems folder.
     #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = super::worker::parse_secs, hide = true)]

@@ -19,7 +19,7 @@ pub struct Args {
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = parse_slots)]
     slots: usize,
     /// Seconds a claimed job stays this worker's without a heartbeat (renewed every third of it).
-    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_secs)]
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = parse_lease)]
     lease: f64,
     /// This worker's name in the judgings (default: the host name and the process id).
     #[arg(long, value_name = "NAME")]
@@ -44,6 +44,16 @@ pub(super) fn parse_secs(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(s) if s.is_finite() && s >= 0.0 => Ok(s),
         _ => Err(format!("`{text}` is not a number of seconds")),
+    }
+}
+
+/// A lease: at least a tenth of a second (its heartbeat comes every third of it).
+pub(super) fn parse_lease(text: &str) -> Result<f64, String> {
+    match parse_secs(text)? {
+        s if s >= 0.1 => Ok(s),
+        _ => Err(format!(
+            "`{text}` is too short a lease: at least 0.1 seconds (10 is the default)"
+        )),
     }
 }
 

@@ -299,4 +299,12 @@ fn doctor_and_usage_errors() {
     judge().args(["doctor", "--bogus"]).output().expect_code(2);
     judge().arg("--help").output().expect_code(0);
     judge().args(["run"]).output().expect_code(2);
+    // A lease so short its heartbeat would never rest.
+    for command in ["serve", "worker"] {
+        judge()
+            .args([command, "--db", "sqlite:unused.sqlite", "--lease", "0"])
+            .output()
+            .expect_code(2)
+            .expect_stderr_contains("`0` is too short a lease: at least 0.1 seconds");
+    }
 }
