@@ -11,7 +11,12 @@
  *   mkdir /sys/fs/cgroup/pids/join-bench            (cgroup v1; on v2 any cgroup folder)
  *   gcc -O2 -o /tmp/cgroup_join bench/cgroup_join.c
  *   sudo /tmp/cgroup_join /sys/fs/cgroup/pids/join-bench 20000 100   (20 ms pauses, 100 rounds)
+ *   sudo JOIN_FILE=tasks /tmp/cgroup_join /sys/fs/cgroup/pids/join-bench 20000 100
  *   rmdir /sys/fs/cgroup/pids/join-bench
+ *
+ * JOIN_FILE=tasks (cgroup v1) writes to `tasks` instead, as the sandbox joins on cgroup v1: it
+ * moves only the writing thread (the child is single-threaded) and takes no thread-group lock,
+ * so it never waits, whatever the mode.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -38,7 +43,8 @@ int main(int argc, char **argv) {
         return 2;
     }
     char path[4096];
-    snprintf(path, sizeof path, "%s/cgroup.procs", argv[1]);
+    const char *file = getenv("JOIN_FILE") ? getenv("JOIN_FILE") : "cgroup.procs";
+    snprintf(path, sizeof path, "%s/%s", argv[1], file);
     int procs = open(path, O_WRONLY);
     if (procs < 0) {
         perror(path);

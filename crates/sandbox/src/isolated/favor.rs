@@ -78,10 +78,18 @@ pub(super) enum Favor {
 }
 
 /// The note `judge doctor` shows about the cgroup mode.
-pub(super) fn favordynmods_note(state: &Favor) -> Layer {
+pub(super) fn favordynmods_note(state: &Favor, v1: bool) -> Layer {
     let slow = "a run that starts after a pause may wait 10 ms or more to join its cgroup (wall time only; CPU time and memory are not affected)";
     let on = "joining a cgroup never waits for an RCU grace period";
+    // On cgroup v1 a run joins through `tasks` (cgroup::JOIN_V1), which never waits for it.
+    let not_needed = "not needed here: on cgroup v1 a run joins its cgroups through `tasks`, which moves one thread and waits for no kernel-wide lock";
     let (active, detail, hint) = match state {
+        Favor::Off if v1 => (false, format!("left off, {not_needed}"), None),
+        Favor::Failed(why) if v1 => (
+            false,
+            format!("could not be turned on ({why}); {not_needed}"),
+            None,
+        ),
         Favor::TurnedOn => (true, format!("{on} (turned on now by this judge, as {FAVORDYNMODS_ENV}=1 asked; the mode is kernel-wide and lasts until reboot)"), None),
         Favor::Marked => (true, format!("{on} (turned on earlier this boot by a judge; kernel-wide, until reboot)"), None),
         Favor::Shown(r#where) => (true, format!("{on} (the kernel shows it on: {where})"), None),

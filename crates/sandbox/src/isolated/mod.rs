@@ -198,10 +198,11 @@ impl Isolated {
 
     /// Settings that make runs cheaper, not safer (for `judge doctor`).
     pub fn notes(&self) -> Vec<Layer> {
+        let v1 = matches!(self.cgroups, Ok(crate::cgroup::Cgroups::V1(_)));
         self.favordynmods
             .iter()
             .filter(|_| self.cgroups.is_ok())
-            .map(favordynmods_note)
+            .map(|state| favordynmods_note(state, v1))
             .collect()
     }
 
