@@ -874,7 +874,16 @@ fn contained_command(
     let procs: Vec<CString> = cgroups
         .dirs
         .iter()
-        .map(|d| CString::new(d.join("cgroup.procs").to_string_lossy().into_owned()).unwrap())
+        .map(|d| {
+            // On cgroup v1 through `tasks`, as the sandbox joins (the child is single-threaded
+            // here): no wait for the kernel-wide thread-group lock (see JOIN_V1 in the sandbox).
+            let file = if d.join("tasks").exists() {
+                "tasks"
+            } else {
+                "cgroup.procs"
+            };
+            CString::new(d.join(file).to_string_lossy().into_owned()).unwrap()
+        })
         .collect();
     // SAFETY: between fork and exec only open/write/close on pre-built C strings.
     unsafe {
