@@ -299,10 +299,16 @@ fn doctor_and_usage_errors() {
     judge().args(["doctor", "--bogus"]).output().expect_code(2);
     judge().arg("--help").output().expect_code(0);
     judge().args(["run"]).output().expect_code(2);
-    // A lease so short its heartbeat would never rest.
-    for command in ["serve", "worker"] {
+    // A lease so short its heartbeat would never rest. (The database cannot be opened: were the
+    // lease taken, the command would fail at once for another reason, never serve.)
+    let db = ["--db", "sqlite:/nonexistent/judge.sqlite"];
+    for args in [
+        &["serve", "--listen", "127.0.0.1:0", "--lease", "0"][..],
+        &["worker", "--lease", "0"][..],
+    ] {
         judge()
-            .args([command, "--db", "sqlite:unused.sqlite", "--lease", "0"])
+            .args(args)
+            .args(db)
             .output()
             .expect_code(2)
             .expect_stderr_contains("`0` is too short a lease: at least 0.1 seconds");
