@@ -94,6 +94,10 @@ pub struct Judge<'a> {
 impl<'a> Judge<'a> {
     /// Gives the judge `bytes` on its stdin (a pipe, closed after them).
     pub fn stdin(mut self, bytes: impl Into<Vec<u8>>) -> Self {
+        assert!(
+            self.interrupt_when.is_none(),
+            "stdin: not with interrupt_when"
+        );
         self.stdin = Some(bytes.into());
         self
     }
@@ -134,7 +138,13 @@ impl<'a> Judge<'a> {
 
     /// Sends SIGINT to the judge when `told` gets a message or its sender is dropped: when the
     /// test is done with it, rather than after a guess at how long that takes.
+    /// (Not with [`Judge::stdin`]: the judge's stdin is then /dev/null, and the harness's own
+    /// is the cue.)
     pub fn interrupt_when(mut self, told: std::sync::mpsc::Receiver<()>) -> Self {
+        assert!(
+            self.stdin.is_none(),
+            "interrupt_when: the judge reads nothing then"
+        );
         self.interrupt_when = Some(told);
         self
     }
