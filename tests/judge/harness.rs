@@ -50,6 +50,26 @@ pub fn fixture_problem(name: &str) -> PathBuf {
     root().join("tests/fixtures/problems").join(name)
 }
 
+/// The `sum` fixture's CPU time limit in problem.toml (short, so that a deliberate TLE burns
+/// little of the machine the tests share).
+pub const SUM_TIME_LIMIT: &str = "time_limit = 0.25";
+
+/// A copy of the `sum` fixture (in `sum` under the returned folder) with `time_limit` in seconds.
+pub fn sum_with_time_limit(seconds: f64) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let sum = dir.path().join("sum");
+    copy_dir(&fixture_problem("sum"), &sum);
+    let toml = sum.join("problem.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let changed = text.replace(SUM_TIME_LIMIT, &format!("time_limit = {seconds:?}"));
+    assert_ne!(
+        changed, text,
+        "the sum fixture's time limit is not `{SUM_TIME_LIMIT}`"
+    );
+    std::fs::write(&toml, changed).unwrap();
+    dir
+}
+
 pub fn program(name: &str) -> PathBuf {
     root().join("tests/fixtures/programs").join(name)
 }

@@ -22,9 +22,16 @@ fn have_java() -> bool {
     here
 }
 
-/// `judge run sum java/<name> --json` (sum: 1 s, 64 MiB).
+/// `judge run sum java/<name> --json` on a copy of sum with a 1 s limit (64 MiB): the JVM's
+/// start takes a good part of the fixture's own 0.25 s.
 fn run_sum(name: &str) -> harness::Finished {
-    judge().run_fixture("sum", &format!("java/{name}"))
+    let sum = harness::sum_with_time_limit(1.0);
+    judge()
+        .arg("run")
+        .arg(sum.path().join("sum"))
+        .arg(harness::program(&format!("java/{name}")))
+        .arg("--json")
+        .output()
 }
 
 #[test]

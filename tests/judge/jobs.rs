@@ -30,7 +30,9 @@ pub(crate) fn near_limit_repo() -> tempfile::TempDir {
     std::fs::write(quarter_sum(&r), quarter).unwrap();
     let toml = r.path().join("problems/sum/problem.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    std::fs::write(&toml, text.replace("time_limit = 1.0", "time_limit = 0.35")).unwrap();
+    let changed = text.replace(crate::harness::SUM_TIME_LIMIT, "time_limit = 0.35");
+    assert_ne!(changed, text, "the sum fixture's time limit changed");
+    std::fs::write(&toml, changed).unwrap();
     r
 }
 
@@ -124,14 +126,12 @@ fn interrupting_a_parallel_verify_kills_every_job_and_leaves_nothing() {
     ]);
     let toml = r.path().join("problems/sum/problem.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    std::fs::write(
-        &toml,
-        text.replace(
-            "time_limit = 1.0",
-            "time_limit = 30.0\nwall_time_limit = 60.0",
-        ),
-    )
-    .unwrap();
+    let changed = text.replace(
+        crate::harness::SUM_TIME_LIMIT,
+        "time_limit = 30.0\nwall_time_limit = 60.0",
+    );
+    assert_ne!(changed, text, "the sum fixture's time limit changed");
+    std::fs::write(&toml, changed).unwrap();
     let f = judge()
         .args(["verify", "-j", "2"])
         .current_dir(r.path())

@@ -97,7 +97,7 @@ fn the_jury_page_shows_the_queue_the_workers_and_live_verdicts_with_each_tests_r
         .iter()
         .find(|t| t[0] == "WA")
         .unwrap_or_else(|| panic!("{tests:?}"));
-    assert_eq!(wrong[1], "1000 ms", "the limit: {tests:?}");
+    assert_eq!(wrong[1], "250 ms", "the limit: {tests:?}");
     assert!(!wrong[2].as_str().unwrap().is_empty(), "{tests:?}");
     // A compile error shows what the compiler said.
     browser.eval(&format!(

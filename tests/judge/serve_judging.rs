@@ -215,19 +215,6 @@ fn a_pinned_environment_digest_lets_only_matching_workers_claim_and_each_judging
     );
 }
 
-/// A copy of the `sum` fixture whose time limit is `seconds`.
-fn sum_with_time_limit(seconds: u32) -> tempfile::TempDir {
-    let dir = tempfile::tempdir().unwrap();
-    let sum = dir.path().join("sum");
-    crate::harness::copy_dir(&crate::harness::fixture_problem("sum"), &sum);
-    let toml = sum.join("problem.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    let changed = text.replace("time_limit = 1.0", &format!("time_limit = {seconds}.0"));
-    assert_ne!(changed, text);
-    std::fs::write(&toml, changed).unwrap();
-    dir
-}
-
 /// Queues `file` on the package in `dir` with `judge submit --db`; its id.
 fn submit_db(url: &str, dir: &std::path::Path, file: &str, attempts: &str) -> i64 {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_judge"))
@@ -272,7 +259,7 @@ fn a_worker_whose_job_is_taken_kills_its_runs_at_once_instead_of_judging_to_the_
     let url = database();
     // Three tests of a program that never ends, under a 60 s limit: judged to the end, the
     // attempt would take minutes, past the deadline of every wait below.
-    let package = sum_with_time_limit(60);
+    let package = crate::harness::sum_with_time_limit(60.0);
     let worker = Worker::start(&url, "cancel", "2");
     let id = submit_db(&url, &package.path().join("sum"), "tle-loop.c", "1");
     worker.wait_line(&format!("submission {id} (tle-loop.c)"));
@@ -337,7 +324,7 @@ fn sigterm_stops_a_worker_after_its_job_and_twice_gives_the_job_back_now() {
 
     // Twice: the job is given back at once (its runs killed), requeued for another worker.
     let url = database();
-    let package = sum_with_time_limit(60);
+    let package = crate::harness::sum_with_time_limit(60.0);
     let id = submit_db(&url, &package.path().join("sum"), "tle-loop.c", "3");
     let mut worker = Worker::start(&url, "impatient", "10");
     worker.wait_line(&format!("submission {id} (tle-loop.c)"));

@@ -162,7 +162,9 @@ fn a_folder_of_packages_is_served_and_reloaded_and_a_broken_one_stops_no_other()
     // A changed package is stored again; the broken one mended is served; a new one too.
     let toml = packages.join("adder/problem.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    std::fs::write(&toml, text.replace("time_limit = 1.0", "time_limit = 2.0")).unwrap();
+    let changed = text.replace(crate::harness::SUM_TIME_LIMIT, "time_limit = 2.0");
+    assert_ne!(changed, text, "the sum fixture's time limit changed");
+    std::fs::write(&toml, changed).unwrap();
     crate::harness::copy_dir(
         &crate::harness::fixture_problem("sum"),
         &packages.join("newer"),
