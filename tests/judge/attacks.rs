@@ -173,7 +173,7 @@ attacks! {
     // The compile step.
     c_include_the_answer: "include-the-answer.c" => "CE";
     rust_include_str_answer: "include-str-answer.rs" => "CE";
-    c_include_dev_urandom: "include-dev-urandom.c" => "CE";
+    c_include_dev_zero: "include-dev-zero.c" => "CE";
     cpp_template_explosion: "template-explosion.cpp" => "CE";
 }
 

@@ -152,8 +152,8 @@ fn without_user_namespaces_touching_1_gib_under_256_mib_is_mle_near_the_limit() 
 }
 
 /// CPU time is the whole tree's, decided while it runs: three children each burning up to 3 s
-/// are stopped soon after their sum passes the 1 s limit (RLIMIT_CPU alone would let each
-/// child burn 2 s); threads count too; fork and thread bombs are contained; memory bombs of
+/// are stopped soon after their sum passes the 0.5 s limit (RLIMIT_CPU, a limit per process,
+/// alone would let each child burn its own); threads count too; fork and thread bombs are contained; memory bombs of
 /// several kinds are MLE.
 fn attacks_are_held(plain: bool) {
     let cases: [(&str, &[&str]); 7] = [
@@ -179,7 +179,7 @@ fn attacks_are_held(plain: bool) {
         if verdict == "TLE" {
             assert!(
                 cpu_ms < 3000.0,
-                "{prog}: {cpu_ms} ms of CPU for a 1 s limit: {}",
+                "{prog}: {cpu_ms} ms of CPU for a 0.5 s limit: {}",
                 run.describe()
             );
         }
