@@ -8,11 +8,6 @@ use crate::harness::{self, program};
 use crate::jobs;
 use serde_json::Value;
 
-/// A judge building through the run's shared cache (none of these tests is about compiling).
-fn shared<'a>() -> harness::Judge<'a> {
-    harness::judge().shared_build_cache()
-}
-
 #[test]
 fn a_looping_generator_is_stopped_by_its_time_limit_with_progress_shown() {
     let _alone = harness::alone();
@@ -61,12 +56,12 @@ fn a_looping_generator_is_stopped_by_its_time_limit_with_progress_shown() {
 fn verdicts_with_one_job_and_with_two_are_the_same_and_in_the_same_order() {
     let _alone = harness::alone();
     let r = jobs::near_limit_repo();
-    let one = shared()
+    let one = harness::judge()
         .args(["verify", "--format", "json", "-j", "1"])
         .current_dir(r.path())
         .output();
     one.expect_code(0);
-    let two = shared()
+    let two = harness::judge()
         .args(["verify", "--format", "json", "--jobs", "2"])
         .current_dir(r.path())
         .output();
@@ -75,7 +70,7 @@ fn verdicts_with_one_job_and_with_two_are_the_same_and_in_the_same_order() {
     assert_eq!(one.len(), 7, "{one:?}");
     assert_eq!(one, two);
     assert!(one.iter().all(|s| s.3), "{one:?}");
-    let human = shared()
+    let human = harness::judge()
         .args(["verify", "-j", "2"])
         .current_dir(r.path())
         .output();
@@ -103,7 +98,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
     let r = jobs::near_limit_repo();
     let problem = r.path().join("problems/sum");
     // Three tests of 0.25 s each on two jobs: the first two run side by side.
-    let f = shared()
+    let f = harness::judge()
         .arg("run")
         .arg(&problem)
         .arg(jobs::quarter_sum(&r))
@@ -137,7 +132,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
         .collect();
     assert_eq!(names, ["sample-1", "2", "10"]);
     // The human table says so too.
-    let human = shared()
+    let human = harness::judge()
         .arg("run")
         .arg(&problem)
         .arg(jobs::quarter_sum(&r))
@@ -148,7 +143,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
         human.expect_stderr_contains("beside other jobs");
     }
     // One job is always alone: nothing is judged twice.
-    let one = shared()
+    let one = harness::judge()
         .arg("run")
         .arg(&problem)
         .arg(jobs::quarter_sum(&r))
@@ -167,7 +162,7 @@ fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_sta
     // CPU cap is 0.525 s, and one killed there is a TLE that needs no run alone. (On a machine
     // so busy that the wall clock stops a run before its CPU reaches the cap, that TLE is judged
     // again alone: allowed, so no timing is asserted of it.)
-    let f = shared()
+    let f = harness::judge()
         .arg("run")
         .arg(&problem)
         .arg(program("tle-loop.c"))
@@ -204,7 +199,7 @@ fn a_run_killed_at_a_limit_ends_at_the_limit() {
     // (program, the limit it hits in ms: sum's 0.25 s of CPU or its 3 x 0.25 + 1 s of wall time)
     for (prog, limit) in [("tle-loop.c", 250.0), ("tle-sleep.c", 1750.0)] {
         let start = std::time::Instant::now();
-        let run = shared().run_fixture("sum", prog);
+        let run = harness::judge().run_fixture("sum", prog);
         let elapsed = start.elapsed().as_secs_f64() * 1000.0;
         let doc = run.expect_verdict("TLE");
         let test = &doc["tests"][0];

@@ -60,7 +60,9 @@ fn attack(name: &str, verdicts: &[&str]) -> serde_json::Value {
         std::fs::read(tests.join("1.in")).unwrap(),
         std::fs::read(tests.join("1.ans")).unwrap(),
     );
+    // Compiled by this judge (a private build cache): some attacks are on the compiler.
     let run = harness::judge()
+        .private_build_cache()
         .arg("run")
         .arg(fixture_problem("attack"))
         .arg(&source)

@@ -4,14 +4,9 @@
 //! in a debug build). And jury programs that crash in each language (a Java exception, a C++
 //! abort, assertion or uncaught exception, a Rust panic, a code no protocol has): judge errors.
 
+use crate::harness::judge;
 use judge_core::checker::{self, kattis, testlib, Builtin, Judgement};
 use std::path::Path;
-
-/// None of these tests is about compiling: their judges build through the run's shared cache,
-/// so a program built by several of them is compiled once a run.
-fn judge<'a>() -> crate::harness::Judge<'a> {
-    crate::harness::judge().shared_build_cache()
-}
 
 /// The message of the first test that was not accepted.
 fn first_failure(doc: &serde_json::Value) -> String {

@@ -1,15 +1,9 @@
 //! Conventions people expect: shell completions, `--color` and the colour variables, and
 //! `judge run … --test NAME`.
 
-use crate::harness::{fixture_problem, program, Finished};
+use crate::harness::{fixture_problem, judge, program, Finished};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-
-/// None of these tests is about compiling: their judges build through the run's shared cache,
-/// so a program built by several of them is compiled once a run.
-fn judge<'a>() -> crate::harness::Judge<'a> {
-    crate::harness::judge().shared_build_cache()
-}
 
 /// The program's path when it is installed.
 fn installed(name: &str) -> Option<PathBuf> {

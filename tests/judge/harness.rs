@@ -7,8 +7,9 @@
 //! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
 //! Judges that must see each other's folders (one killed, the next cleaning up after it) share a
 //! [`Shared`] TMPDIR and cgroup instead, checked once all of them are done.
-//! Each judge also gets a private, empty build cache (`XDG_CACHE_HOME`) unless the test sets one
-//! or asks for the run's shared one ([`Judge::shared_build_cache`], for tests not about compiling).
+//! Each judge builds through the run's shared build cache ([`run_build_cache`]), so a program
+//! several tests build is compiled once a run, unless the test sets a cache itself, runs the
+//! judge as another user, or is about compiling ([`Judge::private_build_cache`]: an empty one).
 //!
 //! The judge never gets `JUDGE_CGROUP_FAVORDYNMODS` (not from the test's environment, not from
 //! [`Judge::env`]): that mode is kernel-wide until reboot.
@@ -89,6 +90,7 @@ pub fn judge<'a>() -> Judge<'a> {
         env: Vec::new(),
         stdin: None,
         interrupt_when: None,
+        private_build_cache: false,
     }
 }
 
@@ -109,6 +111,8 @@ pub struct Judge<'a> {
     stdin: Option<Vec<u8>>,
     /// SIGINT once this gets a message or its sender is gone ([`Judge::interrupt_when`]).
     interrupt_when: Option<std::sync::mpsc::Receiver<()>>,
+    /// A private, empty build cache instead of the run's ([`Judge::private_build_cache`]).
+    private_build_cache: bool,
 }
 
 impl<'a> Judge<'a> {
@@ -217,13 +221,25 @@ impl<'a> Judge<'a> {
         self
     }
 
-    /// Builds through this run's shared build cache ([`run_build_cache`]) instead of a private,
-    /// empty one: for tests that are not about compiling, so that a program several tests (or
-    /// several judges of one test) build is compiled once a run. Not for a judge run as another
-    /// user (the cache is root's; the judge would refuse it with a warning).
-    pub fn shared_build_cache(self) -> Self {
-        assert!(self.user.is_none(), "the shared build cache is root's");
-        self.env("JUDGE_CACHE_DIR", run_build_cache())
+    /// Builds through a private, empty build cache instead of the run's shared one
+    /// ([`run_build_cache`]): for a test about compiling, whose judge must run the compiler.
+    pub fn private_build_cache(mut self) -> Self {
+        self.private_build_cache = true;
+        self
+    }
+
+    /// The environment the judge gets: the test's, and the run's shared build cache unless the
+    /// test keeps a private one, sets one itself, or runs the judge as another user (the
+    /// shared cache is root's; the judge would refuse it with a warning).
+    fn judge_env(&self) -> Vec<(OsString, OsString)> {
+        let mut env = self.env.clone();
+        let sets_cache = env
+            .iter()
+            .any(|(k, _)| k == "JUDGE_CACHE_DIR" || k == "XDG_CACHE_HOME");
+        if !self.private_build_cache && !sets_cache && self.user.is_none() {
+            env.push(("JUDGE_CACHE_DIR".into(), run_build_cache().into()));
+        }
+        env
     }
 
     /// `judge run <fixture problem> <fixture program> --json`.
@@ -271,7 +287,7 @@ impl<'a> Judge<'a> {
                 host_net: false,
                 interrupt_on_eof: self.interrupt_when.is_some(),
             },
-            &self.env,
+            &self.judge_env(),
             self.shared,
             match (&self.stdin, self.interrupt_when) {
                 (Some(bytes), _) => Stdin::Bytes(bytes),
@@ -318,7 +334,7 @@ impl Judge<'_> {
             &self.args,
             &self.dir,
             how,
-            &self.env,
+            &self.judge_env(),
             &cgroups,
             tmp.path(),
             cache.path(),
@@ -621,7 +637,7 @@ impl Drop for Beside {
 /// Held while a judge runs as another user ([`Judge::user`]).
 static AS_USER: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
-/// The build cache the tests of this run share ([`Judge::shared_build_cache`]): a folder of
+/// The build cache the tests of this run share (see [`Judge::private_build_cache`]): a folder of
 /// this process's own under cargo's folder for test data (`target/tmp`), named by its pid and
 /// start time, so every run of the tests compiles each program at least once (a cache that
 /// outlived the run would hide compiles from the next one), and two runs at once do not share

@@ -1,14 +1,8 @@
 //! Java: compiled with javac, run with java in the full sandbox, heap and stack from the
 //! problem's limits, the class from the source. Skipped (with a note) where no JDK is installed.
 
-use crate::harness::{self, program};
+use crate::harness::{self, judge, program};
 use std::path::Path;
-
-/// None of these tests is about compiling: their judges build through the run's shared cache,
-/// so a program built by several of them is compiled once a run.
-fn judge<'a>() -> crate::harness::Judge<'a> {
-    crate::harness::judge().shared_build_cache()
-}
 
 #[expect(
     clippy::print_stderr,

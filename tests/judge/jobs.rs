@@ -1,15 +1,9 @@
 //! `--jobs N`: the same verdicts and findings as one job, in the same order, near-limit verdicts
 //! re-judged alone, and nothing left behind. No timing is asserted: the machine is shared.
 
-use crate::harness::{fixture_problem, program, root};
+use crate::harness::{fixture_problem, judge, program, root};
 use crate::verify::repo;
 use serde_json::Value;
-
-/// None of these tests is about compiling: their judges build through the run's shared cache,
-/// so a program built by several of them is compiled once a run.
-pub(crate) fn judge<'a>() -> crate::harness::Judge<'a> {
-    crate::harness::judge().shared_build_cache()
-}
 
 /// The sum problem with a 0.35 s limit, a solution that needs 0.25 s on every test (within a
 /// factor 1.5 of the limit, so a re-judge applies; far enough below it that a busy machine does

@@ -1,7 +1,12 @@
 //! What the judge says about a source: compiler errors and warnings name the user's own file, and
 //! a Python file that does not decode is a compilation error with a hint.
 
-use crate::harness::{fixture_problem, judge, program};
+use crate::harness::{fixture_problem, program};
+
+/// These tests are about what the compiler says: each judge compiles (a private build cache).
+fn judge<'a>() -> crate::harness::Judge<'a> {
+    crate::harness::judge().private_build_cache()
+}
 
 #[test]
 fn compile_errors_name_the_users_file_in_every_language() {

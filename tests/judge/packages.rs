@@ -1,14 +1,8 @@
 //! Kattis and Polygon packages judged unchanged: `judge run` and `judge inspect` on the packages
 //! under tests/fixtures/packages (each trap of FORMATS.md has one). Its length is one test per trap.
 
-use crate::harness::{program, root};
+use crate::harness::{judge, program, root};
 use std::path::{Path, PathBuf};
-
-/// None of these tests is about compiling: their judges build through the run's shared cache,
-/// so a program built by several of them is compiled once a run.
-fn judge<'a>() -> crate::harness::Judge<'a> {
-    crate::harness::judge().shared_build_cache()
-}
 
 fn package(name: &str) -> PathBuf {
     root().join("tests/fixtures/packages").join(name)

@@ -1,12 +1,6 @@
 //! `judge run`: the right verdict and exit status for every verdict, in every language.
 
-use crate::harness::{fixture_problem, program};
-
-/// None of these tests is about compiling: their judges build through the run's shared cache,
-/// so a program built by several of them is compiled once a run.
-fn judge<'a>() -> crate::harness::Judge<'a> {
-    crate::harness::judge().shared_build_cache()
-}
+use crate::harness::{fixture_problem, judge, program};
 
 fn expect(prog: &str, verdict: &str) -> serde_json::Value {
     judge().run_fixture("sum", prog).expect_verdict(verdict)

@@ -2,15 +2,9 @@
 //! score per group and the total of `judge run`, the scores `judge verify` checks, and the
 //! passes of a multi-pass test.
 
-use crate::harness::{fixture_problem, program, root};
+use crate::harness::{fixture_problem, judge, program, root};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-
-/// None of these tests is about compiling: their judges build through the run's shared cache,
-/// so a program built by several of them is compiled once a run.
-fn judge<'a>() -> crate::harness::Judge<'a> {
-    crate::harness::judge().shared_build_cache()
-}
 
 fn package(name: &str) -> PathBuf {
     root().join("tests/fixtures/packages").join(name)

@@ -1,12 +1,7 @@
 //! Setter workflow: `judge new`, `judge gen`, stale tests in `verify`, `judge stress`.
 
+use crate::harness::judge;
 use std::path::Path;
-
-/// None of these tests is about compiling: their judges build through the run's shared cache,
-/// so a program built by several of them is compiled once a run.
-fn judge<'a>() -> crate::harness::Judge<'a> {
-    crate::harness::judge().shared_build_cache()
-}
 
 pub fn new_package(slug: &str) -> tempfile::TempDir {
     let root = tempfile::tempdir().unwrap();

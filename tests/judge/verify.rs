@@ -1,12 +1,6 @@
 //! `judge verify`: expectations from the solution folders, validators, checker tests.
 
-use crate::harness::{fixture_problem, program, root};
-
-/// None of these tests is about compiling: their judges build through the run's shared cache,
-/// so a program built by several of them is compiled once a run.
-fn judge<'a>() -> crate::harness::Judge<'a> {
-    crate::harness::judge().shared_build_cache()
-}
+use crate::harness::{fixture_problem, judge, program, root};
 
 /// A repository in a temp folder: `problems/sum` and the given solutions.
 pub fn repo(solutions: &[(&str, &str)]) -> tempfile::TempDir {

@@ -127,9 +127,10 @@ fn fixture(name: &str, secrets: &Secrets, one: Option<&Path>, dir: &Path) -> Pat
     path
 }
 
-/// `judge [--languages TABLE] run <attack fixture problem> SOURCE --json`.
+/// `judge [--languages TABLE] run <attack fixture problem> SOURCE --json`, compiling SOURCE
+/// (a private build cache): what the compiler sees is under test too.
 fn judge_run(source: &Path, languages: Option<&Path>) -> Finished {
-    let mut j = harness::judge();
+    let mut j = harness::judge().private_build_cache();
     if let Some(table) = languages {
         j = j.arg("--languages").arg(table);
     }
