@@ -126,10 +126,15 @@ fn without_cgroups_java_runs_and_is_held_to_the_limit() {
         return;
     }
     crate::attacks::require_full_isolation();
+    let sum = harness::sum_with_time_limit(1.0);
     for (name, verdict) in [("ac.java", "AC"), ("deep.java", "AC"), ("mle.java", "MLE")] {
         judge()
             .without_cgroups()
-            .run_fixture("sum", &format!("java/{name}"))
+            .arg("run")
+            .arg(sum.path().join("sum"))
+            .arg(program(&format!("java/{name}")))
+            .arg("--json")
+            .output()
             .expect_verdict(verdict);
     }
     // A problem with a large limit: a heap and stack of 1 GiB.

@@ -1,6 +1,7 @@
-//! A throwaway PostgreSQL for tests: `initdb` into a temporary folder as an unprivileged user
-//! (`nobody` when the tests run as root: `initdb` refuses root), `postgres` listening on a Unix
-//! socket in that folder only (`listen_addresses=''`), `fsync=off`. Each test takes a database
+//! A throwaway PostgreSQL for tests: `initdb` into a temporary folder (under /dev/shm when it
+//! can: [`data_base`]) as an unprivileged user (`nobody` when the tests run as root: `initdb`
+//! refuses root), `postgres` listening on a Unix socket in that folder only
+//! (`listen_addresses=''`), `fsync=off`. Each test takes a database
 //! of its own ([`Server::fresh_db`]). [`Options`] asks for synchronous commits (a server the
 //! test crashes), TCP addresses and a network namespace to run in (many machines on one).
 //!
@@ -64,6 +65,23 @@ pub fn binaries() -> Option<PathBuf> {
     found.pop().map(|(_, bin)| bin)
 }
 
+/// Where a server's folder goes: /dev/shm when it is a folder anyone may write (a tmpfs on
+/// Linux), else the temporary folder. Memory is cheaper than a disk here: `CREATE DATABASE`
+/// (a fresh database per test) and `initdb` each make about a thousand files, and creating
+/// files costs far more CPU on a disk (measured 2026-11-27 on ext4 without a journal: 264 ms of
+/// CPU a `CREATE DATABASE`, against 94 ms on /dev/shm).
+fn data_base() -> PathBuf {
+    let shm = Path::new("/dev/shm");
+    let writable = std::fs::metadata(shm).is_ok_and(|m| {
+        m.is_dir() && std::os::unix::fs::PermissionsExt::mode(&m.permissions()) & 0o1777 == 0o1777
+    });
+    if writable {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    }
+}
+
 /// The uid and gid of `nobody` when running as root (PostgreSQL refuses to run as root).
 fn unprivileged() -> Option<(u32, u32)> {
     // SAFETY: geteuid has no preconditions.
@@ -117,7 +135,7 @@ impl Server {
         )?;
         let dir = tempfile::Builder::new()
             .prefix("judge-pg-")
-            .tempdir()
+            .tempdir_in(data_base())
             .map_err(|e| format!("a temporary folder: {e}"))?;
         let owner = unprivileged();
         if let Some((uid, gid)) = owner {
