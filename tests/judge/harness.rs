@@ -2,9 +2,11 @@
 //!
 //! Every invocation is contained: the judge runs in its own PID namespace (`unshare --pid --fork
 //! --kill-child`) and in its own cgroup with memory and process caps, so a sandbox bug fails a test
-//! instead of taking the machine down. The judge gets a private TMPDIR; afterwards the test fails if
-//! the judge left anything there or left a cgroup behind, or if any process outlived the judge
-//! (PID 1 of the namespace is a small Python init that runs the judge, then lists what is left).
+//! instead of taking the machine down. The judge gets a private TMPDIR (as root, a tmpfs of its
+//! mount namespace: files cost far less CPU there than on this machine's disk); afterwards the
+//! test fails if the judge left anything there or left a cgroup behind, or if any process
+//! outlived the judge (PID 1 of the namespace is a small Python init that runs the judge, then
+//! lists what is left).
 //! Judges that must see each other's folders (one killed, the next cleaning up after it) share a
 //! [`Shared`] TMPDIR and cgroup instead, checked once all of them are done.
 //! Each judge builds through the run's shared build cache ([`run_build_cache`]), so a program
@@ -286,6 +288,8 @@ impl<'a> Judge<'a> {
                 hide_cgroups: self.hide_cgroups,
                 host_net: false,
                 interrupt_on_eof: self.interrupt_when.is_some(),
+                // Set by `contained`: whether the TMPDIR is this judge's alone.
+                own_tmp: false,
             },
             &self.judge_env(),
             self.shared,
@@ -327,6 +331,7 @@ impl Judge<'_> {
         let how = Containment {
             host_net: true,
             interrupt_on_eof: true,
+            own_tmp: true,
             ..Containment::default()
         };
         let mut cmd = contained_command(
@@ -778,6 +783,11 @@ pub struct Containment {
     pub host_net: bool,
     /// Send the judge SIGINT when the harness's stdin closes (see `Judge::serve`).
     pub interrupt_on_eof: bool,
+    /// The TMPDIR is this judge's alone: the wrapper mounts a tmpfs on it in the judge's mount
+    /// namespace, and says what the judge left there ([`TMPDIR_MARK`]). Creating files on this
+    /// machine's disk (ext4 without a journal) costs several times the CPU; the judges of a run
+    /// of the tests create hundreds of thousands.
+    pub own_tmp: bool,
 }
 
 /// What a contained judge reads on stdin.
@@ -816,6 +826,10 @@ pub fn contained(
     // A private, empty build cache unless the test names one (a cache shared between tests
     // would hide compiles); writable by all, so a judge run as another user makes its own in it.
     let cache = tempfile::tempdir().expect("cannot create a cache folder for the judge");
+    let how = Containment {
+        own_tmp: shared.is_none(),
+        ..how
+    };
     let mut cmd = contained_command(program, args, dir, how, env, cgroups, tmp, cache.path());
     let output = match stdin {
         Stdin::Null => cmd.output().expect("cannot start the judge"),
@@ -926,6 +940,9 @@ fn contained_command(
         assert!(has_unshare(), "hiding the cgroups needs root and unshare");
         cmd.env("HARNESS_HIDE_CGROUPS", "1");
     }
+    if how.own_tmp && has_unshare() {
+        cmd.env("HARNESS_TMPFS", tmp);
+    }
     let procs: Vec<CString> = cgroups
         .dirs
         .iter()
@@ -974,6 +991,10 @@ fn check_contained(
         !stderr.contains(SURVIVORS_MARK),
         "processes outlived the judge: {stderr}"
     );
+    assert!(
+        !stderr.contains(TMPDIR_MARK),
+        "the judge left files in its TMPDIR: {stderr}"
+    );
     let peak_memory = cgroups.peak_memory();
     if own {
         let left_cgroups = cgroups.kill_and_remove();
@@ -991,12 +1012,14 @@ fn check_contained(
 }
 
 const SURVIVORS_MARK: &str = "HARNESS: processes outlived the judge";
+const TMPDIR_MARK: &str = "HARNESS: the judge left files in its TMPDIR";
 
 /// PID 1 of the test's PID namespace: runs the judge, then reaps and lists what is left (with
 /// its own /proc, from `--mount-proc`). Anything still alive 1 s after the judge exited is
-/// reported on stderr (and killed with the namespace). It starts in about 10 ms of CPU, half
-/// of what it took with `subprocess` and `site` imported: it runs for every judge the tests
-/// start.
+/// reported on stderr (and killed with the namespace); a process already exiting (no command
+/// line left) gets 10 s. With `HARNESS_TMPFS` it mounts a tmpfs on the judge's TMPDIR first and
+/// reports what the judge left there last. It starts in about 10 ms of CPU, half of what it
+/// took with `subprocess` and `site` imported: it runs for every judge the tests start.
 const SURVIVORS: &str = r#"
 import os, sys, time
 env = dict(os.environ)
@@ -1019,6 +1042,11 @@ if env.pop("HARNESS_HIDE_CGROUPS", None) is not None:
     mount = ["mount", "-t", "tmpfs", "-o", "ro,size=4k", "none", "/sys/fs/cgroup"]
     if wait(os.posix_spawnp(mount[0], mount, env)) != 0:
         sys.exit("HARNESS: could not hide the cgroups")
+tmpfs = env.pop("HARNESS_TMPFS", None)
+if tmpfs is not None:
+    mount = ["mount", "-t", "tmpfs", "-o", "mode=1777", "none", tmpfs]
+    if wait(os.posix_spawnp(mount[0], mount, env)) != 0:
+        sys.exit("HARNESS: could not mount a tmpfs on the TMPDIR")
 start = time.monotonic()
 actions = []
 out = None
@@ -1062,24 +1090,30 @@ if after is not None and code is None:
         os.kill(judge, int(sig))
 if code is None:
     code = wait(judge)
+def name(p):
+    try:
+        return open(f"/proc/{p}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return "?"
+# A second for everything to end; up to ten for processes already ending (their memory gone,
+# so no command line: on a loaded machine a big program's exit can take more than a second).
 left = []
-for _ in range(100):
+ended = time.monotonic()
+while True:
     try:
         while os.waitpid(-1, os.WNOHANG)[0] > 0:
             pass
     except ChildProcessError:
         pass
     left = [p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()]
-    if not left:
+    waited = time.monotonic() - ended
+    if not left or waited > 10 or (waited > 1 and any(name(p) for p in left)):
         break
     time.sleep(0.01)
 if left:
-    def name(p):
-        try:
-            return open(f"/proc/{p}/cmdline", "rb").read().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            return "?"
     sys.stderr.write("HARNESS: processes outlived the judge: " + "; ".join(f"{p} {name(p)}" for p in left) + "\n")
+if tmpfs is not None and os.listdir(tmpfs):
+    sys.stderr.write("HARNESS: the judge left files in its TMPDIR: " + ", ".join(sorted(os.listdir(tmpfs))) + "\n")
 sys.exit(code if code >= 0 else 128 - code)
 "#;
 
