@@ -34,7 +34,7 @@ mod open;
 #[cfg(test)]
 mod tests;
 
-pub use key::KeyInputs;
+pub use key::{identity_name, KeyInputs};
 pub use open::{default_folder, open_default, parse_size, CacheWarning};
 
 use serde::{Deserialize, Serialize};

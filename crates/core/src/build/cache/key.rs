@@ -63,6 +63,12 @@ impl Cache {
     }
 }
 
+/// A file name for what identifies `path` now (a SHA-256 of [`identity_now`]): notes about a
+/// program, such as its version line, are kept under it.
+pub fn identity_name(path: &Path) -> Option<String> {
+    Some(hex(&Sha256::digest(identity_now(path)?.as_bytes())))
+}
+
 pub(super) fn identity_now(path: &Path) -> Option<String> {
     let real = std::fs::canonicalize(path).ok()?;
     let m = std::fs::metadata(&real).ok()?;
