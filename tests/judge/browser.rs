@@ -930,7 +930,7 @@ fn practice_page_shows_a_submission_queued_behind_one_being_judged() {
 #[test]
 fn practice_page_cookie_survives_a_browser_restart_until_the_token_is_rotated() {
     let server = Server::start_in(tempfile::tempdir().unwrap(), &[]);
-    let mut browser = Browser::launch();
+    let mut browser = Browser::launch_own();
     browser.goto(&server.url(&format!("/?token={}", server.token)));
     browser.wait_for(
         "document.querySelector('#problem-list') && location.search === ''",
