@@ -203,3 +203,44 @@ fn stress_runs_clean_on_a_correct_solution() {
         .expect_code(0)
         .expect_stdout_contains("no failing input found");
 }
+
+/// A CPU-time limit (0.5 s, against a wall clock of 2 s): no need for the CPUs to be free.
+#[test]
+fn a_looping_generator_is_stopped_by_its_time_limit_with_progress_shown() {
+    let root = new_package("l");
+    let pkg = root.path().join("problems/l");
+    crate::cli::write(pkg.join("loop.py"), "while True:\n    pass\n");
+    let mut recipe = std::fs::read_to_string(pkg.join("tests.toml")).unwrap();
+    recipe.insert_str(0, "generator_time_limit = 0.5\n");
+    recipe.push_str("\n[[test]]\nname = \"looping\"\ngenerator = \"loop.py\"\nargs = [\"1\"]\n");
+    crate::cli::write(pkg.join("tests.toml"), &recipe);
+    let started = std::time::Instant::now();
+    let f = judge().args(["gen", "l"]).current_dir(root.path()).output();
+    f.expect_code(2)
+        .expect_stderr_contains(
+            "test `looping`: loop.py 1: the generator exceeded its time limit (0.5 s)",
+        )
+        .expect_stderr_contains(
+            "is `generator_time_limit` in tests.toml or --generator-time-limit",
+        );
+    let f = judge()
+        .args(["verify", "l"])
+        .current_dir(root.path())
+        .output();
+    f.expect_code(2)
+        .expect_stdout_contains("the generator exceeded its time limit (0.5 s)")
+        .expect_stderr_contains("Generating")
+        .expect_stderr_contains("looping (4/4)");
+    // The CLI flag overrides the recipe.
+    judge()
+        .args(["gen", "l", "--generator-time-limit", "0.2"])
+        .current_dir(root.path())
+        .output()
+        .expect_code(2)
+        .expect_stderr_contains("exceeded its time limit (0.2 s)");
+    assert!(
+        started.elapsed().as_secs() < 60,
+        "took {:?}",
+        started.elapsed()
+    );
+}
