@@ -258,10 +258,8 @@ impl<'a> Judge<'a> {
         let mut program = self.program.clone().into_os_string();
         // Without root the sandbox caps a run's processes at what its user runs already plus
         // the limit (RLIMIT_NPROC): a fork bomb of one test's judge as `nobody` would take the
-        // threads of another's. Judges run as another user run one at a time.
-        let _as_user = self
-            .user
-            .map(|_| AS_USER.lock().unwrap_or_else(|e| e.into_inner()));
+        // threads of another's. One judge runs as a given user at a time.
+        let _as_user = self.user.map(AsUser::take);
         if let Some(uid) = self.user {
             let mut wrapped: Vec<OsString> = [
                 format!("--reuid={uid}"),
@@ -639,8 +637,39 @@ impl Drop for Beside {
     }
 }
 
-/// Held while a judge runs as another user ([`Judge::user`]).
-static AS_USER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+/// The users whose judge runs now ([`Judge::user`]): one judge per user at a time.
+static AS_USER: std::sync::Mutex<Vec<u32>> = std::sync::Mutex::new(Vec::new());
+static AS_USER_FREED: std::sync::Condvar = std::sync::Condvar::new();
+
+/// A user's turn to run a judge, until dropped.
+struct AsUser(u32);
+
+impl AsUser {
+    fn take(uid: u32) -> AsUser {
+        let mut busy = AS_USER.lock().unwrap_or_else(|e| e.into_inner());
+        while busy.contains(&uid) {
+            busy = AS_USER_FREED.wait(busy).unwrap_or_else(|e| e.into_inner());
+        }
+        busy.push(uid);
+        AsUser(uid)
+    }
+}
+
+impl Drop for AsUser {
+    fn drop(&mut self) {
+        let mut busy = AS_USER.lock().unwrap_or_else(|e| e.into_inner());
+        busy.retain(|&u| u != self.0);
+        AS_USER_FREED.notify_all();
+    }
+}
+
+/// An unprivileged user for a judge run without root: `nobody` (65534) or one of the three
+/// unused ids below it, in turn, so that tests running at once mostly run as different users
+/// and need not wait for each other ([`Judge::user`] runs one judge per user at a time).
+pub fn unprivileged_uid() -> u32 {
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+    65534 - (NEXT.fetch_add(1, Ordering::Relaxed) % 4) as u32
+}
 
 /// The build cache the tests of this run share (see [`Judge::private_build_cache`]): a folder of
 /// this process's own under cargo's folder for test data (`target/tmp`), named by its pid and

@@ -8,7 +8,6 @@ use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-const NOBODY: u32 = 65534;
 const MIB: u64 = 1 << 20;
 
 /// A folder `nobody` can read: a copy of the judge, the given fixture problems and programs
@@ -59,11 +58,12 @@ fn public_copy(problems: &[&str], programs: &[&str]) -> tempfile::TempDir {
     dir
 }
 
-/// The judge of `copy`, run as `nobody` in `copy`; `plain` skips the user namespace.
+/// The judge of `copy`, run as `nobody` (or another unprivileged user: tests running at once
+/// need not wait for each other) in `copy`; `plain` skips the user namespace.
 fn judge_as_nobody(copy: &Path, plain: bool) -> harness::Judge<'static> {
     let judge = harness::judge()
         .program(copy.join("judge"))
-        .user(NOBODY)
+        .user(harness::unprivileged_uid())
         .current_dir(copy);
     if plain {
         judge.env("JUDGE_USERNS", "0")
