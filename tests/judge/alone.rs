@@ -152,10 +152,26 @@ fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_sta
 #[test]
 fn a_run_killed_at_a_limit_ends_at_the_limit() {
     let _alone = harness::alone();
-    // (program, the limit it hits in ms: sum's 0.25 s of CPU or its 3 x 0.25 + 1 s of wall time)
-    for (prog, limit) in [("tle-loop.c", 250.0), ("tle-sleep.c", 1750.0)] {
+    // `sum` with a wall-clock limit of 0.6 s (the other CPUs wait while the sleeper does).
+    let sum = tempfile::tempdir().unwrap();
+    harness::copy_dir(&harness::fixture_problem("sum"), &sum.path().join("sum"));
+    let toml = sum.path().join("sum/problem.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let walled = text.replace(
+        harness::SUM_TIME_LIMIT,
+        &format!("{}\nwall_time_limit = 0.6", harness::SUM_TIME_LIMIT),
+    );
+    assert_ne!(walled, text);
+    std::fs::write(&toml, walled).unwrap();
+    // (program, the limit it hits in ms: 0.25 s of CPU, or 0.6 s of wall time)
+    for (prog, limit) in [("tle-loop.c", 250.0), ("tle-sleep.c", 600.0)] {
         let start = std::time::Instant::now();
-        let run = harness::judge().run_fixture("sum", prog);
+        let run = harness::judge()
+            .arg("run")
+            .arg(sum.path().join("sum"))
+            .arg(program(prog))
+            .arg("--json")
+            .output();
         let elapsed = start.elapsed().as_secs_f64() * 1000.0;
         let doc = run.expect_verdict("TLE");
         let test = &doc["tests"][0];
