@@ -175,7 +175,7 @@ fn a_kattis_package_with_java_submissions_verifies() {
     };
     write(
         "problem.yaml",
-        b"problem_format_version: 2025-09\nname: Sum\nlimits:\n  time_limit: 2\n  memory: 128\n",
+        b"problem_format_version: 2025-09\nname: Sum\nlimits:\n  time_limit: 1\n  memory: 128\n",
     );
     write("data/sample/1.in", b"3\n1 2 3\n");
     write("data/sample/1.ans", b"6\n");
