@@ -345,6 +345,22 @@ fn describe(e: &anyhow::Error) -> String {
     text
 }
 
+/// Refuses a temporary folder under /dev, /proc or /sys: the sandbox gives every run its own in
+/// their place, so a work folder there could not be shown to the runs (every run would end as a
+/// judge error naming a read-only mount point).
+fn check_work_parent(temp: &std::path::Path) -> anyhow::Result<()> {
+    let real = std::fs::canonicalize(temp).unwrap_or_else(|_| temp.to_path_buf());
+    for own in ["/dev", "/proc", "/sys"] {
+        if real.starts_with(own) {
+            anyhow::bail!(
+                "the temporary folder {} (TMPDIR) is under {own}: every sandboxed run gets a {own} of its own, so it could not see its work folder there\n  hint: set TMPDIR to a folder outside /dev, /proc and /sys (a tmpfs mounted elsewhere is as fast)",
+                temp.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// `--no-cache` was given.
 static NO_CACHE: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
@@ -403,7 +419,9 @@ impl Session {
     ) -> anyhow::Result<Session> {
         let languages = Languages::load(languages)?;
         open_cache();
-        let work = judge_sandbox::leftovers::Held::make_temp(&std::env::temp_dir(), "judge-work-")?;
+        let temp = std::env::temp_dir();
+        check_work_parent(&temp)?;
+        let work = judge_sandbox::leftovers::Held::make_temp(&temp, "judge-work-")?;
         let (memory, on_disk) = match in_memory {
             false => (None, None),
             true => match judge_sandbox::memory_folder::mount(work.path()) {

@@ -293,6 +293,26 @@ fn stress_exits_2_when_the_generator_crashes() {
         .expect_stderr_contains("crash.py");
 }
 
+/// A TMPDIR under /dev (a tmpfs such as /dev/shm, chosen for speed) is refused with the way
+/// out: every run gets a /dev of its own, where the work folder would not be (before, every run
+/// ended as a judge error naming a read-only mount point).
+#[test]
+fn a_temporary_folder_under_dev_is_refused_naming_the_fix() {
+    for dir in ["/dev/shm", "/dev/shm/judge-tmp"] {
+        judge()
+            .env("TMPDIR", dir)
+            .arg("run")
+            .arg(fixture_problem("sum"))
+            .arg(program("ac.c"))
+            .output()
+            .expect_code(2)
+            .expect_stderr_contains(&format!(
+                "the temporary folder {dir} (TMPDIR) is under /dev"
+            ))
+            .expect_stderr_contains("hint: set TMPDIR to a folder outside /dev, /proc and /sys");
+    }
+}
+
 #[test]
 fn doctor_and_usage_errors() {
     judge().arg("doctor").output().expect_code(0);
