@@ -8,6 +8,21 @@ use crate::harness::{self, program};
 use crate::jobs;
 use serde_json::Value;
 
+/// `judge run PROBLEM SOURCE --all -j JOBS --format FORMAT`.
+fn run_all(
+    problem: &std::path::Path,
+    source: std::path::PathBuf,
+    jobs: &str,
+    format: &str,
+) -> harness::Finished {
+    harness::judge()
+        .arg("run")
+        .arg(problem)
+        .arg(source)
+        .args(["--all", "-j", jobs, "--format", format])
+        .output()
+}
+
 #[test]
 fn verdicts_with_one_job_and_with_two_are_the_same_and_in_the_same_order() {
     let _alone = harness::alone();
@@ -54,12 +69,7 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
     let r = jobs::near_limit_repo();
     let problem = r.path().join("problems/sum");
     // Three tests of 0.25 s each on two jobs: the first two run side by side.
-    let f = harness::judge()
-        .arg("run")
-        .arg(&problem)
-        .arg(jobs::quarter_sum(&r))
-        .args(["--all", "-j", "2", "--format", "jsonl"])
-        .output();
+    let f = run_all(&problem, jobs::quarter_sum(&r), "2", "jsonl");
     f.expect_code(0);
     let events = jobs::events(&f.stdout());
     let rejudged: Vec<&Value> = events.iter().filter(|e| e["event"] == "rejudged").collect();
@@ -88,23 +98,13 @@ fn a_near_limit_verdict_judged_beside_another_job_is_judged_again_alone() {
         .collect();
     assert_eq!(names, ["sample-1", "2", "10"]);
     // The human table says so too.
-    let human = harness::judge()
-        .arg("run")
-        .arg(&problem)
-        .arg(jobs::quarter_sum(&r))
-        .args(["--all", "-j", "2"])
-        .output();
+    let human = run_all(&problem, jobs::quarter_sum(&r), "2", "human");
     human.expect_code(0);
     if human.stderr().contains("re-judged alone") {
         human.expect_stderr_contains("beside other jobs");
     }
     // One job is always alone: nothing is judged twice.
-    let one = harness::judge()
-        .arg("run")
-        .arg(&problem)
-        .arg(jobs::quarter_sum(&r))
-        .args(["--all", "-j", "1", "--format", "jsonl"])
-        .output();
+    let one = run_all(&problem, jobs::quarter_sum(&r), "1", "jsonl");
     one.expect_code(0);
     assert!(!one.stdout().contains("\"rejudged\""), "{}", one.stdout());
 }
@@ -118,12 +118,7 @@ fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_sta
     // CPU cap is 0.525 s, and one killed there is a TLE that needs no run alone. (On a machine
     // so busy that the wall clock stops a run before its CPU reaches the cap, that TLE is judged
     // again alone: allowed, so no timing is asserted of it.)
-    let f = harness::judge()
-        .arg("run")
-        .arg(&problem)
-        .arg(program("tle-loop.c"))
-        .args(["--all", "-j", "2", "--format", "jsonl"])
-        .output();
+    let f = run_all(&problem, program("tle-loop.c"), "2", "jsonl");
     f.expect_code(1);
     let events = jobs::events(&f.stdout());
     let finished: Vec<&Value> = events
@@ -153,16 +148,10 @@ fn a_clear_tle_beside_another_job_runs_to_one_and_a_half_times_the_limit_and_sta
 fn a_run_killed_at_a_limit_ends_at_the_limit() {
     let _alone = harness::alone();
     // `sum` with a wall-clock limit of 0.6 s (the other CPUs wait while the sleeper does).
-    let sum = tempfile::tempdir().unwrap();
-    harness::copy_dir(&harness::fixture_problem("sum"), &sum.path().join("sum"));
-    let toml = sum.path().join("sum/problem.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    let walled = text.replace(
-        harness::SUM_TIME_LIMIT,
-        &format!("{}\nwall_time_limit = 0.6", harness::SUM_TIME_LIMIT),
-    );
-    assert_ne!(walled, text);
-    std::fs::write(&toml, walled).unwrap();
+    let sum = harness::sum_with_limits(&format!(
+        "{}\nwall_time_limit = 0.6",
+        harness::SUM_TIME_LIMIT
+    ));
     // (program, the limit it hits in ms: 0.25 s of CPU, or 0.6 s of wall time)
     for (prog, limit) in [("tle-loop.c", 250.0), ("tle-sleep.c", 600.0)] {
         let start = std::time::Instant::now();

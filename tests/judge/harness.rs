@@ -57,20 +57,32 @@ pub fn fixture_problem(name: &str) -> PathBuf {
 /// little of the machine the tests share).
 pub const SUM_TIME_LIMIT: &str = "time_limit = 0.25";
 
-/// A copy of the `sum` fixture (in `sum` under the returned folder) with `time_limit` in seconds.
-pub fn sum_with_time_limit(seconds: f64) -> tempfile::TempDir {
+/// A copy of the `sum` fixture (in `sum` under the returned folder) with its limits line
+/// replaced by `limits` (see [`set_sum_limits`]).
+pub fn sum_with_limits(limits: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let sum = dir.path().join("sum");
     copy_dir(&fixture_problem("sum"), &sum);
-    let toml = sum.join("problem.toml");
+    set_sum_limits(&sum, limits);
+    dir
+}
+
+/// A copy of the `sum` fixture (in `sum` under the returned folder) with `time_limit` in seconds.
+pub fn sum_with_time_limit(seconds: f64) -> tempfile::TempDir {
+    sum_with_limits(&format!("time_limit = {seconds:?}"))
+}
+
+/// Replaces the [`SUM_TIME_LIMIT`] line of the copy of `sum` in `dir` by `limits` (one or more
+/// lines of its `[limits]`); fails the test if the line is not there.
+pub fn set_sum_limits(dir: &Path, limits: &str) {
+    let toml = dir.join("problem.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
-    let changed = text.replace(SUM_TIME_LIMIT, &format!("time_limit = {seconds:?}"));
+    let changed = text.replace(SUM_TIME_LIMIT, limits);
     assert_ne!(
         changed, text,
         "the sum fixture's time limit is not `{SUM_TIME_LIMIT}`"
     );
     std::fs::write(&toml, changed).unwrap();
-    dir
 }
 
 pub fn program(name: &str) -> PathBuf {

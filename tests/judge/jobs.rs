@@ -22,11 +22,7 @@ pub(crate) fn near_limit_repo() -> tempfile::TempDir {
     let quarter = slow.replace("< 500000000L", "< 250000000L");
     assert_ne!(quarter, slow, "ac-slow-sum.c no longer burns 0.5 s");
     std::fs::write(quarter_sum(&r), quarter).unwrap();
-    let toml = r.path().join("problems/sum/problem.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    let changed = text.replace(crate::harness::SUM_TIME_LIMIT, "time_limit = 0.35");
-    assert_ne!(changed, text, "the sum fixture's time limit changed");
-    std::fs::write(&toml, changed).unwrap();
+    crate::harness::set_sum_limits(&r.path().join("problems/sum"), "time_limit = 0.35");
     r
 }
 
@@ -118,14 +114,10 @@ fn interrupting_a_parallel_verify_kills_every_job_and_leaves_nothing() {
         ("time_limit_exceeded", "tle-loop.c"),
         ("wrong_answer", "wa.c"),
     ]);
-    let toml = r.path().join("problems/sum/problem.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    let changed = text.replace(
-        crate::harness::SUM_TIME_LIMIT,
+    crate::harness::set_sum_limits(
+        &r.path().join("problems/sum"),
         "time_limit = 30.0\nwall_time_limit = 60.0",
     );
-    assert_ne!(changed, text, "the sum fixture's time limit changed");
-    std::fs::write(&toml, changed).unwrap();
     let f = judge()
         .args(["verify", "-j", "2"])
         .current_dir(r.path())

@@ -160,11 +160,7 @@ fn a_folder_of_packages_is_served_and_reloaded_and_a_broken_one_stops_no_other()
     assert_eq!(before, judge_service::store::hash(&sum_package()));
 
     // A changed package is stored again; the broken one mended is served; a new one too.
-    let toml = packages.join("adder/problem.toml");
-    let text = std::fs::read_to_string(&toml).unwrap();
-    let changed = text.replace(crate::harness::SUM_TIME_LIMIT, "time_limit = 2.0");
-    assert_ne!(changed, text, "the sum fixture's time limit changed");
-    std::fs::write(&toml, changed).unwrap();
+    crate::harness::set_sum_limits(&packages.join("adder"), "time_limit = 2.0");
     crate::harness::copy_dir(
         &crate::harness::fixture_problem("sum"),
         &packages.join("newer"),
