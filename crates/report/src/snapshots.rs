@@ -349,7 +349,8 @@ fn redact(text: &str) -> String {
     out
 }
 
-/// The settings of every snapshot here: redacted, stored as `src/snapshots/<name>.snap`.
+/// The settings of every snapshot here: stored as `src/snapshots/<name>.snap` (the text is
+/// redacted before, by [`redact`]).
 fn settings() -> insta::Settings {
     let mut s = insta::Settings::clone_current();
     // Absolute, so the snapshots are found even where `cargo metadata` cannot run (the unit

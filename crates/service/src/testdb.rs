@@ -1,9 +1,9 @@
 //! A throwaway PostgreSQL for tests: `initdb` into a temporary folder (under /dev/shm when it
 //! can: [`data_base`]) as an unprivileged user (`nobody` when the tests run as root: `initdb`
 //! refuses root), `postgres` listening on a Unix socket in that folder only
-//! (`listen_addresses=''`), `fsync=off`. Each test takes a database
-//! of its own ([`Server::fresh_db`]). [`Options`] asks for synchronous commits (a server the
-//! test crashes), TCP addresses and a network namespace to run in (many machines on one).
+//! (`listen_addresses=''`), `fsync=off`. Each test takes a database of its own
+//! ([`Server::fresh_db`]). [`Options`] asks for synchronous commits (a server the test
+//! crashes), TCP addresses and a network namespace to run in (many machines on one).
 //!
 //! A [`Server`] stops its postmaster and removes its folder when dropped; [`shared`] is one
 //! server per test process, stopped at the process's exit (an `atexit` handler, which also
