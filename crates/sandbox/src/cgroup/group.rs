@@ -1,7 +1,7 @@
 //! One run's cgroups ([`RunGroup`]): joining them, reading what the run used (CPU time, peak
 //! memory, OOM evidence) from files opened once, killing the tree, and removing the folders.
 
-use super::{members, open_at, read_fresh};
+use super::{members, open_at};
 use crate::leftovers::Held;
 use std::ffi::CString;
 use std::path::PathBuf;
@@ -18,12 +18,16 @@ pub struct RunGroup {
     pub(super) held: Vec<Held>,
     /// Registered with the interrupt handler (see [`Cgroups::create_registered`]).
     pub(super) registered: bool,
+    /// The memory limit (bytes) and the process limit set on its folders.
+    pub(super) limits: (u64, u32),
 }
 
-/// A cgroup file opened on first use and then read from the start each time.
+/// A cgroup file opened on first use and then read from the start each time (and written,
+/// for a counter the judge resets: see [`Cached::resettable`]).
 pub(super) struct Cached {
     pub(super) path: PathBuf,
     pub(super) file: std::cell::OnceCell<Option<std::fs::File>>,
+    writable: bool,
 }
 
 impl Cached {
@@ -31,13 +35,43 @@ impl Cached {
         Cached {
             path,
             file: std::cell::OnceCell::new(),
+            writable: false,
+        }
+    }
+
+    /// A counter that is also reset through the same descriptor (v1 `cpuacct.usage`,
+    /// `memory.max_usage_in_bytes`): opening a cgroup file costs more than reading it.
+    fn resettable(path: PathBuf) -> Cached {
+        Cached {
+            writable: true,
+            ..Cached::new(path)
         }
     }
 
     fn open(&self) -> Option<&std::fs::File> {
         self.file
-            .get_or_init(|| std::fs::File::open(&self.path).ok())
+            .get_or_init(|| {
+                std::fs::OpenOptions::new()
+                    .read(true)
+                    .write(self.writable)
+                    .open(&self.path)
+                    .ok()
+            })
             .as_ref()
+    }
+
+    /// Writes `value` (a whole write: cgroup files take no offsets); whether all of it was taken.
+    fn write(&self, value: &[u8]) -> bool {
+        use std::os::unix::fs::FileExt;
+        self.writable
+            && self
+                .open()
+                .is_some_and(|f| f.write_at(value, 0).is_ok_and(|n| n == value.len()))
+    }
+
+    /// A placeholder left where a file was moved out.
+    fn taken() -> Cached {
+        Cached::new(PathBuf::new())
     }
 
     /// The whole file, read from its start (cgroup files are generated afresh on each read).
@@ -87,6 +121,11 @@ pub(super) struct Files {
     pub(super) events: Cached,
     /// memory.failcnt (v1).
     pub(super) failcnt: Option<Cached>,
+    /// memory.usage_in_bytes (v1: read when a finished run's folder is kept, see
+    /// [`PooledMemory::fresh`]).
+    pub(super) usage: Option<Cached>,
+    /// pids.current (v1: read when a finished run's pair is pooled, see [`RunGroup::recycle`]).
+    pub(super) charged: Option<Cached>,
     /// [`JOIN_V1`] or `cgroup.procs` (v2) of each group, opened for writing: a program joins
     /// through these.
     pub(super) join: std::cell::OnceCell<Result<Vec<std::fs::File>, String>>,
@@ -112,11 +151,13 @@ impl Files {
                 cpuacct,
                 pids,
             } => Files {
-                cpu: Cached::new(cpuacct.join("cpuacct.usage")),
-                peak: Cached::new(memory.join("memory.max_usage_in_bytes")),
+                cpu: Cached::resettable(cpuacct.join("cpuacct.usage")),
+                peak: Cached::resettable(memory.join("memory.max_usage_in_bytes")),
                 current: None,
                 events: Cached::new(memory.join("memory.oom_control")),
                 failcnt: Some(Cached::new(memory.join("memory.failcnt"))),
+                usage: Some(Cached::new(memory.join("memory.usage_in_bytes"))),
+                charged: Some(Cached::new(pids.join("pids.current"))),
                 join: std::cell::OnceCell::new(),
                 join_dirs: vec![memory.clone(), cpuacct.clone(), pids.clone()],
                 join_file: JOIN_V1,
@@ -127,6 +168,8 @@ impl Files {
                 current: Some(Cached::new(dir.join("memory.current"))),
                 events: Cached::new(dir.join("memory.events")),
                 failcnt: None,
+                usage: None,
+                charged: None,
                 join: std::cell::OnceCell::new(),
                 join_dirs: vec![dir.clone()],
                 join_file: "cgroup.procs",
@@ -236,7 +279,7 @@ impl RunGroup {
     }
 
     /// Pids of the run's processes (in the judge's PID namespace), read afresh (see
-    /// [`read_fresh`]) from the group that holds them (v1: pids, the last folder).
+    /// `read_fresh`) from the group that holds them (v1: pids, the last folder).
     pub fn pids(&self) -> Vec<i32> {
         match self.held.get(self.dirs().len() - 1) {
             Some(dir) => members(dir.fd()),
@@ -323,15 +366,12 @@ impl RunGroup {
             // Dropped: removed (a second kill_all finds the same process).
             return None;
         }
-        let (cpuacct, pids) = (self.held[1].fd(), self.held[2].fd());
         // pids.current counts a process until it is reaped (cgroup.procs lists it only until it
         // exits), and a process that is not reaped yet may still be charged CPU time.
-        let charged = read_fresh(pids, c"pids.current")
-            .and_then(|t| String::from_utf8_lossy(&t).trim().parse::<u64>().ok());
+        let charged = self.files.charged.as_ref().and_then(Cached::read_u64);
         let reset = charged == Some(0)
-            && write_at(cpuacct, c"cpuacct.usage", b"0")
-            && read_fresh(cpuacct, c"cpuacct.usage")
-                .is_some_and(|t| String::from_utf8_lossy(&t).trim() == "0");
+            && self.files.cpu.write(b"0")
+            && self.files.cpu.read_u64() == Some(0);
         if !reset {
             return None;
         }
@@ -342,27 +382,56 @@ impl RunGroup {
                 return None;
             }
         };
-        // The memory folder keeps kernel memory charged for good after its run: never reused.
-        remove_folder(memory.path());
-        crate::interrupt::unregister_cgroup(memory.path());
-        drop(memory);
         // The pair stays registered with the interrupt handler, and held: still ours.
         self.registered = false;
-        let cpu = std::mem::replace(&mut self.files.cpu, Cached::new(PathBuf::new()));
-        let join = match self.files.join.take() {
-            Some(Ok(files)) => <[std::fs::File; 3]>::try_from(files)
-                .ok()
-                .map(|[_, c, p]| [c, p]),
-            _ => None,
+        let cpu = std::mem::replace(&mut self.files.cpu, Cached::taken());
+        let charged = self.files.charged.take();
+        let (memory_join, join) = match self.files.join.take() {
+            Some(Ok(files)) => match <[std::fs::File; 3]>::try_from(files) {
+                Ok([m, c, p]) => (Some(m), Some([c, p])),
+                Err(_) => (None, None),
+            },
+            _ => (None, None),
         };
+        let memory =
+            if self.reusable_memory() {
+                Some(PooledMemory {
+                    peak: std::mem::replace(&mut self.files.peak, Cached::taken()),
+                    events: std::mem::replace(&mut self.files.events, Cached::taken()),
+                    usage: self.files.usage.take().unwrap_or_else(|| {
+                        Cached::new(memory.path().join("memory.usage_in_bytes"))
+                    }),
+                    failcnt: self.files.failcnt.take(),
+                    held: Some(memory),
+                    join: memory_join,
+                    limit: self.limits.0,
+                    retired: std::time::Instant::now(),
+                })
+            } else {
+                remove_folder(memory.path());
+                crate::interrupt::unregister_cgroup(memory.path());
+                drop(memory);
+                None
+            };
         Some(Pooled {
             parts: Some(PooledParts {
                 cpuacct,
                 pids,
                 cpu,
+                charged,
                 join,
+                memory,
+                processes: self.limits.1,
             }),
         })
+    }
+
+    /// Whether a finished run's memory folder may serve another run: no OOM kill and no
+    /// allocation refused at the limit in it (counters that cannot be reset to what a fresh
+    /// folder reads). What is still charged to it is checked when it is taken (see
+    /// [`PooledMemory::fresh`]).
+    fn reusable_memory(&self) -> bool {
+        self.memory_evidence() == (false, false)
     }
 
     /// A run's cgroups from a pooled cpuacct and pids pair and a fresh memory folder (made and
@@ -379,6 +448,9 @@ impl RunGroup {
         };
         let mut files = Files::of(&kind);
         files.cpu = parts.cpu;
+        if parts.charged.is_some() {
+            files.charged = parts.charged;
+        }
         if let Some([c, p]) = parts.join {
             // The new memory folder's join file beside the pair's, as the janitor opens a
             // spare's; if it cannot be opened here, all three are opened when first needed.
@@ -392,6 +464,48 @@ impl RunGroup {
             files,
             held: vec![memory, parts.cpuacct, parts.pids],
             registered: false,
+            limits: (0, parts.processes),
+        })
+    }
+
+    /// A run's cgroups from a pooled pair and a kept memory folder that reads as a fresh one
+    /// (see [`PooledMemory::fresh`]), the files of both kept open; None if the pair was used
+    /// already (the memory folder is removed then).
+    pub(super) fn from_pooled_whole(
+        pooled: &mut Pooled,
+        mut kept: PooledMemory,
+    ) -> Option<RunGroup> {
+        let held = kept.held.take()?;
+        let Some(parts) = pooled.parts.take() else {
+            kept.held = Some(held);
+            return None;
+        };
+        let kind = Kind::V1 {
+            memory: held.path().to_path_buf(),
+            cpuacct: parts.cpuacct.path().to_path_buf(),
+            pids: parts.pids.path().to_path_buf(),
+        };
+        let mut files = Files::of(&kind);
+        files.cpu = parts.cpu;
+        if parts.charged.is_some() {
+            files.charged = parts.charged;
+        }
+        files.peak = std::mem::replace(&mut kept.peak, Cached::taken());
+        files.events = std::mem::replace(&mut kept.events, Cached::taken());
+        files.usage = Some(std::mem::replace(&mut kept.usage, Cached::taken()));
+        if kept.failcnt.is_some() {
+            files.failcnt = kept.failcnt.take();
+        }
+        if let (Some([c, p]), Some(m)) = (parts.join, kept.join.take()) {
+            let _ = files.join.set(Ok(vec![m, c, p]));
+        }
+        // All three folders stayed registered with the interrupt handler while pooled.
+        Some(RunGroup {
+            kind,
+            files,
+            held: vec![held, parts.cpuacct, parts.pids],
+            registered: true,
+            limits: (kept.limit, parts.processes),
         })
     }
 }
@@ -409,7 +523,73 @@ struct PooledParts {
     cpuacct: Held,
     pids: Held,
     cpu: Cached,
+    /// pids.current.
+    charged: Option<Cached>,
     join: Option<[std::fs::File; 2]>,
+    /// The process limit set on the pids folder.
+    processes: u32,
+    /// The run's memory folder, when it could be kept too (the janitor pools it apart: see
+    /// [`Pooled::take_memory`]).
+    memory: Option<PooledMemory>,
+}
+
+/// A finished run's memory folder kept for another run (cgroup v1): no OOM kill and no
+/// allocation refused at the limit in it, its files kept open. It serves another run once it
+/// reads as a fresh folder ([`PooledMemory::fresh`]). Still held and registered with the
+/// interrupt handler; removed on drop.
+pub(super) struct PooledMemory {
+    held: Option<Held>,
+    peak: Cached,
+    events: Cached,
+    join: Option<std::fs::File>,
+    /// memory.usage_in_bytes.
+    usage: Cached,
+    /// memory.failcnt.
+    failcnt: Option<Cached>,
+    /// The memory limit set on it.
+    limit: u64,
+    /// When its run was retired.
+    pub(super) retired: std::time::Instant,
+}
+
+impl PooledMemory {
+    pub(super) fn path(&self) -> Option<&std::path::Path> {
+        self.held.as_ref().map(Held::path)
+    }
+
+    /// Whether the folder now reads exactly as a fresh one would, with the limit `memory`
+    /// set: nothing charged to it and its peak reset to 0. An ended run's last charges go some
+    /// milliseconds after it: objects the kernel frees after an RCU grace period, and the
+    /// batch it charges ahead per CPU, handed back when another group charges on that CPU (the
+    /// next runs do). A run that left something for good (a cached directory entry, a page
+    /// of a file it read first) keeps its folder from ever reading fresh.
+    pub(super) fn fresh(&mut self, memory: u64) -> bool {
+        let Some(held) = &self.held else {
+            return false;
+        };
+        let empty = self.usage.read_u64() == Some(0)
+            && self.peak.write(b"0")
+            && self.peak.read_u64() == Some(0);
+        if !empty {
+            return false;
+        }
+        if self.limit != memory {
+            if super::v1::limit_memory(held.path(), memory).is_err() {
+                return false;
+            }
+            self.limit = memory;
+        }
+        true
+    }
+}
+
+impl Drop for PooledMemory {
+    fn drop(&mut self) {
+        if let Some(held) = self.held.take() {
+            remove_folder(held.path());
+            crate::interrupt::unregister_cgroup(held.path());
+        }
+    }
 }
 
 impl Pooled {
@@ -419,16 +599,27 @@ impl Pooled {
         Some((parts.cpuacct.path(), parts.pids.path()))
     }
 
+    /// The memory folder kept with the pair, if any, taken out.
+    pub(super) fn take_memory(&mut self) -> Option<PooledMemory> {
+        self.parts.as_mut()?.memory.take()
+    }
+
     /// Sets the process limit of the pids folder (`pids.max`); whether it took.
-    pub(super) fn set_processes(&self, processes: u32) -> bool {
-        self.parts
-            .as_ref()
-            .is_some_and(|p| write_at(p.pids.fd(), c"pids.max", processes.to_string().as_bytes()))
+    pub(super) fn set_processes(&mut self, processes: u32) -> bool {
+        self.parts.as_mut().is_some_and(|p| {
+            let set = p.processes == processes
+                || write_at(p.pids.fd(), c"pids.max", processes.to_string().as_bytes());
+            if set {
+                p.processes = processes;
+            }
+            set
+        })
     }
 }
 
 impl Drop for Pooled {
     fn drop(&mut self) {
+        // A kept memory folder is removed by its own drop.
         if let Some(parts) = self.parts.take() {
             for held in [&parts.cpuacct, &parts.pids] {
                 remove_folder(held.path());

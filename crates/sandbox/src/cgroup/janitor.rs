@@ -1,11 +1,12 @@
 //! The janitor: a thread of its own that removes finished runs' cgroups (on v1, keeping their
-//! cpuacct and pids folders for the next runs when they can be reused exactly: `recycle`),
+//! folders for the next runs when they can be reused exactly: `recycle`, `take_memory`),
 //! makes spare cgroups for the next runs (`take_spare`, `give_back`), and runs other cleanup
 //! off the judge's path (`in_background`); `flush` waits until it has finished, before the
 //! judge exits.
 
-use super::group::{Pooled, RunGroup};
+use super::group::{Pooled, PooledMemory, RunGroup};
 use super::{Cgroups, V1};
+use std::collections::VecDeque;
 use std::sync::{mpsc, Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -46,10 +47,75 @@ pub(super) static POOL: Mutex<Vec<Pooled>> = Mutex::new(Vec::new());
 /// The most pairs kept: enough for every spare of every kind, twice.
 pub(super) const POOL_SIZE: usize = 2 * SPARES_PER_KIND * SPARE_KINDS;
 
+/// Finished runs' memory folders kept for the next runs (cgroup v1; see [`PooledMemory`]),
+/// least recently retired first.
+pub(super) static MEMORY_POOL: Mutex<VecDeque<PooledMemory>> = Mutex::new(VecDeque::new());
+/// The most memory folders kept: a run's last charges are freed within some tens of
+/// milliseconds, while a judge with two slots retires a few hundred runs a second.
+pub(super) const MEMORY_POOL_SIZE: usize = 32;
+/// A kept memory folder still charged this long after its run is removed: what is left is
+/// not on its way out (a cached directory entry stays charged until reclaimed). Making and
+/// removing memory folders (mkdir, rmdir, and the kernel's worker that finishes a removal)
+/// took about 0.7 ms of a trivial three-test submission's 6–7 ms of machine CPU.
+const MEMORY_SETTLE: Duration = Duration::from_secs(1);
+/// Kept memory folders looked at for one run: the least recently retired are the likeliest
+/// to be free of charges.
+const MEMORY_TRIES: usize = 2;
+
+/// A kept memory folder in this hierarchy that reads as a fresh one, limited to `memory`
+/// bytes (see [`PooledMemory::fresh`]); folders still charged after [`MEMORY_SETTLE`] are
+/// removed on the way.
+pub(super) fn take_memory(v1: &V1, memory: u64) -> Option<PooledMemory> {
+    let mut stale = Vec::new();
+    let found = {
+        let mut pool = MEMORY_POOL.lock().ok()?;
+        let mut found = None;
+        let mut i = 0;
+        let mut tried = 0;
+        while i < pool.len() && tried < MEMORY_TRIES {
+            if pool[i].path().and_then(std::path::Path::parent) != Some(&v1.memory) {
+                i += 1;
+                continue;
+            }
+            tried += 1;
+            if pool[i].fresh(memory) {
+                found = pool.remove(i);
+                break;
+            }
+            if pool[i].retired.elapsed() > MEMORY_SETTLE {
+                stale.extend(pool.remove(i));
+            } else {
+                i += 1;
+            }
+        }
+        found
+    };
+    // Removed after the pool is unlocked.
+    drop(stale);
+    found
+}
+
+/// Keeps a finished run's memory folder for the next runs, removing the least recently
+/// retired one when the pool is full.
+fn keep_memory(kept: PooledMemory) {
+    let oldest = match MEMORY_POOL.lock() {
+        Ok(mut pool) => {
+            pool.push_back(kept);
+            (pool.len() > MEMORY_POOL_SIZE)
+                .then(|| pool.pop_front())
+                .flatten()
+        }
+        Err(_) => Some(kept),
+    };
+    drop(oldest);
+}
+
 /// A pooled pair in these hierarchies, if one is kept.
 pub(super) fn take_pooled(v1: &V1) -> Option<Pooled> {
     let mut pool = POOL.lock().ok()?;
-    let i = pool.iter().rposition(|p| {
+    // The least recent first: the kernel frees an ended run's last memory charges a few
+    // milliseconds after it, and a memory folder is reused only once nothing is charged.
+    let i = pool.iter().position(|p| {
         p.dirs().is_some_and(|(cpuacct, pids)| {
             cpuacct.parent() == Some(&v1.cpuacct) && pids.parent() == Some(&v1.pids)
         })
@@ -64,7 +130,10 @@ pub(super) fn recycle(group: RunGroup) {
     if !room {
         return drop(group);
     }
-    if let Some(pooled) = group.recycle() {
+    if let Some(mut pooled) = group.recycle() {
+        if let Some(kept) = pooled.take_memory() {
+            keep_memory(kept);
+        }
         // Removed (if the pool filled up meanwhile) after the pool is unlocked.
         let _unused = match POOL.lock() {
             Ok(mut pool) if pool.len() < POOL_SIZE => {
@@ -157,6 +226,7 @@ pub(super) fn janitor() -> &'static Mutex<Janitor> {
                     Job::DropSpares => {
                         drop(SPARES.lock().map(|mut s| std::mem::take(&mut *s)));
                         drop(POOL.lock().map(|mut p| std::mem::take(&mut *p)));
+                        drop(MEMORY_POOL.lock().map(|mut p| std::mem::take(&mut *p)));
                     }
                     Job::Call(work) => work(),
                 }
@@ -300,10 +370,12 @@ mod tests {
         assert!(burnt >= Duration::from_millis(50), "{burnt:?}");
         let before = dirs(&first);
         let pooled = first.recycle().expect("an emptied group is pooled");
-        assert!(!before[0].exists(), "the memory folder is never reused");
         let second = v1.reuse(pooled, 64 << 20, 8).expect("a reused group");
         let after = dirs(&second);
-        assert_ne!(after[0], before[0], "a fresh memory folder");
+        // Its memory folder serves again only through the janitor's memory pool (see
+        // `a_kept_memory_folder_reads_as_a_fresh_one`): removed here.
+        assert!(!before[0].exists(), "{before:?}");
+        assert_ne!(after[0], before[0], "another memory folder");
         assert_eq!(after[1..], before[1..], "the same cpuacct and pids folders");
         let status = spawn_in(&second, "true", &[]).wait().unwrap();
         assert!(status.success());
@@ -344,6 +416,92 @@ mod tests {
         let registered = crate::interrupt::registered_cgroups();
         assert!(made.iter().all(|d| !registered.contains(d)));
         child.wait().unwrap();
+    }
+
+    /// A run's memory folder serves the next run once it reads as a fresh one: nothing charged,
+    /// its peak back to 0, no OOM kill or refused allocation, the next run's limit set.
+    #[test]
+    fn a_kept_memory_folder_reads_as_a_fresh_one() {
+        let Some((_turn, v1)) = v1_or_skip() else {
+            return;
+        };
+        let cgroups = Cgroups::V1(v1.clone());
+        let first = cgroups.create_registered(256 << 20, 8).unwrap();
+        // 40 MiB of anonymous memory: dd's buffer, filled.
+        let dd = [
+            "bs=40M",
+            "count=1",
+            "if=/dev/zero",
+            "of=/dev/null",
+            "status=none",
+        ];
+        let status = spawn_in(&first, "dd", &dd).wait().unwrap();
+        assert!(status.success(), "{status:?}");
+        assert!(first.peak_memory() > 40 << 20, "{}", first.peak_memory());
+        let before = dirs(&first);
+        let mut pooled = first.recycle().expect("an emptied group is pooled");
+        let mut kept = pooled.take_memory().expect("its memory folder is kept");
+        assert_eq!(kept.path(), Some(before[0].as_path()));
+        // The kernel frees the ended run's last charges a little later, and keeps a batch
+        // charged per CPU until another group charges there (as the next runs do); with no
+        // other runs here, the batch is handed back as force_empty does.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !kept.fresh(64 << 20) {
+            std::fs::write(before[0].join("memory.force_empty"), "0").unwrap();
+            assert!(
+                Instant::now() < deadline,
+                "still charged after 10 s: {}",
+                read(&before[0], "memory.usage_in_bytes")
+            );
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let second = RunGroup::from_pooled_whole(&mut pooled, kept).expect("a whole group");
+        assert_eq!(dirs(&second), before, "the same three folders");
+        assert_eq!(second.peak_memory(), 0);
+        assert_eq!(second.memory_evidence(), (false, false));
+        assert_eq!(
+            read(&before[0], "memory.limit_in_bytes"),
+            (64u64 << 20).to_string()
+        );
+        let status = spawn_in(&second, "true", &[]).wait().unwrap();
+        assert!(status.success());
+        let peak = second.peak_memory();
+        assert!(
+            peak > 0 && peak < 8 << 20,
+            "`true` after 40 MiB in the same folder: {peak}"
+        );
+        drop(second);
+        assert!(before.iter().all(|d| !d.exists()), "{before:?}");
+    }
+
+    /// A memory folder whose run hit its limit keeps counters that cannot be reset (the OOM
+    /// kills, the refused allocations): never kept.
+    #[test]
+    fn a_memory_folder_that_hit_its_limit_is_not_kept() {
+        let Some((_turn, v1)) = v1_or_skip() else {
+            return;
+        };
+        let cgroups = Cgroups::V1(v1);
+        let first = cgroups.create_registered(16 << 20, 8).unwrap();
+        let dd = [
+            "bs=64M",
+            "count=1",
+            "if=/dev/zero",
+            "of=/dev/null",
+            "status=none",
+        ];
+        let status = spawn_in(&first, "dd", &dd).wait().unwrap();
+        assert!(!status.success(), "64 MiB under a 16 MiB limit: {status:?}");
+        assert_ne!(first.memory_evidence(), (false, false));
+        let before = dirs(&first);
+        let mut pooled = first.recycle().expect("the pair is pooled");
+        assert!(
+            pooled.take_memory().is_none(),
+            "kept after hitting its limit"
+        );
+        assert!(!before[0].exists(), "{before:?}");
+        drop(pooled);
+        assert!(before.iter().all(|d| !d.exists()), "{before:?}");
     }
 
     #[test]

@@ -273,21 +273,21 @@ pub(crate) mod testing {
         }
     }
 
-    /// Starts `program` with `args` in `group` (joined between fork and exec).
+    /// Starts `program` with `args` in `group` (joined between fork and exec through the
+    /// group's join files, opened before the fork as the judge's runs join: no path is looked
+    /// up in the run's cgroups, which would leave directory entries charged to its memory).
     pub(crate) fn spawn_in(group: &RunGroup, program: &str, args: &[&str]) -> std::process::Child {
         use std::os::unix::process::CommandExt;
-        let procs = group.procs_files();
+        let fds = group.join_fds().expect("the join files");
         let mut cmd = std::process::Command::new(program);
         cmd.args(args);
-        // SAFETY: between fork and exec only open/write/close on prepared C strings.
+        // SAFETY: between fork and exec only writes to descriptors open in this process.
         unsafe {
             cmd.pre_exec(move || {
-                for p in &procs {
-                    let fd = libc::open(p.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                    if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
+                for &fd in &fds {
+                    if libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
                         return Err(std::io::Error::last_os_error());
                     }
-                    libc::close(fd);
                 }
                 Ok(())
             });

@@ -80,6 +80,7 @@ impl V1 {
             files,
             held: Vec::new(),
             registered: false,
+            limits: (memory, processes),
         };
         let dirs: Vec<PathBuf> = g.dirs().into_iter().cloned().collect();
         for d in &dirs {
@@ -93,11 +94,27 @@ impl V1 {
     }
 
     /// A run's cgroups from a pooled cpuacct and pids pair (see `janitor::recycle`) with a
+    /// kept memory folder that reads as a fresh one (see `janitor::take_memory`) or else a
     /// fresh memory folder, registered with the interrupt handler; None if they could not be
     /// made (the pair is removed then, and the caller makes three fresh folders).
-    pub(super) fn reuse(&self, pooled: Pooled, memory: u64, processes: u32) -> Option<RunGroup> {
+    pub(super) fn reuse(
+        &self,
+        mut pooled: Pooled,
+        memory: u64,
+        processes: u32,
+    ) -> Option<RunGroup> {
         if !pooled.set_processes(processes) {
             return None;
+        }
+        // The pair's own memory folder serves only through the janitor's memory pool (see
+        // `janitor::recycle`): removed here if it is still with the pair, before the
+        // registry is locked below (removing a folder unregisters it).
+        drop(pooled.take_memory());
+        // A kept memory folder that reads as a fresh one: nothing to make.
+        if let Some(kept) = super::janitor::take_memory(self, memory) {
+            if let Some(group) = RunGroup::from_pooled_whole(&mut pooled, kept) {
+                return Some(group);
+            }
         }
         // What is not used is dropped after the registry is unlocked: dropping unregisters.
         let (mut pair, mut spoiled) = (Some(pooled), None);
@@ -119,6 +136,7 @@ impl V1 {
             };
             // The pair is registered already (it stayed so in the pool).
             group.registered = true;
+            group.limits.0 = memory;
             if limit_memory(&dir, memory).is_err() {
                 spoiled = Some(group);
                 return Ok((None, vec![dir]));
@@ -136,10 +154,20 @@ fn set(dir: &Path, file: &str, value: String) -> Result<(), Made> {
 }
 
 /// Sets the memory limits of a run's memory folder.
-fn limit_memory(mem: &Path, memory: u64) -> Result<(), Made> {
-    set(mem, "memory.limit_in_bytes", memory.to_string())?;
-    if mem.join("memory.memsw.limit_in_bytes").exists() {
-        set(mem, "memory.memsw.limit_in_bytes", memory.to_string())?;
+pub(super) fn limit_memory(mem: &Path, memory: u64) -> Result<(), Made> {
+    let memsw = mem.join("memory.memsw.limit_in_bytes").exists();
+    let limit = || set(mem, "memory.limit_in_bytes", memory.to_string());
+    let limit_memsw = || set(mem, "memory.memsw.limit_in_bytes", memory.to_string());
+    match limit() {
+        Ok(()) if memsw => limit_memsw()?,
+        Ok(()) => {}
+        // The memory limit is never above the memory+swap one (a reused folder's may be
+        // raised): that one goes first.
+        Err(_) if memsw => {
+            limit_memsw()?;
+            limit()?;
+        }
+        Err(e) => return Err(e),
     }
     // Swap would hide memory use and slow the machine down.
     let _ = set(mem, "memory.swappiness", "0".into());

@@ -142,6 +142,7 @@ impl V2 {
             files,
             held: Vec::new(),
             registered: false,
+            limits: (memory, processes),
         };
         group.held.push(make_held(&dir)?);
         write(&dir, "memory.max", &memory.to_string())?;
