@@ -52,6 +52,10 @@ impl Lite {
         }
         conn.execute_batch("PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;")
             .map_err(named)?;
+        // The hub's checkpointer copies the log into the file (see `Checkpointer`); a commit
+        // does it itself only when the log has grown far beyond that.
+        conn.execute_batch(&format!("PRAGMA wal_autocheckpoint = {BACKSTOP_PAGES};"))
+            .map_err(named)?;
         let key = std::fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
         Ok(Lite {
             conn,
@@ -92,8 +96,13 @@ impl Lite {
             .trim_start()
             .get(..6)
             .is_some_and(|w| w.eq_ignore_ascii_case("select"));
-        let _writing = (!reads).then(|| self.hub.writer());
-        work(&self.conn)
+        let writing = (!reads).then(|| self.hub.writer());
+        let done = work(&self.conn);
+        if writing.is_some() {
+            drop(writing);
+            self.hub.checkpoints.committed();
+        }
+        done
     }
 
     /// Hears `channels` from now on (as well as those listened to before).
@@ -143,6 +152,7 @@ impl LiteTx<'_> {
     pub fn commit(mut self) -> Result<(), Error> {
         self.conn.execute_batch("COMMIT")?;
         self.open = false;
+        self.hub.checkpoints.committed();
         for (channel, payload) in std::mem::take(&mut self.pending) {
             self.hub.send(&channel, &payload);
         }
@@ -164,6 +174,100 @@ pub struct Hub {
     listeners: Mutex<Vec<Listener>>,
     /// Taken by a connection of this process while it writes the file.
     write: Mutex<()>,
+    /// Copies the write-ahead log into the file, off the writers' path.
+    checkpoints: Checkpointer,
+}
+
+/// Pages the write-ahead log may hold before a commit copies it into the file itself
+/// (SQLite's `wal_autocheckpoint`; its default is 1000): a backstop for when the hub's
+/// checkpointer falls behind.
+const BACKSTOP_PAGES: u32 = 20_000;
+/// How often the checkpointer looks for commits to copy into the file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+
+/// A thread per file and process that runs `PRAGMA wal_checkpoint(PASSIVE)` on a connection of
+/// its own after commits, at most every [`CHECKPOINT_EVERY`]. A checkpoint syncs the file to
+/// disk (with `synchronous = NORMAL` a commit does not); done by the committing connection, as
+/// SQLite does by default every 1000 pages, it held the process's write mutex (see
+/// [`Lite::begin`]) through that sync, and every judging slot of the server waited for it. A
+/// passive checkpoint takes no write lock: writers go on meanwhile. The thread starts at the
+/// first commit and ends, closing its connection, when the hub is dropped (its file's last
+/// connection in this process closed); the drop waits for it.
+#[derive(Default)]
+struct Checkpointer {
+    path: PathBuf,
+    state: Arc<(Mutex<CheckpointState>, std::sync::Condvar)>,
+    thread: Mutex<Option<std::thread::JoinHandle<()>>>,
+}
+
+#[derive(Default)]
+struct CheckpointState {
+    /// Commits since the last checkpoint.
+    commits: u64,
+    closed: bool,
+}
+
+impl Checkpointer {
+    /// Counts a commit; the first one starts the thread.
+    fn committed(&self) {
+        let (lock, _) = &*self.state;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).commits += 1;
+        let mut thread = self.thread.lock().unwrap_or_else(|e| e.into_inner());
+        if thread.is_none() {
+            let (path, state) = (self.path.clone(), self.state.clone());
+            // Without the thread, commits checkpoint at the backstop.
+            *thread = std::thread::Builder::new()
+                .name("sqlite-checkpoint".into())
+                .spawn(move || Checkpointer::run(&path, &state))
+                .ok();
+        }
+    }
+
+    fn run(path: &Path, shared: &(Mutex<CheckpointState>, std::sync::Condvar)) {
+        let (lock, changed) = shared;
+        let mut conn: Option<Connection> = None;
+        loop {
+            let commits = {
+                let state = lock.lock().unwrap_or_else(|e| e.into_inner());
+                let (mut state, _) = changed
+                    .wait_timeout_while(state, CHECKPOINT_EVERY, |s| !s.closed)
+                    .unwrap_or_else(|e| e.into_inner());
+                if state.closed {
+                    return;
+                }
+                std::mem::take(&mut state.commits)
+            };
+            if commits == 0 {
+                continue;
+            }
+            if conn.is_none() {
+                conn = Connection::open(path).ok();
+            }
+            let done = conn
+                .as_ref()
+                .map(|c| c.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(())));
+            if !matches!(done, Some(Ok(()))) {
+                // Opened afresh next time; meanwhile the backstop holds the log's size.
+                conn = None;
+            }
+        }
+    }
+}
+
+impl Drop for Checkpointer {
+    fn drop(&mut self) {
+        let (lock, changed) = &*self.state;
+        lock.lock().unwrap_or_else(|e| e.into_inner()).closed = true;
+        changed.notify_all();
+        let thread = self
+            .thread
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .take();
+        if let Some(thread) = thread {
+            let _ = thread.join();
+        }
+    }
 }
 
 struct Listener {
@@ -183,7 +287,14 @@ impl Hub {
             return hub;
         }
         hubs.retain(|_, hub| hub.strong_count() > 0);
-        let hub = Arc::new(Hub::default());
+        let hub = Arc::new(Hub {
+            checkpoints: Checkpointer {
+                path: key.clone(),
+                state: Arc::default(),
+                thread: Mutex::new(None),
+            },
+            ..Hub::default()
+        });
         hubs.insert(key, Arc::downgrade(&hub));
         hub
     }

@@ -91,6 +91,42 @@ fn a_sqlite_transactions_notifications_arrive_on_commit_only() {
     assert_eq!(listener.wait(short).unwrap(), None);
 }
 
+/// The log's pages reach the file without a commit copying them (SQLite's default does at
+/// 1000 pages, and these are fewer): the hub's checkpointer does, off the writers' path.
+#[test]
+fn a_sqlite_write_ahead_log_is_copied_into_the_file_by_the_checkpointer() {
+    let (dir, mut db) = lite();
+    let file = dir.path().join("t.db");
+    let before = std::fs::metadata(&file).unwrap().len();
+    let value = "x".repeat(3000);
+    for i in 0..100 {
+        let mut tx = db.transaction().unwrap();
+        tx.execute(
+            "INSERT INTO settings (key, value) VALUES ($1, $2)",
+            &[&i.to_string(), &value],
+        )
+        .unwrap();
+        tx.commit().unwrap();
+    }
+    db.execute(
+        "INSERT INTO settings (key, value) VALUES ($1, $2)",
+        &[&"outside a transaction", &value],
+    )
+    .unwrap();
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let size = std::fs::metadata(&file).unwrap().len();
+        if size >= before + 101 * 3000 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the file holds {size} bytes after 10 s (was {before})"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_sqlite_transaction_dropped_uncommitted_keeps_nothing() {
     let (_dir, mut db) = lite();
