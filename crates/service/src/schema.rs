@@ -190,6 +190,12 @@ const INDEXES: &[(&str, &str)] = &[
         "events_created",
         "CREATE INDEX events_created ON events (created_at)",
     ),
+    // The Judge0 callbacks still to send, looked for after every judging
+    // (`http::judge0::start_callbacks`).
+    (
+        "judge0_callbacks_pending",
+        "CREATE INDEX judge0_callbacks_pending ON judge0_submissions (submission) WHERE callback_state = 'pending'",
+    ),
 ];
 
 /// Whether the index `name` exists.
