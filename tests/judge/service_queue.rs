@@ -365,10 +365,8 @@ fn the_pruning_removes_only_old_events(engine: Engine) {
     let id = submit(&mut c, None);
     let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
     for name in ["old", "new"] {
-        assert_eq!(
-            event(&mut c, &job.fence, id, name, "{}").unwrap(),
-            Fenced::Done
-        );
+        let one = [(name.to_string(), "{}".to_string())];
+        assert_eq!(events(&mut c, &job.fence, id, &one).unwrap(), Fenced::Done);
     }
     c.execute(
         "UPDATE events SET created_at = '2000-01-01 00:00:00.000' WHERE name = 'old'",
@@ -385,4 +383,49 @@ fn the_pruning_removes_only_old_events(engine: Engine) {
     assert_eq!(left, ["new"]);
     assert_eq!(prune_events(&mut c, EVENTS_KEPT).unwrap(), 0);
     assert_eq!(count(&mut c, "SELECT count(*) FROM jobs"), 1);
+}
+
+/// A worker's events are written together, in their order, each announced; a write whose job
+/// is no longer this attempt's writes none of them.
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn a_workers_events_are_written_in_order_and_fenced(engine: Engine) {
+    let (url, _dir) = url(engine);
+    let mut c = judge_service::connect(&url).unwrap();
+    store::put_problem(&mut c, "sum", b"not a real package").unwrap();
+    let id = submit(&mut c, None);
+    let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
+    let mut listener = judge_service::connect(&url).unwrap();
+    listener.listen(&[EVENT]).unwrap();
+    let batch: Vec<(String, String)> = ["c", "a", "b", "a"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name.to_string(), format!("{{\"n\":{i}}}")))
+        .collect();
+    assert_eq!(
+        events(&mut c, &job.fence, id, &batch).unwrap(),
+        Fenced::Done
+    );
+    let rows: Vec<(String, String)> = c
+        .query("SELECT name, data FROM events ORDER BY id", &[])
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1)))
+        .collect();
+    assert_eq!(rows, batch);
+    let mut heard = 0;
+    while listener.wait(Duration::from_secs(2)).unwrap().is_some() {
+        heard += 1;
+        if heard == batch.len() {
+            break;
+        }
+    }
+    assert_eq!(heard, batch.len(), "one notification an event");
+    let stale = Fence {
+        attempt: job.fence.attempt + 1,
+        ..job.fence.clone()
+    };
+    assert_eq!(events(&mut c, &stale, id, &batch).unwrap(), Fenced::Lost);
+    assert_eq!(count(&mut c, "SELECT count(*) FROM events"), 4);
+    assert_eq!(events(&mut c, &job.fence, id, &[]).unwrap(), Fenced::Done);
 }

@@ -210,44 +210,71 @@ pub fn seen(client: &mut Db, worker: &str, state: &str) -> Result<(), Error> {
     Ok(())
 }
 
-/// Records an event of the judging (`name`, its JSON `data`) while the job is still this
-/// attempt's, announcing it on [`EVENT`] at commit; [`Fenced::Lost`]: nothing was written.
-pub fn event(
+/// Writes `events` (name, data), in their order, to the `events` table with a notification on
+/// [`EVENT`] each, fenced by the job's attempt: all of them, or none once the job was taken
+/// ([`Fenced::Lost`]). One statement on PostgreSQL; one transaction on SQLite
+/// (each write of a SQLite file takes the process's write mutex, which the other slots wait
+/// for).
+pub fn events(
     client: &mut Db,
     fence: &Fence,
     submission: i64,
-    name: &str,
-    data: &str,
+    events: &[(String, String)],
 ) -> Result<Fenced, Error> {
-    let params: [&dyn crate::db::Param; 6] = [
-        &fence.job,
-        &fence.attempt,
-        &fence.worker,
-        &submission,
-        &name,
-        &data,
-    ];
-    const INSERT: &str = "INSERT INTO events (submission, attempt, name, data)
-         SELECT $4, $2, $5, $6 FROM jobs
-         WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'
-         RETURNING id";
+    if events.is_empty() {
+        return Ok(Fenced::Done);
+    }
+    let fenced: [&dyn crate::db::Param; 4] =
+        [&fence.job, &fence.attempt, &fence.worker, &submission];
     let n = match client.engine() {
-        // One round trip: the row and its notification, or neither.
-        Engine::Postgres => client.execute(
-            &format!("WITH e AS ({INSERT}) SELECT pg_notify($7, id::text) FROM e"),
-            &[params.as_slice(), &[&EVENT]].concat(),
-        )?,
+        Engine::Postgres => {
+            let rows: Vec<String> = (0..events.len())
+                .map(|i| format!("(${}::text, ${}::text, {i})", 6 + 2 * i, 7 + 2 * i))
+                .collect();
+            let sql = format!(
+                "WITH e AS (
+                     INSERT INTO events (submission, attempt, name, data)
+                     SELECT $4, $2, v.name, v.data
+                     FROM jobs, (VALUES {}) AS v (name, data, ord)
+                     WHERE jobs.id = $1 AND jobs.attempt = $2 AND jobs.worker = $3
+                       AND jobs.state = 'running'
+                     ORDER BY v.ord
+                     RETURNING id)
+                 SELECT pg_notify($5, id::text) FROM e",
+                rows.join(", ")
+            );
+            let mut params: Vec<&dyn crate::db::Param> = fenced.to_vec();
+            params.push(&EVENT);
+            for (name, data) in events {
+                params.push(name);
+                params.push(data);
+            }
+            client.execute(&sql, &params)?
+        }
         Engine::Sqlite => {
+            const INSERT: &str = "INSERT INTO events (submission, attempt, name, data)
+                 SELECT $4, $2, $5, $6 FROM jobs
+                 WHERE id = $1 AND attempt = $2 AND worker = $3 AND state = 'running'
+                 RETURNING id";
             let mut tx = client.transaction()?;
-            let ids = tx.query(INSERT, &params)?;
-            for id in &ids {
-                tx.notify(EVENT, &id.get::<_, i64>(0).to_string())?;
+            let mut n = 0;
+            for (name, data) in events {
+                let params: [&dyn crate::db::Param; 6] =
+                    [fenced[0], fenced[1], fenced[2], fenced[3], name, data];
+                for id in tx.query(INSERT, &params)? {
+                    tx.notify(EVENT, &id.get::<_, i64>(0).to_string())?;
+                    n += 1;
+                }
             }
             tx.commit()?;
-            ids.len() as u64
+            n
         }
     };
-    Ok(if n == 1 { Fenced::Done } else { Fenced::Lost })
+    Ok(if n == events.len() as u64 {
+        Fenced::Done
+    } else {
+        Fenced::Lost
+    })
 }
 
 /// Writes the final result, its tests and the judging's end in one transaction with the fenced

@@ -443,6 +443,7 @@ pub fn run(
         job,
         folder: format!("{}/", folder.display()),
         lost: false,
+        pending: Vec::new(),
     };
     let mut outcome = judge(
         engine,
@@ -451,6 +452,7 @@ pub fn run(
         job.language.as_deref(),
         &mut publisher,
     );
+    publisher.flush();
     engine.capture = judge_model::result::Captured::CAP;
     // The report names the problem and the file as submitted, not the worker's copies.
     let local = format!("{}/", folder.display());
@@ -616,6 +618,9 @@ impl Reporter for Margins<'_> {
     }
 }
 
+/// The most events a [`Publisher`] holds before it writes them.
+const PENDING_MAX: usize = 64;
+
 /// The events of a worker's judging, written to the `events` table (fenced by the job's
 /// attempt) for `judge serve`'s event stream: each as its `--format jsonl` line, with the
 /// problem's and the file's names the submitter gave in place of the worker's paths.
@@ -627,6 +632,28 @@ struct Publisher<'a> {
     folder: String,
     /// A write found the job taken, or the database gone: the rest are not sent.
     lost: bool,
+    /// Events not written yet (name, data): see [`Publisher::flush`].
+    pending: Vec<(String, String)>,
+}
+
+impl Publisher<'_> {
+    /// Writes the pending events, in one statement or transaction. The publisher writes when
+    /// the judging is about to wait (a compile or a test starts: what was told so far is in
+    /// the stream while it runs) and when the judging ends (before the finish); the events in
+    /// between come in bursts (a test's end, the next one's start), which one write serves.
+    /// A trivial three-test judging tells its 9 events in 5 writes (before, 9).
+    fn flush(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        if self.lost || pending.is_empty() {
+            return;
+        }
+        let written = queue::events(self.client, &self.job.fence, self.job.submission, &pending);
+        // Events are told, not kept: a lost job or database ends them, never the judging (the
+        // heartbeat and the finish decide what happens to the job).
+        if !matches!(written, Ok(Fenced::Done)) {
+            self.lost = true;
+        }
+    }
 }
 
 /// An event as the service tells it: its `--format jsonl` object with the submission's id and
@@ -654,17 +681,14 @@ impl Reporter for Publisher<'_> {
         }
         let data = event_data(event, self.job);
         let name = data["event"].as_str().unwrap_or("event").to_string();
-        let written = queue::event(
-            self.client,
-            &self.job.fence,
-            self.job.submission,
-            &name,
-            &data.to_string().replace(&self.folder, ""),
+        self.pending
+            .push((name, data.to_string().replace(&self.folder, "")));
+        let waits = matches!(
+            event,
+            Event::CompileStarted { .. } | Event::TestStarted { .. }
         );
-        // Events are told, not kept: a lost job or database ends them, never the judging (the
-        // heartbeat and the finish decide what happens to the job).
-        if !matches!(written, Ok(Fenced::Done)) {
-            self.lost = true;
+        if waits || self.pending.len() >= PENDING_MAX {
+            self.flush();
         }
     }
 }
