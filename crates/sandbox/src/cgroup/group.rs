@@ -441,31 +441,13 @@ impl RunGroup {
         let Some(parts) = pooled.parts.take() else {
             return Err(memory);
         };
-        let kind = Kind::V1 {
-            memory: memory.path().to_path_buf(),
-            cpuacct: parts.cpuacct.path().to_path_buf(),
-            pids: parts.pids.path().to_path_buf(),
-        };
-        let mut files = Files::of(&kind);
-        files.cpu = parts.cpu;
-        if parts.charged.is_some() {
-            files.charged = parts.charged;
-        }
-        if let Some([c, p]) = parts.join {
-            // The new memory folder's join file beside the pair's, as the janitor opens a
-            // spare's; if it cannot be opened here, all three are opened when first needed.
-            let path = memory.path().join(JOIN_V1);
-            if let Ok(m) = std::fs::OpenOptions::new().write(true).open(path) {
-                let _ = files.join.set(Ok(vec![m, c, p]));
-            }
-        }
-        Ok(RunGroup {
-            kind,
-            files,
-            held: vec![memory, parts.cpuacct, parts.pids],
-            registered: false,
-            limits: (0, parts.processes),
-        })
+        // The new memory folder's join file beside the pair's, as the janitor opens a spare's;
+        // if it cannot be opened here, all three are opened when first needed.
+        let join = std::fs::OpenOptions::new()
+            .write(true)
+            .open(memory.path().join(JOIN_V1))
+            .ok();
+        Ok(parts.with_memory(memory, join))
     }
 
     /// A run's cgroups from a pooled pair and a kept memory folder that reads as a fresh one
@@ -480,33 +462,17 @@ impl RunGroup {
             kept.held = Some(held);
             return None;
         };
-        let kind = Kind::V1 {
-            memory: held.path().to_path_buf(),
-            cpuacct: parts.cpuacct.path().to_path_buf(),
-            pids: parts.pids.path().to_path_buf(),
-        };
-        let mut files = Files::of(&kind);
-        files.cpu = parts.cpu;
-        if parts.charged.is_some() {
-            files.charged = parts.charged;
-        }
-        files.peak = std::mem::replace(&mut kept.peak, Cached::taken());
-        files.events = std::mem::replace(&mut kept.events, Cached::taken());
-        files.usage = Some(std::mem::replace(&mut kept.usage, Cached::taken()));
+        let mut group = parts.with_memory(held, kept.join.take());
+        group.files.peak = std::mem::replace(&mut kept.peak, Cached::taken());
+        group.files.events = std::mem::replace(&mut kept.events, Cached::taken());
+        group.files.usage = Some(std::mem::replace(&mut kept.usage, Cached::taken()));
         if kept.failcnt.is_some() {
-            files.failcnt = kept.failcnt.take();
-        }
-        if let (Some([c, p]), Some(m)) = (parts.join, kept.join.take()) {
-            let _ = files.join.set(Ok(vec![m, c, p]));
+            group.files.failcnt = kept.failcnt.take();
         }
         // All three folders stayed registered with the interrupt handler while pooled.
-        Some(RunGroup {
-            kind,
-            files,
-            held: vec![held, parts.cpuacct, parts.pids],
-            registered: true,
-            limits: (kept.limit, parts.processes),
-        })
+        group.registered = true;
+        group.limits.0 = kept.limit;
+        Some(group)
     }
 }
 
@@ -531,6 +497,35 @@ struct PooledParts {
     /// The run's memory folder, when it could be kept too (the janitor pools it apart: see
     /// [`Pooled::take_memory`]).
     memory: Option<PooledMemory>,
+}
+
+impl PooledParts {
+    /// A run's cgroups from this pair and the memory folder `memory` (with its join file,
+    /// when open), the pair's open files kept; not registered, its memory limit unknown (the
+    /// callers set both). The pair's own memory folder was taken out before
+    /// ([`Pooled::take_memory`]).
+    fn with_memory(self, memory: Held, memory_join: Option<std::fs::File>) -> RunGroup {
+        let kind = Kind::V1 {
+            memory: memory.path().to_path_buf(),
+            cpuacct: self.cpuacct.path().to_path_buf(),
+            pids: self.pids.path().to_path_buf(),
+        };
+        let mut files = Files::of(&kind);
+        files.cpu = self.cpu;
+        if self.charged.is_some() {
+            files.charged = self.charged;
+        }
+        if let (Some([c, p]), Some(m)) = (self.join, memory_join) {
+            let _ = files.join.set(Ok(vec![m, c, p]));
+        }
+        RunGroup {
+            kind,
+            files,
+            held: vec![memory, self.cpuacct, self.pids],
+            registered: false,
+            limits: (0, self.processes),
+        }
+    }
 }
 
 /// A finished run's memory folder kept for another run (cgroup v1): no OOM kill and no
