@@ -429,3 +429,32 @@ fn a_workers_events_are_written_in_order_and_fenced(engine: Engine) {
     assert_eq!(count(&mut c, "SELECT count(*) FROM events"), 4);
     assert_eq!(events(&mut c, &job.fence, id, &[]).unwrap(), Fenced::Done);
 }
+
+/// A finish writes every test row, in order, however many a statement holds.
+#[test_case(Engine::Postgres; "postgres")]
+#[test_case(Engine::Sqlite; "sqlite")]
+fn a_finish_writes_every_test_row_in_order(engine: Engine) {
+    let mut c = db(engine);
+    let id = submit(&mut c, None);
+    let job = claim(&mut c, "w1", LEASE).unwrap().unwrap();
+    let mut many = result("AC", 250);
+    many.tests[137].message = "the 138th".into();
+    assert_eq!(finish(&mut c, &job.fence, &many).unwrap(), Fenced::Done);
+    let rows: Vec<(i32, String, String)> = c
+        .query(
+            "SELECT ordinal, name, message FROM test_results WHERE submission = $1 ORDER BY ordinal",
+            &[&id],
+        )
+        .unwrap()
+        .iter()
+        .map(|r| (r.get(0), r.get(1), r.get(2)))
+        .collect();
+    assert_eq!(rows.len(), 250);
+    for (i, (ordinal, name, _)) in rows.iter().enumerate() {
+        assert_eq!(
+            (*ordinal, name.as_str()),
+            (i as i32 + 1, format!("t{i}").as_str())
+        );
+    }
+    assert_eq!(rows[137].2, "the 138th");
+}

@@ -292,10 +292,14 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
         return Ok(Fenced::Lost);
     };
     let submission: i64 = row.get(0);
+    let inputs = result.inputs.as_ref();
     tx.execute(
         "UPDATE submissions SET state = 'done', verdict = $2, score = $3, time_ms = $4,
                 memory_kib = $5, error = $6, compile_output = $7, report = $8,
-                finished_at = now()
+                finished_at = now(), judged_package = package, checker_hash = $9,
+                validator_hash = $10, language_used = $11, language_hash = $12,
+                language_version = $13,
+                judged_digest = (SELECT digest FROM judgings WHERE job = $14 AND attempt = $15)
          WHERE id = $1",
         &[
             &submission,
@@ -310,16 +314,6 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
                 .map(|o| o.compile_output.as_str())
                 .filter(|c| !c.is_empty()),
             &result.report,
-        ],
-    )?;
-    let inputs = result.inputs.as_ref();
-    tx.execute(
-        "UPDATE submissions SET judged_package = package, checker_hash = $2, validator_hash = $3,
-                language_used = $4, language_hash = $5, language_version = $6,
-                judged_digest = (SELECT digest FROM judgings WHERE job = $7 AND attempt = $8)
-         WHERE id = $1",
-        &[
-            &submission,
             &inputs.map(|p| p.checker.as_str()),
             &inputs.map(|p| p.validator.as_str()),
             &inputs
@@ -333,29 +327,7 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
             &fence.attempt,
         ],
     )?;
-    let insert = "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib, message,
-                                 input_hash, answer_hash, limit_ms, beside_ms)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)";
-    for (i, t) in result.tests.iter().enumerate() {
-        let ordinal = i as i32 + 1;
-        let hashes = inputs.and_then(|p| p.tests.iter().find(|(name, _, _)| *name == t.name));
-        tx.execute(
-            insert,
-            &[
-                &submission,
-                &ordinal,
-                &t.name,
-                &t.verdict,
-                &t.time_ms,
-                &t.memory_kib,
-                &t.message,
-                &hashes.map(|(_, input, _)| input.as_str()),
-                &hashes.map(|(_, _, answer)| answer.as_str()),
-                &t.limit_ms,
-                &t.beside_ms,
-            ],
-        )?;
-    }
+    test_rows(&mut tx, submission, result)?;
     crate::judge0::record(&mut tx, submission, result.output.as_ref())?;
     tx.execute(
         "UPDATE workers SET jobs_done = jobs_done + 1, last_seen = now(),
@@ -372,6 +344,64 @@ pub fn finish(client: &mut Db, fence: &Fence, result: &Final) -> Result<Fenced, 
     crate::hooks::kill_point("finishing");
     tx.commit()?;
     Ok(Fenced::Done)
+}
+
+/// Test rows written by one statement, at most this many rows each.
+const TEST_ROWS_AT_ONCE: usize = 100;
+
+/// Writes a result's test rows, [`TEST_ROWS_AT_ONCE`] to a statement: one round trip for a
+/// problem's usual tests, where a statement a row cost one each.
+fn test_rows(tx: &mut impl Sql, submission: i64, result: &Final) -> Result<(), Error> {
+    const COLUMNS: usize = 11;
+    let inputs = result.inputs.as_ref();
+    let rows: Vec<_> = result.tests.iter().enumerate().collect();
+    for chunk in rows.chunks(TEST_ROWS_AT_ONCE) {
+        let values: Vec<String> = (0..chunk.len())
+            .map(|r| {
+                let marks: Vec<String> = (1..=COLUMNS)
+                    .map(|c| format!("${}", r * COLUMNS + c))
+                    .collect();
+                format!("({})", marks.join(", "))
+            })
+            .collect();
+        let sql = format!(
+            "INSERT INTO test_results (submission, ordinal, name, verdict, time_ms, memory_kib,
+                                       message, input_hash, answer_hash, limit_ms, beside_ms)
+             VALUES {}",
+            values.join(", ")
+        );
+        let ordinals: Vec<i32> = chunk.iter().map(|(i, _)| *i as i32 + 1).collect();
+        let hashes: Vec<_> = chunk
+            .iter()
+            .map(|(_, t)| inputs.and_then(|p| p.tests.iter().find(|(name, _, _)| *name == t.name)))
+            .collect();
+        let inputs_of: Vec<Option<&str>> = hashes
+            .iter()
+            .map(|h| h.map(|(_, input, _)| input.as_str()))
+            .collect();
+        let answers_of: Vec<Option<&str>> = hashes
+            .iter()
+            .map(|h| h.map(|(_, _, answer)| answer.as_str()))
+            .collect();
+        let mut params: Vec<&dyn crate::db::Param> = Vec::with_capacity(chunk.len() * COLUMNS);
+        for (k, (_, t)) in chunk.iter().enumerate() {
+            params.extend([
+                &submission as &dyn crate::db::Param,
+                &ordinals[k],
+                &t.name,
+                &t.verdict,
+                &t.time_ms,
+                &t.memory_kib,
+                &t.message,
+                &inputs_of[k],
+                &answers_of[k],
+                &t.limit_ms,
+                &t.beside_ms,
+            ]);
+        }
+        tx.execute(&sql, &params)?;
+    }
+    Ok(())
 }
 
 /// Whether this attempt's finish committed (its judging ended `done`): a finish retried after
