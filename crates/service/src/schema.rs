@@ -177,7 +177,8 @@ const ADDED: &[(&str, &str, &str)] = &[
     ("submissions", "run", "integer"),
 ];
 
-/// Indexes on added columns, as (name, definition): made after them, when missing (only then,
+/// Indexes added after the tables were first made (on added columns, or for later queries), as
+/// (name, definition): made after the columns, when missing (only then,
 /// as with [`ADDED`]: `CREATE INDEX` locks its table against writes even when the index is
 /// there already, and two such locks taken by a connecting process deadlock with a submit).
 const INDEXES: &[(&str, &str)] = &[

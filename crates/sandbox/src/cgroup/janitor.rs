@@ -48,15 +48,15 @@ pub(super) static POOL: Mutex<Vec<Pooled>> = Mutex::new(Vec::new());
 pub(super) const POOL_SIZE: usize = 2 * SPARES_PER_KIND * SPARE_KINDS;
 
 /// Finished runs' memory folders kept for the next runs (cgroup v1; see [`PooledMemory`]),
-/// least recently retired first.
+/// least recently retired first. Making and removing a memory folder a run (mkdir, rmdir,
+/// and the kernel's worker that finishes a removal) took about 0.7 ms of a trivial
+/// three-test submission's 6–7 ms of machine CPU.
 pub(super) static MEMORY_POOL: Mutex<VecDeque<PooledMemory>> = Mutex::new(VecDeque::new());
 /// The most memory folders kept: a run's last charges are freed within some tens of
 /// milliseconds, while a judge with two slots retires a few hundred runs a second.
 pub(super) const MEMORY_POOL_SIZE: usize = 32;
 /// A kept memory folder still charged this long after its run is removed: what is left is
-/// not on its way out (a cached directory entry stays charged until reclaimed). Making and
-/// removing memory folders (mkdir, rmdir, and the kernel's worker that finishes a removal)
-/// took about 0.7 ms of a trivial three-test submission's 6–7 ms of machine CPU.
+/// not on its way out (a cached directory entry stays charged until reclaimed).
 const MEMORY_SETTLE: Duration = Duration::from_secs(1);
 /// Kept memory folders looked at for one run: the least recently retired are the likeliest
 /// to be free of charges.
