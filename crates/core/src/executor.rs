@@ -81,6 +81,15 @@ pub trait Executor: Send {
     /// judging at once); `None`: never. Executors that cannot stop a run ignore it.
     fn set_cancel(&mut self, _cancel: Option<judge_sandbox::Cancel>) {}
 
+    /// Runs this executor's programs, and the calling thread that drives them, on a CPU no
+    /// other slot of this machine holds, while the executor lives (see
+    /// [`judge_sandbox::Sandbox::take_cpu`]); which one, or `None` when none is free (or this
+    /// executor cannot). Called before the first run: later sandboxes and threads of the
+    /// calling thread inherit it.
+    fn take_cpu(&mut self) -> Result<Option<usize>, SandboxError> {
+        Ok(None)
+    }
+
     /// Summary of [`Executor::layers`].
     fn level(&self) -> IsolationLevel {
         let layers = self.layers();
@@ -125,6 +134,10 @@ impl<E: Executor + ?Sized> Executor for Box<E> {
 
     fn set_cancel(&mut self, cancel: Option<judge_sandbox::Cancel>) {
         (**self).set_cancel(cancel)
+    }
+
+    fn take_cpu(&mut self) -> Result<Option<usize>, SandboxError> {
+        (**self).take_cpu()
     }
 
     fn another(&self) -> Result<Box<dyn Executor>, SandboxError> {

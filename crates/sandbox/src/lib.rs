@@ -29,6 +29,7 @@ pub mod worker;
 pub(crate) use sys::random_u64;
 
 pub use isolated::RunIo;
+pub use isolated::{allowed_cpus, CpuLease};
 pub use signal::{signal_name, termination_text};
 
 /// Kills the runs that have no cgroup and no PID namespace of their own (plain processes), for
@@ -269,6 +270,8 @@ const NO_USERNS_ENV: &str = "JUDGE_USERNS";
 /// `Sandbox` happen one at a time.
 pub struct Sandbox {
     backend: Backend,
+    /// The CPU this sandbox's runs are pinned to, held while it lives ([`Sandbox::take_cpu`]).
+    cpu: Option<CpuLease>,
 }
 
 enum Backend {
@@ -290,6 +293,36 @@ impl Sandbox {
         }
     }
 
+    /// Takes a CPU that no other slot on this machine holds ([`CpuLease::take`]) and runs
+    /// this sandbox's programs and the calling thread (which drives them) on it alone, until
+    /// the sandbox is dropped: a service slot, whose runs then never wait for another slot's.
+    /// Threads and sandboxes the calling thread starts later run there too. `None` (nothing
+    /// pinned): every CPU is held, or only one may be used. Taken once; later calls say which.
+    pub fn take_cpu(&mut self) -> Result<Option<usize>, SandboxError> {
+        if self.cpu.is_none() {
+            let Some(lease) = CpuLease::take() else {
+                return Ok(None);
+            };
+            let cpu = lease.cpu();
+            self.pin_to(lease).map_err(|source| SandboxError::Io {
+                action: format!("run a slot on CPU {cpu} alone"),
+                source,
+            })?;
+        }
+        Ok(self.cpu.as_ref().map(CpuLease::cpu))
+    }
+
+    /// Runs this sandbox's programs and the calling thread on `lease`'s CPU (see
+    /// [`Sandbox::take_cpu`]); the lease is held while the sandbox lives.
+    pub fn pin_to(&mut self, lease: CpuLease) -> std::io::Result<()> {
+        if let Backend::Isolated(i) = &self.backend {
+            i.pin(lease.cpu())?;
+        }
+        isolated::pin_thread(lease.cpu())?;
+        self.cpu = Some(lease);
+        Ok(())
+    }
+
     /// Probes the machine and prepares the strongest isolation available: the full sandbox when
     /// the judge runs as root on Linux, else plain processes under rlimits (and cgroups if usable).
     pub fn new() -> Result<Sandbox, SandboxError> {
@@ -309,7 +342,7 @@ impl Sandbox {
         // probed).
         static SWEPT: std::sync::Once = std::sync::Once::new();
         SWEPT.call_once(|| cgroup::in_background(|| drop(crate::leftovers::sweep_temp())));
-        Ok(Sandbox { backend })
+        Ok(Sandbox { backend, cpu: None })
     }
 
     /// Runs one program to completion (or to a limit) and reports how it ended.

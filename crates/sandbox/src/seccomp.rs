@@ -92,6 +92,9 @@ pub fn denied() -> Vec<(&'static str, libc::c_long)> {
         // A run's init serves the next run once it has emptied its IPC namespace; a POSIX
         // message queue cannot be found again without mounting its file system.
         ("mq_open", libc::SYS_mq_open),
+        // A service slot's runs stay on the CPU it was given (`Sandbox::take_cpu`), off the
+        // other slots'; a program may still read where it may run.
+        ("sched_setaffinity", libc::SYS_sched_setaffinity),
     ];
     #[cfg(target_arch = "x86_64")]
     list.extend([

@@ -182,6 +182,11 @@ impl Executor for LocalExecutor {
         self.sandbox.layers()
     }
 
+    fn take_cpu(&mut self) -> Result<Option<usize>, SandboxError> {
+        // The partner, made later from this thread, runs on the same CPU.
+        self.sandbox.take_cpu()
+    }
+
     fn set_cancel(&mut self, cancel: Option<judge_sandbox::Cancel>) {
         self.sandbox.set_cancel(cancel.clone());
         if let Some(partner) = &mut self.partner {

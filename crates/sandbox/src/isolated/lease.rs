@@ -1,6 +1,7 @@
 //! Sandbox uids: each judge (each job of a judge) runs its programs as a uid of its own, held
-//! with an `flock` on a lock file per uid ([`UidLease`]) for as long as it lives; the folder
-//! of those files, and the sweep of files left by judges that are gone.
+//! with an `flock` on a lock file per uid ([`UidLease`]) for as long as it lives; CPUs a
+//! service slot runs on alone, held the same way ([`CpuLease`]); the folder of those files,
+//! and the sweep of files left by judges that are gone.
 
 use std::fs::File;
 use std::os::fd::AsRawFd;
@@ -50,40 +51,14 @@ impl UidLease {
     /// The first free uid whose lock file in `dir` (a folder made by [`lease_dir`]) this process
     /// can lock.
     pub fn take_in(dir: &Path) -> Result<UidLease, String> {
-        use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
-        let mut k = 0;
-        let mut retries = 0;
-        while k < UIDS {
+        for k in 0..UIDS {
             let uid = FIRST_UID + k;
-            let path = dir.join(format!("uid-{uid}.lock"));
-            let lock = std::fs::OpenOptions::new()
-                .create(true)
-                .truncate(false)
-                .write(true)
-                .mode(0o600)
-                .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
-                .open(&path)
-                .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
-            // SAFETY: flock on a descriptor we own.
-            if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
-                k += 1;
-                continue;
-            }
-            let same = match (std::fs::symlink_metadata(&path), lock.metadata()) {
-                (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-                _ => false,
-            };
-            if same {
+            if let Some(lock) = lock_named(dir, &format!("uid-{uid}.lock"))? {
                 return Ok(UidLease {
                     uid,
                     dir: dir.to_path_buf(),
                     _lock: lock,
                 });
-            }
-            // Removed by its last holder between our open and our lock: try the name again.
-            retries += 1;
-            if retries % 8 == 0 {
-                k += 1;
             }
         }
         Err(format!(
@@ -100,6 +75,150 @@ impl UidLease {
     fn path(&self) -> PathBuf {
         self.dir.join(format!("uid-{}.lock", self.uid))
     }
+}
+
+/// Locks `dir/name` (made if missing) for this process alone: `Ok(None)` when another process
+/// holds it. A lock file is removed by a process holding its lock, so after locking, the name
+/// must still lead to the file locked; else it was removed in between, and the name is tried
+/// again (a few times: a name removed over and over counts as held).
+fn lock_named(dir: &Path, name: &str) -> Result<Option<File>, String> {
+    use std::os::unix::fs::{MetadataExt, OpenOptionsExt};
+    let path = dir.join(name);
+    for _ in 0..8 {
+        let lock = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .mode(0o600)
+            .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
+            .open(&path)
+            .map_err(|e| format!("cannot open {}: {e}", path.display()))?;
+        // SAFETY: flock on a descriptor we own.
+        if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } != 0 {
+            return Ok(None);
+        }
+        let same = match (std::fs::symlink_metadata(&path), lock.metadata()) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        };
+        if same {
+            return Ok(Some(lock));
+        }
+    }
+    Ok(None)
+}
+
+/// A CPU that one service slot of this machine runs on alone (its thread, its sandboxes and
+/// every run in them): an exclusive `flock` on `<dir>/cpu-<n>.lock`, as [`UidLease`] holds a
+/// uid, released when dropped or when its judge dies. Taken by `judge worker` and `judge
+/// serve` for each slot while one is free, so that two slots never wait for each other's CPU,
+/// and any number of judges on one machine share out its CPUs.
+pub struct CpuLease {
+    cpu: usize,
+    dir: PathBuf,
+    _lock: File,
+}
+
+impl CpuLease {
+    /// The first CPU this thread may run on that no other slot on this machine holds; `None`
+    /// when every one is held, the thread may run on one CPU only, or there is no lease folder.
+    pub fn take() -> Option<CpuLease> {
+        let allowed = allowed_cpus().ok()?;
+        if allowed.len() < 2 {
+            return None;
+        }
+        let dir = LEASE_DIRS
+            .map(Path::new)
+            .into_iter()
+            .find(|dir| lease_dir(dir).is_ok())?;
+        Self::take_in(dir, &allowed).ok().flatten()
+    }
+
+    /// The first CPU of `allowed` whose lock file in `dir` (a folder made by [`lease_dir`])
+    /// this process can lock.
+    pub fn take_in(dir: &Path, allowed: &[usize]) -> Result<Option<CpuLease>, String> {
+        for &cpu in allowed {
+            if let Some(lock) = lock_named(dir, &format!("cpu-{cpu}.lock"))? {
+                return Ok(Some(CpuLease {
+                    cpu,
+                    dir: dir.to_path_buf(),
+                    _lock: lock,
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The CPU held.
+    pub fn cpu(&self) -> usize {
+        self.cpu
+    }
+}
+
+impl Drop for CpuLease {
+    fn drop(&mut self) {
+        // Removed while locked, as a uid lease's file.
+        let _ = std::fs::remove_file(self.dir.join(format!("cpu-{}.lock", self.cpu)));
+    }
+}
+
+/// The CPUs the calling thread may run on.
+pub fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+    // SAFETY: a zeroed cpu_set_t is the empty set, filled in by the kernel.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: set is a cpu_set_t of the size given.
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok((0..libc::CPU_SETSIZE as usize)
+        // SAFETY: cpu is below CPU_SETSIZE.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect())
+}
+
+/// Runs `pid` (a thread or process; 0: the calling thread) on `cpu` alone.
+pub fn pin(pid: libc::pid_t, cpu: usize) -> std::io::Result<()> {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    // SAFETY: a zeroed cpu_set_t is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: cpu is below CPU_SETSIZE (checked above), so CPU_SET writes within the set.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: set is a cpu_set_t of the size given.
+    if unsafe { libc::sched_setaffinity(pid, std::mem::size_of_val(&set), &set) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Runs process `pid` and every process under it on `cpu` alone; processes that are gone by
+/// then are skipped.
+pub fn pin_tree(pid: libc::pid_t, cpu: usize) -> std::io::Result<()> {
+    pin(pid, cpu)?;
+    let mut todo = children(pid);
+    while let Some(p) = todo.pop() {
+        if pin(p, cpu).is_ok() {
+            todo.extend(children(p));
+        }
+    }
+    Ok(())
+}
+
+/// The children of every thread of process `pid`.
+fn children(pid: libc::pid_t) -> Vec<libc::pid_t> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("children")).ok())
+        .flat_map(|kids| {
+            kids.split_whitespace()
+                .filter_map(|k| k.parse().ok())
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 impl Drop for UidLease {
@@ -119,13 +238,19 @@ pub(super) fn sweep_leases(dir: &Path) -> Vec<u32> {
     };
     for entry in entries.flatten() {
         let name = entry.file_name();
-        let Some(uid) = name
-            .to_str()
-            .and_then(|n| n.strip_prefix("uid-")?.strip_suffix(".lock"))
-            .and_then(|n| n.parse::<u32>().ok())
-        else {
+        let Some(name) = name.to_str() else {
             continue;
         };
+        // A CPU lease's file too, though no uid is freed by it.
+        let uid = name
+            .strip_prefix("uid-")
+            .and_then(|n| n.strip_suffix(".lock")?.parse::<u32>().ok());
+        let cpu = name
+            .strip_prefix("cpu-")
+            .and_then(|n| n.strip_suffix(".lock")?.parse::<usize>().ok());
+        if uid.is_none() && cpu.is_none() {
+            continue;
+        }
         let Ok(lock) = std::fs::OpenOptions::new()
             .write(true)
             .custom_flags(libc::O_CLOEXEC | libc::O_NOFOLLOW)
@@ -137,7 +262,7 @@ pub(super) fn sweep_leases(dir: &Path) -> Vec<u32> {
         if unsafe { libc::flock(lock.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
             // Held by nobody: its judge is gone. Removed while we hold it.
             if std::fs::remove_file(entry.path()).is_ok() {
-                freed.push(uid);
+                freed.extend(uid);
             }
         }
     }
@@ -205,6 +330,36 @@ mod tests {
         assert!(held.path().exists(), "a held lease stays");
         let again = UidLease::take_in(dir.path()).unwrap();
         assert_eq!(again.uid(), FIRST_UID + 1);
+    }
+
+    /// Each CPU goes to one holder at a time, the first free one first; a dropped lease frees its
+    /// CPU and its file; a file left by a killed holder is swept, a held one is not.
+    #[test]
+    fn cpu_leases_are_exclusive_and_released_on_drop() {
+        let dir = tempfile::tempdir().unwrap();
+        lease_dir(dir.path()).unwrap();
+        let cpus = [2, 5];
+        let first = CpuLease::take_in(dir.path(), &cpus).unwrap().unwrap();
+        let second = CpuLease::take_in(dir.path(), &cpus).unwrap().unwrap();
+        assert_eq!((first.cpu(), second.cpu()), (2, 5));
+        assert!(
+            CpuLease::take_in(dir.path(), &cpus).unwrap().is_none(),
+            "every CPU is held"
+        );
+        drop(first);
+        assert!(
+            !dir.path().join("cpu-2.lock").exists(),
+            "a lease removes its file"
+        );
+        let again = CpuLease::take_in(dir.path(), &cpus).unwrap().unwrap();
+        assert_eq!(again.cpu(), 2, "a dropped lease is free again");
+        // What a killed holder leaves: the file, unlocked.
+        let killed = dir.path().join("cpu-9.lock");
+        std::fs::write(&killed, "").unwrap();
+        assert_eq!(sweep_leases(dir.path()), Vec::<u32>::new(), "no uid freed");
+        assert!(!killed.exists());
+        assert!(dir.path().join("cpu-5.lock").exists(), "a held lease stays");
+        drop(second);
     }
 
     #[test]

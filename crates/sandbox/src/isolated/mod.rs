@@ -3,7 +3,7 @@
 //! run (CPU time from the cgroup, wall clock, output size) until it ends or must be killed.
 //!
 //! Files: this one starts the worker and says what it holds (`layers`, `limits`, `notes` for
-//! `judge doctor`); `lease.rs` the sandbox uids; `favor.rs` the cgroup favordynmods mode;
+//! `judge doctor`); `lease.rs` the sandbox uids and CPU leases; `favor.rs` the cgroup favordynmods mode;
 //! `run.rs` starts one run, `running.rs` watches it; `sink.rs` the output pipes.
 
 mod favor;
@@ -13,6 +13,12 @@ mod running;
 mod sink;
 
 pub use favor::tune;
+pub use lease::{allowed_cpus, CpuLease};
+
+/// Runs the calling thread on `cpu` alone.
+pub(crate) fn pin_thread(cpu: usize) -> std::io::Result<()> {
+    lease::pin(0, cpu)
+}
 use lease::UidLease;
 pub use run::RunIo;
 pub use running::Running;
@@ -67,6 +73,12 @@ pub struct Isolated {
 impl Isolated {
     pub fn set_cancel(&mut self, cancel: Option<crate::Cancel>) {
         self.cancel = cancel;
+    }
+
+    /// Runs the worker and the inits it holds, and so every later run (the inits it makes are
+    /// its children and inherit it), on `cpu` alone.
+    pub fn pin(&self, cpu: usize) -> std::io::Result<()> {
+        lease::pin_tree(self.worker.id() as libc::pid_t, cpu)
     }
 
     /// Whether the runs of this sandbox are to be killed now.
