@@ -1,4 +1,4 @@
-//! `judge serve [--db URL] [--workers N] [--lease SECS] [--listen ADDR] [--tokens FILE] [--problems DIR]`:
+//! `judge serve [--db URL] [--workers N] [--lease SECS] [--listen ADDR] [--tokens FILE] [--problems DIR] [--no-pin]`:
 //! the service's HTTP API (`judge_service::http`) until stopped, with `--workers` slots judging
 //! in this process (`super::worker::Slots`); without `--db`, everything is kept in a SQLite
 //! file (`judge.sqlite` here) and one slot per CPU judges. With `--problems`, the packages of
@@ -37,6 +37,10 @@ pub struct Args {
     /// after this process is killed mid-judging and started again.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = super::worker::parse_lease)]
     lease: f64,
+    /// Let the kernel place each --workers slot anywhere, instead of on a CPU of its own
+    /// (taken while one is free on this machine).
+    #[arg(long)]
+    no_pin: bool,
     /// Seconds between two looks at the --problems folder.
     #[arg(long, value_name = "SECS", default_value_t = 2.0, value_parser = super::worker::parse_secs, hide = true)]
     problems_poll: f64,
@@ -150,6 +154,9 @@ pub fn run(args: Args, languages_file: Option<&std::path::Path>) -> anyhow::Resu
             &log,
         )?),
     };
+    if let Some(slots) = &mut slots {
+        slots.options.pin = !args.no_pin;
+    }
     let listener = std::net::TcpListener::bind(&args.listen)
         .map_err(|e| anyhow::anyhow!("listening on {}: {e}", args.listen))?;
     judge_report::errln!("listening on http://{}", listener.local_addr()?);

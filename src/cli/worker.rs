@@ -1,4 +1,4 @@
-//! `judge worker --db URL [--slots N] [--lease SECS] [--name NAME] [--cache DIR]`: judges
+//! `judge worker --db URL [--slots N] [--lease SECS] [--name NAME] [--cache DIR] [--no-pin]`: judges
 //! submissions from the service's queue until stopped (`judge_service::worker`).
 
 use super::Session;
@@ -28,6 +28,10 @@ pub struct Args {
     /// ~/.cache/judge/packages).
     #[arg(long, value_name = "DIR", value_hint = clap::ValueHint::DirPath)]
     cache: Option<PathBuf>,
+    /// Let the kernel place each slot anywhere, instead of on a CPU of its own (taken while
+    /// one is free on this machine; a slot's runs then never wait behind another slot's).
+    #[arg(long)]
+    no_pin: bool,
     /// Tests only: seconds a requeued job waits per attempt made.
     #[arg(long, value_name = "SECS", default_value_t = 1.0, value_parser = parse_secs, hide = true)]
     retry_delay: f64,
@@ -128,6 +132,7 @@ impl Slots {
             cache: default_cache(),
             environment: Some(environment),
             give_back: Arc::new(AtomicBool::new(false)),
+            pin: true,
         };
         Ok(Slots {
             options,
@@ -168,6 +173,7 @@ pub fn run(args: Args, languages: Option<&std::path::Path>) -> anyhow::Result<i3
         &log,
     )?;
     slots.options.retry_delay = Duration::from_secs_f64(args.retry_delay);
+    slots.options.pin = !args.no_pin;
     if let Some(cache) = args.cache {
         slots.options.cache = cache;
     }

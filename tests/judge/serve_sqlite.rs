@@ -322,3 +322,83 @@ fn a_server_whose_stderr_is_closed_still_ends_on_sigterm() {
     };
     assert!(status.code().is_some(), "ended by a signal: {status}");
 }
+
+/// The CPUs the calling thread may run on (what a process it starts inherits).
+fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is the empty set, filled in by the kernel.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: set is a cpu_set_t of the size given.
+    let r = unsafe { libc::sched_getaffinity(0, std::mem::size_of_val(&set), &mut set) };
+    assert_eq!(r, 0, "sched_getaffinity");
+    (0..libc::CPU_SETSIZE as usize)
+        // SAFETY: cpu is below CPU_SETSIZE.
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect()
+}
+
+/// A slot runs on a CPU that no other slot of the machine holds, while one is free, and says
+/// which: its programs run there, and cannot move off it. With `--no-pin` they may run on any
+/// CPU the server may. (When other tests' slots hold every CPU, the slot says it runs on any
+/// CPU, and its programs must then see every one.)
+#[test]
+fn a_slot_runs_its_programs_on_a_cpu_of_its_own() {
+    let anywhere = allowed_cpus();
+    for pin in [true, false] {
+        let problems = tempfile::tempdir().unwrap();
+        let here = tempfile::tempdir().unwrap();
+        let mut more = vec!["--workers", "1", "--problems-poll", "0.1"];
+        if !pin {
+            more.push("--no-pin");
+        }
+        let server = Alone::start_with(here.path(), problems.path(), &more);
+        let expected = if pin {
+            let said = wait_for_line(&server.lines, "judge serve", " runs on ", DEADLINE);
+            match said.split("runs on CPU ").nth(1) {
+                Some(rest) => {
+                    let cpu = rest.split(',').next().unwrap().trim();
+                    vec![cpu
+                        .parse::<usize>()
+                        .unwrap_or_else(|e| panic!("{said}: {e}"))]
+                }
+                None => {
+                    assert!(said.contains("runs on any CPU"), "{said}");
+                    anywhere.clone()
+                }
+            }
+        } else {
+            anywhere.clone()
+        };
+        // A problem whose one answer is that list, served once the folder is looked at again.
+        let package = problems.path().join("cpus");
+        std::fs::create_dir_all(package.join("tests")).unwrap();
+        let toml = std::fs::read(fixture_problem("sum").join("problem.toml")).unwrap();
+        std::fs::write(package.join("problem.toml"), toml).unwrap();
+        std::fs::write(package.join("tests/1.in"), "").unwrap();
+        let answer: String = expected.iter().map(|c| format!("{c}\n")).collect();
+        std::fs::write(package.join("tests/1.ans"), answer).unwrap();
+        let source = program("cpus.c");
+        let end = std::time::Instant::now() + DEADLINE;
+        let served: Value = loop {
+            let out = server.client(&[
+                "submit",
+                &server.base(),
+                "cpus",
+                source.to_str().unwrap(),
+                "--wait",
+                "--json",
+            ]);
+            // Judged (whatever the verdict: a verdict other than AC exits 1), or not served yet.
+            if let Ok(doc) = serde_json::from_slice::<Value>(&out.stdout) {
+                break doc;
+            }
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(std::time::Instant::now() < end, "never served: {stderr}");
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        };
+        assert_eq!(
+            served["verdict"], "AC",
+            "pinned: {pin}, expected the CPUs {expected:?}: {served:#}"
+        );
+        assert_eq!(server.stop(), Some(0));
+    }
+}
