@@ -296,11 +296,12 @@ impl Sandbox {
     /// Takes a CPU that no other slot on this machine holds ([`CpuLease::take`]) and runs
     /// this sandbox's programs and the calling thread (which drives them) on it alone, until
     /// the sandbox is dropped: a service slot, whose runs then never wait for another slot's.
-    /// Threads and sandboxes the calling thread starts later run there too. `None` (nothing
-    /// pinned): every CPU is held, or only one may be used. Taken once; later calls say which.
+    /// Threads and sandboxes the calling thread starts later run there too. `Ok(None)`
+    /// (nothing pinned): every CPU is held; `Err`: nothing to choose from or no lease folder.
+    /// Taken once; later calls say which.
     pub fn take_cpu(&mut self) -> Result<Option<usize>, SandboxError> {
         if self.cpu.is_none() {
-            let Some(lease) = CpuLease::take() else {
+            let Some(lease) = CpuLease::take().map_err(SandboxError::Setup)? else {
                 return Ok(None);
             };
             let cpu = lease.cpu();

@@ -111,7 +111,7 @@ pub fn run_slot(
         match engine.sandbox.take_cpu() {
             Ok(Some(cpu)) => log.line(&format!("{worker} runs on CPU {cpu}, a CPU of its own")),
             Ok(None) => log.line(&format!(
-                "{worker} runs on any CPU: no CPU of this machine is free for a slot of its own"
+                "{worker} runs on any CPU: other slots of this machine hold every CPU"
             )),
             Err(e) => log.line(&format!("{worker} runs on any CPU: {e}")),
         }

@@ -121,17 +121,22 @@ pub struct CpuLease {
 
 impl CpuLease {
     /// The first CPU this thread may run on that no other slot on this machine holds; `None`
-    /// when every one is held, the thread may run on one CPU only, or there is no lease folder.
-    pub fn take() -> Option<CpuLease> {
-        let allowed = allowed_cpus().ok()?;
+    /// when every one is held. `Err(why)` when there is nothing to choose (the thread may run
+    /// on one CPU only) or no lease folder can be used.
+    pub fn take() -> Result<Option<CpuLease>, String> {
+        let allowed = allowed_cpus()
+            .map_err(|e| format!("cannot read the CPUs this process may run on: {e}"))?;
         if allowed.len() < 2 {
-            return None;
+            return Err("this process may run on one CPU only".into());
         }
-        let dir = LEASE_DIRS
-            .map(Path::new)
-            .into_iter()
-            .find(|dir| lease_dir(dir).is_ok())?;
-        Self::take_in(dir, &allowed).ok().flatten()
+        let mut why = Vec::new();
+        for dir in LEASE_DIRS.map(Path::new) {
+            match lease_dir(dir) {
+                Ok(()) => return Self::take_in(dir, &allowed),
+                Err(e) => why.push(e),
+            }
+        }
+        Err(format!("no folder for CPU leases: {}", why.join("; ")))
     }
 
     /// The first CPU of `allowed` whose lock file in `dir` (a folder made by [`lease_dir`])
