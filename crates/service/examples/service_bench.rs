@@ -13,11 +13,12 @@
 //! ```text
 //! cargo build --release
 //! cargo run --release -p judge-service --example service_bench -- target/release/judge
-//! cargo run --release -p judge-service --example service_bench -- target/release/judge --rounds 3 --submissions 60
+//! cargo run --release -p judge-service --example service_bench -- target/release/judge --rounds 3 --submissions 60 --jobs 5000
 //! cargo run --release -p judge-service --example service_bench -- target/release/judge --program ac-slow-sum.c --submissions 8
 //! ```
 //!
-//! `--slots 1,2`: other slot (and thread) counts than 1, 2 and 4.
+//! Defaults: `--rounds 5 --submissions 300 --jobs 1000` (medians of 5 rounds; about two
+//! minutes on 2 CPUs). `--slots 1,2`: other slot (and thread) counts than 1, 2 and 4.
 //!
 //! `--sqlite`: the same on a SQLite file, judged by `judge serve --workers N` (the one-machine
 //! mode) instead of `judge worker --slots N`.
@@ -284,7 +285,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 fn main() {
     let mut args = std::env::args().skip(1);
     let mut judge = None;
-    let (mut rounds, mut submissions, mut jobs) = (3usize, 40usize, 5000usize);
+    // The defaults are the measurements of the docs: fewer submissions a round (40 judge in a
+    // third of a second) or fewer rounds swing the ratios by a tenth and more on a shared machine.
+    let (mut rounds, mut submissions, mut jobs) = (5usize, 300usize, 1000usize);
     let mut program = "ac.c".to_string();
     let mut sqlite = false;
     let mut threads = vec![1, 2, 4];
