@@ -65,17 +65,21 @@ impl Alone {
         format!("http://{}", self.addr)
     }
 
-    /// `judge submit SERVER sum FILE --wait --json`: its document.
-    fn submit_wait(&self, file: &str) -> Value {
-        let path = program(file);
-        let out = self.client(&[
+    /// `judge submit SERVER PROBLEM SOURCE --wait --json`.
+    fn submit_to(&self, problem: &str, source: &Path) -> Output {
+        self.client(&[
             "submit",
             &self.base(),
-            "sum",
-            path.to_str().unwrap(),
+            problem,
+            source.to_str().unwrap(),
             "--wait",
             "--json",
-        ]);
+        ])
+    }
+
+    /// `judge submit SERVER sum FILE --wait --json`: its document.
+    fn submit_wait(&self, file: &str) -> Value {
+        let out = self.submit_to("sum", &program(file));
         let stderr = String::from_utf8_lossy(&out.stderr);
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"))
     }
@@ -379,14 +383,7 @@ fn a_slot_runs_its_programs_on_a_cpu_of_its_own() {
         let source = program("cpus.c");
         let end = std::time::Instant::now() + DEADLINE;
         let served: Value = loop {
-            let out = server.client(&[
-                "submit",
-                &server.base(),
-                "cpus",
-                source.to_str().unwrap(),
-                "--wait",
-                "--json",
-            ]);
+            let out = server.submit_to("cpus", &source);
             // Judged (whatever the verdict: a verdict other than AC exits 1), or not served yet.
             if let Ok(doc) = serde_json::from_slice::<Value>(&out.stdout) {
                 break doc;
