@@ -28,8 +28,8 @@ pub mod worker;
 
 pub(crate) use sys::random_u64;
 
+use isolated::CpuLease;
 pub use isolated::RunIo;
-pub use isolated::{allowed_cpus, CpuLease};
 pub use signal::{signal_name, termination_text};
 
 /// Kills the runs that have no cgroup and no PID namespace of their own (plain processes), for
@@ -293,7 +293,7 @@ impl Sandbox {
         }
     }
 
-    /// Takes a CPU that no other slot on this machine holds ([`CpuLease::take`]) and runs
+    /// Takes a CPU that no other slot on this machine holds (`CpuLease::take`) and runs
     /// this sandbox's programs and the calling thread (which drives them) on it alone, until
     /// the sandbox is dropped: a service slot, whose runs then never wait for another slot's.
     /// Threads and sandboxes the calling thread starts later run there too. `Ok(None)`
@@ -315,7 +315,7 @@ impl Sandbox {
 
     /// Runs this sandbox's programs and the calling thread on `lease`'s CPU (see
     /// [`Sandbox::take_cpu`]); the lease is held while the sandbox lives.
-    pub fn pin_to(&mut self, lease: CpuLease) -> std::io::Result<()> {
+    fn pin_to(&mut self, lease: CpuLease) -> std::io::Result<()> {
         if let Backend::Isolated(i) = &self.backend {
             i.pin(lease.cpu())?;
         }

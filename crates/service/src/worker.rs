@@ -105,8 +105,8 @@ pub fn run_slot(
     // built in the same folder, so the sandbox's kept run inits serve the next one too.
     engine.reuse_build_folder = true;
     // Its own CPU, so that its runs (and the handoffs between this thread, the sandbox's worker
-    // and the run) never wait behind another slot's: with two slots on two CPUs, 1.9–2.0×
-    // the submissions a second of one slot instead of 1.6–1.8× (docs/book/src/benchmarks.md).
+    // and the run) never wait behind another slot's: with two slots on two CPUs, a median of
+    // 1.93× the submissions a second of one slot instead of 1.70× (docs/book/src/benchmarks.md).
     if options.pin {
         match engine.sandbox.take_cpu() {
             Ok(Some(cpu)) => log.line(&format!("{worker} runs on CPU {cpu}, a CPU of its own")),

@@ -13,7 +13,7 @@ mod running;
 mod sink;
 
 pub use favor::tune;
-pub use lease::{allowed_cpus, CpuLease};
+pub(crate) use lease::CpuLease;
 
 /// Runs the calling thread on `cpu` alone.
 pub(crate) fn pin_thread(cpu: usize) -> std::io::Result<()> {
